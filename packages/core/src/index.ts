@@ -1,0 +1,2 @@
+/** Placeholder while the contract is being written. */
+export const placeholder = true
