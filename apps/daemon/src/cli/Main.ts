@@ -1,0 +1,18 @@
+/**
+ * The `warden` command: every subcommand is its own module under `cli/commands/`, registered here.
+ * Exit codes (DESIGN.md): 0 ok, 1 runtime failure, 2 usage error, 78 invalid configuration.
+ */
+import { Command } from "effect/cli"
+import { version } from "./Version.ts"
+
+/** Every subcommand of `warden`. Add a command: a module under `cli/commands/`, one line here. */
+const subcommands = [] as const
+
+/** The root `warden` command. */
+export const warden = Command.make("warden").pipe(
+  Command.withDescription("Warden: ingest, analyse and moderate content with the Content Analysis and Feedback API"),
+  Command.withSubcommands(subcommands)
+)
+
+/** Runs the CLI on `process.argv`. */
+export const run = Command.run(warden, { version })

@@ -1,0 +1,44 @@
+/**
+ * Runs a connector briefly and returns its first events: `warden source preview` uses it to show a
+ * user what a source config yields before running the daemon.
+ *
+ * @since 0.1.0
+ */
+import { Duration, Effect, Option, Stream } from "effect"
+import type { Checkpoint } from "./Checkpoint.ts"
+import { type Connector, makeSource } from "./Connector.ts"
+import type { ConnectorError } from "./ConnectorError.ts"
+import type { SourceEvent } from "./SourceEvent.ts"
+
+/** Options of {@link preview}. */
+export interface PreviewOptions {
+  /** Resume from this checkpoint instead of the start. */
+  readonly from?: Checkpoint | undefined
+  /** Stop waiting after this long and return what arrived (default 15 seconds). */
+  readonly timeout?: Duration.Input | undefined
+}
+
+/**
+ * Decodes `config` (the user's YAML as a plain value), starts the source and returns its first `limit`
+ * events, or fewer if the timeout passes first (most sources are endless polls). Error events are
+ * included so an unreachable upstream shows up; the source is shut down before returning.
+ */
+export const preview = <Config>(
+  connector: Connector<Config>,
+  config: unknown,
+  limit: number,
+  options: PreviewOptions = {}
+): Effect.Effect<ReadonlyArray<SourceEvent>, ConnectorError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const source = yield* makeSource(connector, config)
+      const from = options.from === undefined ? Option.none() : Option.some(options.from)
+      return yield* source
+        .events(from)
+        .pipe(
+          Stream.take(Math.max(0, limit)),
+          Stream.interruptWhen(Effect.sleep(Duration.fromInputUnsafe(options.timeout ?? "15 seconds"))),
+          Stream.runCollect
+        )
+    })
+  )

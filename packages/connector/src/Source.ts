@@ -1,0 +1,29 @@
+/**
+ * A running source: what `Connector.make` returns inside a scope.
+ *
+ * @since 0.1.0
+ */
+import type { Effect, Option, Stream } from "effect"
+import type { Action, ActionError, ActionResult } from "./Action.ts"
+import type { Checkpoint } from "./Checkpoint.ts"
+import type { ConnectorError } from "./ConnectorError.ts"
+import type { SourceEvent } from "./SourceEvent.ts"
+
+/**
+ * A source of events.
+ *
+ * `events(from)` is a long-lived (usually endless) stream starting after `from` (or from the upstream's
+ * current content when `Option.none()`). Error contract, so a long-running daemon never dies because
+ * an upstream was down:
+ * - transient upstream failures (network, timeouts, 429/5xx, malformed documents) are retried inside the
+ *   stream with backoff and reported as `{ kind: "error" }` events; the stream goes on;
+ * - the stream fails with a {@link ConnectorError} only when it cannot go on by itself (an invalid
+ *   checkpoint, revoked credentials); `retryable` tells the daemon whether restarting later may help;
+ * - a defect is a bug.
+ *
+ * `act` is present when the connector declares action capabilities.
+ */
+export interface Source {
+  readonly events: (from: Option.Option<Checkpoint>) => Stream.Stream<SourceEvent, ConnectorError>
+  readonly act?: (action: Action) => Effect.Effect<ActionResult, ActionError>
+}

@@ -1,0 +1,29 @@
+/**
+ * `@warden/connector`: the plugin SDK of Warden.
+ *
+ * @since 0.1.0
+ */
+
+/** Actions a source can take on its platform. */
+export * as Action from "./Action.ts"
+
+/** The resume position of a source (opaque JSON). */
+export * as Checkpoint from "./Checkpoint.ts"
+
+/** The plugin contract and `Connector.make`. */
+export * as Connector from "./Connector.ts"
+
+/** The typed error of sources. */
+export * as ConnectorError from "./ConnectorError.ts"
+
+/** Finds connectors by type or module path. */
+export * as ConnectorRegistry from "./ConnectorRegistry.ts"
+
+/** First events of a source, for `warden source preview`. */
+export * as Preview from "./Preview.ts"
+
+/** A running source. */
+export * as Source from "./Source.ts"
+
+/** The events a source emits. */
+export * as SourceEvent from "./SourceEvent.ts"

@@ -1,0 +1,352 @@
+/**
+ * The conformance kit: checks any connector against the SDK's contract, driving a fake upstream.
+ *
+ * Each check is an Effect that fails with a {@link ConformanceFailure} naming what broke; run them one
+ * by one (`Conformance.checks.resume(options)`), all at once ({@link runAll}) or register them as vitest
+ * tests with `describeConformance` from `@warden/connector/testing`.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Duration, Effect, Exit, Option, Schema, type Scope, Stream } from "effect"
+import * as Checkpoint from "../Checkpoint.ts"
+import { type Connector, makeSource } from "../Connector.ts"
+import { ConnectorError } from "../ConnectorError.ts"
+import * as SourceEvent from "../SourceEvent.ts"
+
+/**
+ * Controls the connector's fake upstream (a local HTTP server, a fake gateway...).
+ * - `publish(n)`: make `n` new items available (each must become an item event with a new reference).
+ * - `stop`: take the upstream down (refuse connections or answer 503). `start`: bring it back.
+ */
+export interface UpstreamDriver {
+  readonly publish: (count: number) => Effect.Effect<void>
+  readonly stop: Effect.Effect<void>
+  readonly start: Effect.Effect<void>
+}
+
+/** A fresh upstream and the (encoded, as a user writes it) config pointing the connector at it. */
+export interface Harness {
+  readonly config: unknown
+  readonly upstream: UpstreamDriver
+}
+
+/** What the kit needs. `setup` runs once per check, in the check's scope (close the server there). */
+export interface Options {
+  readonly connector: Connector
+  readonly setup: Effect.Effect<Harness, unknown, Scope.Scope>
+  /** How long to wait for expected events: cover a few poll intervals (default 10 seconds). */
+  readonly timeout?: Duration.Input | undefined
+  /** How long to keep watching for unexpected duplicates after the expected events (default 1 second). */
+  readonly settle?: Duration.Input | undefined
+}
+
+/** A conformance check failed; `check` names it, `message` says what was expected and seen. */
+export class ConformanceFailure extends Schema.TaggedError<ConformanceFailure>()("ConformanceFailure", {
+  check: Schema.String,
+  message: Schema.String
+}) {}
+
+const referenceOf = (event: SourceEvent.SourceEvent): string | undefined =>
+  SourceEvent.isItemEvent(event) ? event.reference : undefined
+
+const distinctReferences = (events: ReadonlyArray<SourceEvent.SourceEvent>): Array<string> => [
+  ...new Set(events.flatMap((e) => referenceOf(e) ?? []))
+]
+
+interface Collected {
+  readonly events: ReadonlyArray<SourceEvent.SourceEvent>
+  readonly exit: Exit.Exit<unknown, ConnectorError>
+  readonly timedOut: boolean
+}
+
+/** Runs `stream` until `done(events so far)` holds, the stream ends, or `timeout` passes. */
+const collect = (
+  stream: Stream.Stream<SourceEvent.SourceEvent, ConnectorError>,
+  done: (events: ReadonlyArray<SourceEvent.SourceEvent>) => boolean,
+  timeout: Duration.Input,
+  onStarted: Effect.Effect<void> = Effect.void
+): Effect.Effect<Collected> =>
+  Effect.gen(function* () {
+    const events: Array<SourceEvent.SourceEvent> = []
+    let timedOut = false
+    const run = stream.pipe(
+      Stream.tap((event) => Effect.sync(() => events.push(event))),
+      Stream.takeUntil(() => done(events)),
+      Stream.runDrain
+    )
+    const exit = yield* Effect.gen(function* () {
+      // Let the stream begin (first poll / connect), then act on the upstream.
+      yield* Effect.forkChild(Effect.andThen(Effect.sleep("50 millis"), onStarted))
+      return yield* run
+    }).pipe(
+      Effect.timeoutOption(timeout),
+      Effect.map((o) => {
+        timedOut = Option.isNone(o)
+      }),
+      Effect.exit
+    )
+    return { events, exit, timedOut }
+  })
+
+const fail = (check: string, message: string) => Effect.fail(new ConformanceFailure({ check, message }))
+
+const describeExit = (exit: Exit.Exit<unknown, unknown>): string =>
+  Exit.isSuccess(exit) ? "the stream ended" : Cause.pretty(exit.cause).split("\n")[0]!
+
+const settings = (options: Options) => ({
+  timeout: options.timeout ?? "10 seconds",
+  settle: options.settle ?? "1 second"
+})
+
+const startSource = (options: Options, harness: Harness, check: string) =>
+  makeSource(options.connector, harness.config).pipe(
+    Effect.mapError((e) => new ConformanceFailure({ check, message: `make failed: ${e.message}` }))
+  )
+
+/** Runs a fresh source from `from` in its own scope, closed before returning. */
+const runOnce = (
+  options: Options,
+  harness: Harness,
+  check: string,
+  from: Option.Option<Checkpoint.Checkpoint>,
+  done: (events: ReadonlyArray<SourceEvent.SourceEvent>) => boolean,
+  onStarted?: Effect.Effect<void>
+) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const source = yield* startSource(options, harness, check)
+      return yield* collect(source.events(from), done, settings(options).timeout, onStarted)
+    })
+  )
+
+const expectItems = (check: string, collected: Collected, count: number) => {
+  const refs = distinctReferences(collected.events)
+  return refs.length >= count
+    ? Effect.succeed(refs)
+    : fail(
+        check,
+        `expected ${count} item events, got ${refs.length} (${collected.timedOut ? "timed out" : describeExit(collected.exit)})`
+      )
+}
+
+/** Every event decodes with the SourceEvent schema; references are non-empty and at most 256 characters. */
+export const validEvents = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "validEvents"
+      const harness = yield* setupHarness(options, check)
+      const collected = yield* runOnce(
+        options,
+        harness,
+        check,
+        Option.none(),
+        (es) => distinctReferences(es).length >= 3,
+        harness.upstream.publish(3)
+      )
+      yield* expectItems(check, collected, 3)
+      for (const event of collected.events) {
+        const exit = SourceEvent.decodeUnknownExit(event)
+        if (Exit.isFailure(exit)) {
+          return yield* fail(check, `invalid event ${JSON.stringify(event)}: ${Cause.pretty(exit.cause)}`)
+        }
+        if (SourceEvent.isItemEvent(event)) {
+          const roundTrip = yield* Effect.exit(Checkpoint.roundTrip(event.checkpoint))
+          if (Exit.isFailure(roundTrip)) return yield* fail(check, `checkpoint of ${event.reference} is not JSON`)
+        }
+      }
+    })
+  )
+
+/** Two runs from the start over the same upstream give the same references. */
+export const stableReferences = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "stableReferences"
+      const harness = yield* setupHarness(options, check)
+      const done = (es: ReadonlyArray<SourceEvent.SourceEvent>) => distinctReferences(es).length >= 3
+      const first = yield* runOnce(options, harness, check, Option.none(), done, harness.upstream.publish(3))
+      const a = yield* expectItems(check, first, 3)
+      const second = yield* runOnce(options, harness, check, Option.none(), done)
+      const b = yield* expectItems(check, second, 3)
+      const missing = a.filter((r) => !b.includes(r))
+      if (missing.length > 0) {
+        return yield* fail(check, `references changed between runs: ${missing.join(", ")} not seen again in ${b.join(", ")}`)
+      }
+    })
+  )
+
+/**
+ * Resume from the last checkpoint of a first run (round-tripped through JSON text, as the daemon stores
+ * it): items published while stopped and after restart all arrive (no gap); items of the first run
+ * come again only when the connector declares `duplicates: "possible"`.
+ */
+export const resume = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "resume"
+      const harness = yield* setupHarness(options, check)
+      const first = yield* runOnce(
+        options,
+        harness,
+        check,
+        Option.none(),
+        (es) => distinctReferences(es).length >= 3,
+        harness.upstream.publish(3)
+      )
+      const seen = yield* expectItems(check, first, 3)
+      const last = first.events.filter(SourceEvent.isItemEvent).at(-1)!
+      const checkpoint = yield* Checkpoint.roundTrip(last.checkpoint).pipe(
+        Effect.mapError(() => new ConformanceFailure({ check, message: "checkpoint is not JSON" }))
+      )
+      // One item arrives while no source runs, one after the restart.
+      yield* harness.upstream.publish(1)
+      const isNew = (r: string) => !seen.includes(r)
+      const second = yield* runOnce(
+        options,
+        harness,
+        check,
+        Option.some(checkpoint),
+        (es) => distinctReferences(es).filter(isNew).length >= 2,
+        harness.upstream.publish(1)
+      )
+      const fresh = distinctReferences(second.events).filter(isNew)
+      if (fresh.length < 2) {
+        return yield* fail(
+          check,
+          `gap after resume: expected 2 new items, got ${fresh.length} (${second.timedOut ? "timed out" : describeExit(second.exit)})`
+        )
+      }
+      if (options.connector.capabilities.duplicates === "never") {
+        // Keep watching a little: a duplicate may come after the new items.
+        const more = yield* runOnce(
+          options,
+          harness,
+          check,
+          Option.some(checkpointAfter(second.events) ?? checkpoint),
+          () => false
+        ).pipe(Effect.timeoutOption(settings(options).settle))
+        const repeated = [
+          ...distinctReferences(second.events).filter((r) => !isNew(r)),
+          ...Option.match(more, { onNone: () => [], onSome: (c) => distinctReferences(c.events) })
+        ]
+        if (repeated.length > 0) {
+          return yield* fail(check, `connector declares duplicates: "never" but repeated ${repeated.join(", ")}`)
+        }
+      }
+    })
+  )
+
+const checkpointAfter = (events: ReadonlyArray<SourceEvent.SourceEvent>): Checkpoint.Checkpoint | undefined =>
+  events.filter(SourceEvent.isItemEvent).at(-1)?.checkpoint
+
+const resourceCounts = (): Map<string, number> => {
+  const counts = new Map<string, number>()
+  for (const r of process.getActiveResourcesInfo()) counts.set(r, (counts.get(r) ?? 0) + 1)
+  return counts
+}
+
+const leftovers = (before: Map<string, number>): Array<string> => {
+  const out: Array<string> = []
+  for (const [name, n] of resourceCounts()) {
+    const extra = n - (before.get(name) ?? 0)
+    if (extra > 0) out.push(`${extra} × ${name}`)
+  }
+  return out
+}
+
+/** Closing the source's scope leaves no timer, socket or handle behind (`process.getActiveResourcesInfo()`). */
+export const cleanShutdown = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "cleanShutdown"
+      const harness = yield* setupHarness(options, check)
+      // Let the harness settle (server listening) before taking the baseline.
+      yield* Effect.sleep("50 millis")
+      const before = resourceCounts()
+      const run = yield* runOnce(
+        options,
+        harness,
+        check,
+        Option.none(),
+        (es) => distinctReferences(es).length >= 1,
+        harness.upstream.publish(1)
+      )
+      yield* expectItems(check, run, 1)
+      // Sockets close asynchronously: give them up to 2 seconds.
+      let left = leftovers(before)
+      for (let i = 0; i < 40 && left.length > 0; i++) {
+        yield* Effect.sleep("50 millis")
+        left = leftovers(before)
+      }
+      if (left.length > 0) return yield* fail(check, `resources left after the scope closed: ${left.join(", ")}`)
+    })
+  )
+
+/**
+ * With the upstream down, the source reports it (an `error` event, or a typed ConnectorError failure,
+ * never a defect or a silent end); error events count attempts up; once the upstream is back, items flow again.
+ */
+export const upstreamDown = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "upstreamDown"
+      const harness = yield* setupHarness(options, check)
+      yield* harness.upstream.stop
+      const source = yield* startSource(options, harness, check)
+      const events: Array<SourceEvent.SourceEvent> = []
+      const errors = () => events.filter(SourceEvent.isErrorEvent)
+      const isItem = (e: SourceEvent.SourceEvent) => e.kind === "upsert"
+      let phase: "down" | "up" = "down"
+      const stream = source.events(Option.none()).pipe(
+        Stream.tap((event) =>
+          Effect.gen(function* () {
+            events.push(event)
+            if (phase === "down" && errors().length >= 2) {
+              phase = "up"
+              yield* harness.upstream.start
+              yield* harness.upstream.publish(1)
+            }
+          })
+        ),
+        Stream.takeUntil((event) => phase === "up" && isItem(event)),
+        Stream.runDrain
+      )
+      const result = yield* stream.pipe(Effect.timeoutOption(settings(options).timeout), Effect.exit)
+      if (Exit.isFailure(result)) {
+        if (Cause.hasDies(result.cause)) return yield* fail(check, `defect while upstream down: ${Cause.pretty(result.cause)}`)
+        const error = Cause.findErrorOption(result.cause)
+        if (Option.isSome(error) && error.value instanceof ConnectorError) return
+        return yield* fail(check, `unexpected failure: ${Cause.pretty(result.cause)}`)
+      }
+      if (Option.isNone(result.value)) {
+        return yield* fail(
+          check,
+          phase === "down"
+            ? `no error event or ConnectorError within the timeout while upstream was down (saw ${events.length} events)`
+            : "no item after the upstream came back"
+        )
+      }
+      const [a, b] = errors()
+      if (a === undefined || b === undefined || b.attempt <= a.attempt) {
+        return yield* fail(check, "consecutive error events must count attempts up")
+      }
+      if (events.some((e) => e.kind !== "error" && e.kind !== "upsert")) {
+        return yield* fail(check, "unexpected event kinds while upstream was down")
+      }
+    })
+  )
+
+const setupHarness = (options: Options, check: string) =>
+  options.setup.pipe(
+    Effect.mapError((e) => new ConformanceFailure({ check, message: `setup failed: ${String(e)}` }))
+  )
+
+/** All checks by name. */
+export const checks = { validEvents, stableReferences, resume, cleanShutdown, upstreamDown } as const
+
+/** Runs every check in turn; fails with the first failure. */
+export const runAll = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.forEach(Object.values(checks), (run) => run(options), { discard: true })
+
+/** @internal used by the vitest registration */
+export const durationMillis = (input: Duration.Input): number => Duration.toMillis(Duration.fromInputUnsafe(input))

@@ -1,0 +1,52 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Connector, Preview } from "@warden/connector"
+import { describeConformance } from "@warden/connector/testing"
+import { Effect } from "effect"
+import { connector } from "../examples/JsonPollConnector.ts"
+import * as JsonUpstream from "./fixtures/JsonUpstream.ts"
+
+// The example of docs/connectors.md passes the whole conformance kit against a real HTTP upstream.
+describeConformance("json-poll example", { connector, setup: JsonUpstream.make, timeout: "5 seconds" })
+
+describe("example connector", () => {
+  it.live("preview returns the first N events", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { config, upstream } = yield* JsonUpstream.make
+        yield* upstream.publish(5)
+        const events = yield* Preview.preview(connector, config, 3, { timeout: "5 seconds" })
+        assert.deepStrictEqual(
+          events.map((e) => (e.kind === "upsert" ? e.reference : e.kind)),
+          ["json-poll:1", "json-poll:2", "json-poll:3"]
+        )
+      })
+    )
+  )
+
+  it.live("preview stops at the timeout with what arrived", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { config, upstream } = yield* JsonUpstream.make
+        yield* upstream.publish(2)
+        const events = yield* Preview.preview(connector, config, 10, { timeout: "300 millis" })
+        assert.strictEqual(events.length, 2)
+      })
+    )
+  )
+
+  it.effect("invalid config names the field", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Connector.decodeConfig(connector, { url: "ftp://x", extra: 1 }))
+      assert.strictEqual(error.reason, "InvalidConfig")
+      assert.include(error.message, "url")
+      assert.include(error.message, "extra")
+    })
+  )
+
+  it("derives a JSON Schema from the config schema", () => {
+    const schema = Connector.configJsonSchema(connector)
+    assert.strictEqual(schema.$schema, "https://json-schema.org/draft/2020-12/schema")
+    assert.deepStrictEqual((schema as { required?: unknown }).required, ["url"])
+    assert.strictEqual((schema as { additionalProperties?: unknown }).additionalProperties, false)
+  })
+})
