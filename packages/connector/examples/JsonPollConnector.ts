@@ -98,7 +98,9 @@ export const connector = Connector.make({
                 // Wait before the next poll: the interval, or the backoff after a failure.
                 Effect.tap(([, next]) =>
                   Effect.sleep(
-                    next.failures > 0 ? Duration.millis(Math.min(30_000, 100 * 2 ** next.failures)) : config.pollInterval
+                    next.failures > 0
+                      ? Duration.millis(Math.min(30_000, 100 * 2 ** next.failures))
+                      : config.pollInterval
                   )
                 ),
                 Effect.map(([events, next]) => [events, Option.some(next)] as const)

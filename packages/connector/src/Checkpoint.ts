@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { type Effect, Schema } from "effect"
 
 /** Any JSON value (null, boolean, number, string, array, object). */
 export const Checkpoint = Schema.Json.annotate({

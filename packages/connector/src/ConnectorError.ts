@@ -49,8 +49,10 @@ export const redactUrl = (url: string | URL): string => {
     const u = new URL(url)
     u.username = ""
     u.password = ""
-    if (u.search !== "") u.search = "?…"
-    return u.toString()
+    const hadQuery = u.search !== ""
+    u.search = ""
+    u.hash = ""
+    return hadQuery ? `${u.toString()}?…` : u.toString()
   } catch {
     return "<invalid url>"
   }

@@ -80,7 +80,9 @@ export const resolve = (
       const builtin = options.builtins?.find((c) => c.type === ref.type)
       if (builtin !== undefined) return builtin
     }
-    const specifier = byType ? packageName(ref.type) : pathToFileURL(resolvePath(options.baseDirectory, ref.module)).href
+    const specifier = byType
+      ? packageName(ref.type)
+      : pathToFileURL(resolvePath(options.baseDirectory, ref.module)).href
     const shown = byType ? specifier : ref.module
     const mod = yield* Effect.tryPromise({
       try: () => options.importModule(specifier),

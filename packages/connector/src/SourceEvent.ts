@@ -161,9 +161,7 @@ export const isErrorEvent = (event: SourceEvent): event is ErrorEvent => event.k
 export const decodeUnknownExit = Schema.decodeUnknownExit(SourceEvent, { errors: "all" })
 
 /** A plain-text upsert, the common case of text connectors. */
-export const upsertText = (
-  fields: Omit<Upsert, "kind" | "content"> & { readonly text: string }
-): Upsert => {
+export const upsertText = (fields: Omit<Upsert, "kind" | "content"> & { readonly text: string }): Upsert => {
   const { text, ...rest } = fields
   return { kind: "upsert", ...rest, content: { type: "text", text } }
 }

@@ -25,10 +25,7 @@ describe("SourceEvent", () => {
       { kind: "error", source: "rss", reason: "Unavailable", message: "503", attempt: 1, retryInMillis: 1000 }
     ]
     for (const e of events) assert.isTrue(Exit.isSuccess(SourceEvent.decodeUnknownExit(e)), JSON.stringify(e))
-    assert.deepStrictEqual(
-      events.map(SourceEvent.isItemEvent),
-      [true, true, true, true, true, true, true, false]
-    )
+    assert.deepStrictEqual(events.map(SourceEvent.isItemEvent), [true, true, true, true, true, true, true, false])
   })
 
   it("rejects a reference over 256 characters, naming the field", () => {

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as AsyncHooks from "node:async_hooks"
 import { Cause, Duration, Effect, Exit, Option, Schema, type Scope, Stream } from "effect"
 import * as Checkpoint from "../Checkpoint.ts"
 import { type Connector, makeSource } from "../Connector.ts"
@@ -80,9 +81,11 @@ const collect = (
       return yield* run
     }).pipe(
       Effect.timeoutOption(timeout),
-      Effect.map((o) => {
-        timedOut = Option.isNone(o)
-      }),
+      Effect.tap((o) =>
+        Effect.sync(() => {
+          timedOut = Option.isNone(o)
+        })
+      ),
       Effect.exit
     )
     return { events, exit, timedOut }
@@ -170,7 +173,10 @@ export const stableReferences = (options: Options): Effect.Effect<void, Conforma
       const b = yield* expectItems(check, second, 3)
       const missing = a.filter((r) => !b.includes(r))
       if (missing.length > 0) {
-        return yield* fail(check, `references changed between runs: ${missing.join(", ")} not seen again in ${b.join(", ")}`)
+        return yield* fail(
+          check,
+          `references changed between runs: ${missing.join(", ")} not seen again in ${b.join(", ")}`
+        )
       }
     })
   )
@@ -245,7 +251,7 @@ const resourceCounts = (): Map<string, number> => {
   return counts
 }
 
-const leftovers = (before: Map<string, number>): Array<string> => {
+const countDelta = (before: Map<string, number>): Array<string> => {
   const out: Array<string> = []
   for (const [name, n] of resourceCounts()) {
     const extra = n - (before.get(name) ?? 0)
@@ -254,7 +260,57 @@ const leftovers = (before: Map<string, number>): Array<string> => {
   return out
 }
 
-/** Closing the source's scope leaves no timer, socket or handle behind (`process.getActiveResourcesInfo()`). */
+/** Handle types that keep a process alive (what `process.getActiveResourcesInfo()` reports). */
+const handleTypes = new Set([
+  "Timeout",
+  "Immediate",
+  "TCPWRAP",
+  "TCPCONNECTWRAP",
+  "TLSWRAP",
+  "PIPEWRAP",
+  "PIPECONNECTWRAP",
+  "UDPWRAP",
+  "FSEVENTWRAP",
+  "STATWATCHER",
+  "PROCESSWRAP",
+  "SIGNALWRAP",
+  "GETADDRINFOREQWRAP"
+])
+
+/**
+ * Tracks the handles created while it is enabled (async_hooks): `alive()` lists those not destroyed yet.
+ * Precise where a before/after count of `getActiveResourcesInfo()` is not: other tests' handles closing
+ * meanwhile would hide a leak from the count.
+ */
+const trackHandles = Effect.acquireRelease(
+  Effect.sync(() => {
+    const live = new Map<number, string>()
+    let recording = true
+    const hook = AsyncHooks.createHook({
+      init: (id, type) => {
+        if (recording && handleTypes.has(type))
+          live.set(id, process.env.WARDEN_DEBUG_HANDLES ? `${type} ${new Error().stack}` : type)
+      },
+      destroy: (id) => {
+        live.delete(id)
+      }
+    }).enable()
+    return {
+      hook,
+      /** Stop recording new handles (the check's own timers from now on), keep watching the recorded ones. */
+      stop: () => {
+        recording = false
+      },
+      alive: () => [...live.values()]
+    }
+  }),
+  ({ hook }) => Effect.sync(() => hook.disable())
+)
+
+/**
+ * Closing the source's scope leaves no timer, socket or handle behind: every handle created while the
+ * source ran is gone (async_hooks), and `process.getActiveResourcesInfo()` shows nothing new.
+ */
 export const cleanShutdown = (options: Options): Effect.Effect<void, ConformanceFailure> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -263,6 +319,7 @@ export const cleanShutdown = (options: Options): Effect.Effect<void, Conformance
       // Let the harness settle (server listening) before taking the baseline.
       yield* Effect.sleep("50 millis")
       const before = resourceCounts()
+      const tracker = yield* trackHandles
       const run = yield* runOnce(
         options,
         harness,
@@ -271,14 +328,17 @@ export const cleanShutdown = (options: Options): Effect.Effect<void, Conformance
         (es) => distinctReferences(es).length >= 1,
         harness.upstream.publish(1)
       )
+      tracker.stop()
       yield* expectItems(check, run, 1)
       // Sockets close asynchronously: give them up to 2 seconds.
-      let left = leftovers(before)
-      for (let i = 0; i < 40 && left.length > 0; i++) {
+      for (let i = 0; i < 40 && (tracker.alive().length > 0 || countDelta(before).length > 0); i++) {
         yield* Effect.sleep("50 millis")
-        left = leftovers(before)
       }
-      if (left.length > 0) return yield* fail(check, `resources left after the scope closed: ${left.join(", ")}`)
+      const alive = tracker.alive()
+      const delta = countDelta(before)
+      if (alive.length > 0 || delta.length > 0) {
+        return yield* fail(check, `resources left after the scope closed: ${[...alive, ...delta].join(", ")}`)
+      }
     })
   )
 
@@ -313,7 +373,8 @@ export const upstreamDown = (options: Options): Effect.Effect<void, ConformanceF
       )
       const result = yield* stream.pipe(Effect.timeoutOption(settings(options).timeout), Effect.exit)
       if (Exit.isFailure(result)) {
-        if (Cause.hasDies(result.cause)) return yield* fail(check, `defect while upstream down: ${Cause.pretty(result.cause)}`)
+        if (Cause.hasDies(result.cause))
+          return yield* fail(check, `defect while upstream down: ${Cause.pretty(result.cause)}`)
         const error = Cause.findErrorOption(result.cause)
         if (Option.isSome(error) && error.value instanceof ConnectorError) return
         return yield* fail(check, `unexpected failure: ${Cause.pretty(result.cause)}`)
@@ -337,9 +398,7 @@ export const upstreamDown = (options: Options): Effect.Effect<void, ConformanceF
   )
 
 const setupHarness = (options: Options, check: string) =>
-  options.setup.pipe(
-    Effect.mapError((e) => new ConformanceFailure({ check, message: `setup failed: ${String(e)}` }))
-  )
+  options.setup.pipe(Effect.mapError((e) => new ConformanceFailure({ check, message: `setup failed: ${String(e)}` })))
 
 /** All checks by name. */
 export const checks = { validEvents, stableReferences, resume, cleanShutdown, upstreamDown } as const
