@@ -93,7 +93,6 @@ const textMutations: ReadonlyArray<Mutation<TextAnalyzeRequest>> = [
   { field: "author.countryCode", apply: (v) => ({ ...v, author: { username: "u", countryCode: "BEL" } }) },
   { field: "industry", apply: (v) => ({ ...v, industry: "INDUSTRY_UNKNOWN" }) }
 ]
-type TextAnalyzeRequest = typeof TextAnalyzeRequest.Type
 
 describe("a mutation that breaks one rule fails with that rule's field path", () => {
   textMutations.forEach((mutation) => {
