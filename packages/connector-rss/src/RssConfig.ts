@@ -1,0 +1,83 @@
+/**
+ * The config of an RSS source, decoded from the user's YAML:
+ *
+ * ```yaml
+ * sources:
+ *   - type: rss
+ *     feeds: [https://example.com/feed.xml, { url: https://blog.example.com/atom, id: blog, content: summary }]
+ *     pollInterval: 5 minutes
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+
+/** An absolute http(s) URL. */
+export const FeedUrl = Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s/$.?#][^\s]*$/iu)).annotate({
+  description: "An absolute http:// or https:// feed URL"
+})
+
+/** A stable name of a feed in references (`rss:<id>/...`); default: a hash of the URL. */
+export const FeedId = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,64}$/u)).annotate({
+  description: "Letters, digits, '.', '_' or '-', at most 64: the feed's name in references"
+})
+
+/**
+ * Which field becomes the content to analyse:
+ * - `auto` (default): the title and the full content (or the summary), as "title\n\nbody";
+ * - `title`, `summary`, `content` (full content, falling back to the summary);
+ * - `comments`: the feed is a comments feed (e.g. WordPress `/comments/feed`): each item is one
+ *   comment, its body is the content and the article it comments on goes to `post`.
+ * An item whose chosen field is empty falls back to any non-empty one.
+ */
+export const ContentField = Schema.Literals(["auto", "title", "summary", "content", "comments"])
+/** @see {@link ContentField} */
+export type ContentField = typeof ContentField.Type
+
+/** One feed, long form. */
+export const FeedEntry = Schema.Struct({
+  url: FeedUrl,
+  id: Schema.optionalKey(FeedId),
+  content: Schema.optionalKey(ContentField)
+})
+
+const duration = (value: string) => Schema.DurationFromString.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+const int = (min: number, max: number, value: number) =>
+  Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max })).pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed(value))
+  )
+
+/** The whole RSS source config; every field but `feeds` has a default. */
+export const Config = Schema.Struct({
+  /** Feed URLs, or `{ url, id?, content? }` entries. */
+  feeds: Schema.Array(Schema.Union([FeedUrl, FeedEntry])).check(Schema.isMinLength(1)),
+  /** Time between two polls of one feed (default 5 minutes). */
+  pollInterval: duration("5 minutes"),
+  /** Default content field of every feed (default `auto`). */
+  content: ContentField.pipe(Schema.withDecodingDefaultKey(Effect.succeed("auto" as const))),
+  /** At most this many items are emitted per poll of a feed; the rest come with the next polls (default 100). */
+  maxItemsPerPoll: int(1, 100_000, 100),
+  /** How many items per feed are remembered for dedupe and edit detection (default 1000; never fewer than the feed holds). */
+  retain: int(1, 1_000_000, 1000),
+  /** Timeout of one fetch, redirects and body included (default 30 seconds). */
+  timeout: duration("30 seconds"),
+  /** Size cap of one answer after decompression (default 10 MiB). */
+  maxBytes: int(1024, 1024 * 1024 * 1024, 10 * 1024 * 1024),
+  /** Redirects followed per fetch (default 5). */
+  maxRedirects: int(0, 20, 5),
+  /** Backoff after a failed poll: `initial` doubles per failure up to `max`; a `Retry-After` wins when longer. */
+  retry: Schema.Struct({
+    initial: duration("10 seconds"),
+    max: duration("30 minutes")
+  }).pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
+  /** The User-Agent sent. */
+  userAgent: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("Warden-RSS/0.1"))),
+  /** Extra request headers, e.g. `authorization` for a private feed; kept Redacted (never logged). */
+  headers: Schema.Record(Schema.String, Schema.RedactedFromValue(Schema.String)).pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed({}))
+  )
+})
+/** The decoded config. */
+export type Config = typeof Config.Type
+/** The config as a user writes it (durations as strings, defaults optional). */
+export type ConfigInput = typeof Config.Encoded

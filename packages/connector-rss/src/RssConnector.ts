@@ -1,0 +1,355 @@
+/**
+ * The RSS connector: polls RSS 0.9x/2.0, Atom, RDF/RSS 1.0 and JSON Feed documents and emits one
+ * `upsert` per new or edited item.
+ *
+ * Error design: every upstream failure (network, timeout, HTTP status, size cap, malformed document)
+ * is per feed and transient. It becomes an `error` event, the feed is retried with exponential
+ * backoff (longer when the server sends `Retry-After`), other feeds keep polling, and the stream
+ * goes on. The stream fails (with a `ConnectorError`) only on a checkpoint it cannot read.
+ *
+ * Delivery: all events of one poll but the last carry the checkpoint from before the poll, the last
+ * one the checkpoint after it; resuming from a mid-poll checkpoint re-emits the rest of that poll
+ * (`duplicates: "possible"`, the daemon dedupes by reference + content hash).
+ *
+ * @since 0.1.0
+ */
+import { createHash } from "node:crypto"
+import { Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
+import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
+import type * as EffectConfig from "effect/Config"
+import * as FeedFetcher from "./FeedFetcher.ts"
+import * as FeedParser from "./FeedParser.ts"
+import { toPlainText } from "./HtmlText.ts"
+import * as RssCheckpoint from "./RssCheckpoint.ts"
+import * as RssConfig from "./RssConfig.ts"
+
+const sha256 = (s: string): string => createHash("sha256").update(s).digest("hex")
+
+/** One configured feed, resolved. */
+interface FeedSpec {
+  readonly id: string
+  readonly url: string
+  readonly content: RssConfig.ContentField
+}
+
+/** The feed id used in references when the config gives none: 12 hex digits of the URL's SHA-256. */
+export const defaultFeedId = (url: string): string => sha256(url).slice(0, 12)
+
+const specs = (config: RssConfig.Config): Array<FeedSpec> =>
+  config.feeds.map((f) =>
+    typeof f === "string"
+      ? { id: defaultFeedId(f), url: f, content: config.content }
+      : { id: f.id ?? defaultFeedId(f.url), url: f.url, content: f.content ?? config.content }
+  )
+
+/** An item ready to emit, with its identity and content hash. */
+interface Prepared {
+  readonly hash: string
+  readonly contentHash: string
+  readonly event: Omit<SourceEvent.Upsert, "checkpoint">
+}
+
+const plain = (s: string | undefined): string => (s === undefined ? "" : toPlainText(s))
+
+const selectText = (item: FeedParser.FeedItem, mode: RssConfig.ContentField): string => {
+  const title = plain(item.title)
+  const body = plain(item.content ?? item.summary)
+  let text: string
+  switch (mode) {
+    case "title":
+      text = title
+      break
+    case "summary":
+      text = plain(item.summary)
+      break
+    case "content":
+    case "comments":
+      text = body
+      break
+    case "auto":
+      text = title === "" || body.startsWith(title) ? body : body === "" ? title : `${title}\n\n${body}`
+      break
+  }
+  return text !== "" ? text : body !== "" ? body : title !== "" ? title : plain(item.summary)
+}
+
+/** The item's identity: guid, else link, else title + date, else its content. */
+export const itemKey = (item: FeedParser.FeedItem): string =>
+  item.guid !== undefined
+    ? `guid:${item.guid.trim()}`
+    : item.link !== undefined
+      ? `link:${item.link}`
+      : item.title !== undefined || item.publishedAt !== undefined
+        ? `title:${item.title ?? ""}|${item.publishedAt ?? ""}`
+        : `content:${item.content ?? item.summary ?? ""}`
+
+const commentedPost = (title: string): string => title.replace(/^Comment on (.*) by .*$/s, "$1")
+
+const prepare = (
+  spec: FeedSpec,
+  feed: FeedParser.Feed,
+  item: FeedParser.FeedItem,
+  key: string
+): Prepared | undefined => {
+  const text = selectText(item, spec.content)
+  if (text === "") return undefined
+  const hash = sha256(key).slice(0, 32)
+  const title = plain(item.title)
+  const language = item.language ?? feed.language
+  const event: Omit<SourceEvent.Upsert, "checkpoint"> = {
+    kind: "upsert",
+    reference: `rss:${spec.id}/${hash}`,
+    content: { type: "text", text },
+    ...(item.publishedAt === undefined ? {} : { publishedAt: item.publishedAt }),
+    ...(item.link === undefined ? {} : { permalink: item.link }),
+    ...(language === undefined ? {} : { language }),
+    ...(item.author === undefined
+      ? {}
+      : {
+          author: {
+            username: item.author.name,
+            ...(item.author.uri === undefined ? {} : { permalink: item.author.uri })
+          }
+        }),
+    ...(title === "" || spec.content === "title"
+      ? {}
+      : spec.content === "comments"
+        ? {
+            post: {
+              title: commentedPost(title),
+              ...(item.link === undefined ? {} : { permalink: item.link.replace(/#.*$/, "") })
+            }
+          }
+        : {
+            post: {
+              title,
+              ...(item.link === undefined ? {} : { permalink: item.link }),
+              ...(item.publishedAt === undefined ? {} : { publishedAt: item.publishedAt })
+            }
+          })
+  }
+  const contentHash = sha256(JSON.stringify([text, event.permalink, event.post?.title, event.publishedAt])).slice(0, 16)
+  return { hash, contentHash, event }
+}
+
+type Polled =
+  | { readonly _tag: "NotModified" }
+  | { readonly _tag: "Parsed"; readonly validators: FeedFetcher.Validators; readonly feed: FeedParser.Feed }
+
+/** Per-feed schedule, not persisted: a restart polls every feed at once. */
+interface FeedRuntime {
+  readonly spec: FeedSpec
+  nextAt: number
+  failures: number
+}
+
+/** The outcome of one poll of one feed: the events, the feed's new state and whether it was truncated. */
+export interface PollOutcome {
+  readonly events: ReadonlyArray<Omit<SourceEvent.Upsert, "checkpoint">>
+  readonly state: RssCheckpoint.FeedState
+  readonly truncated: boolean
+}
+
+/**
+ * Diffs a parsed document against what was seen: new and edited items (oldest first, at most
+ * `maxItems`), and the bounded new state. Pure; exported for tests and the benchmark.
+ */
+export const diff = (
+  spec: FeedSpec,
+  feed: FeedParser.Feed,
+  previous: RssCheckpoint.FeedState,
+  validators: FeedFetcher.Validators,
+  options: { readonly maxItems: number; readonly retain: number }
+): PollOutcome => {
+  const current: Array<Prepared> = []
+  const inFeed = new Set<string>()
+  for (const item of feed.items) {
+    let p = prepare(spec, feed, item, itemKey(item))
+    // Distinct items sharing a link (no guid): tell them apart by title and date.
+    if (p !== undefined && inFeed.has(p.hash) && item.guid === undefined && item.link !== undefined) {
+      p = prepare(spec, feed, item, `${itemKey(item)}|${item.title ?? ""}|${item.publishedAt ?? ""}`)
+    }
+    if (p === undefined || inFeed.has(p.hash)) continue
+    inFeed.add(p.hash)
+    current.push(p)
+  }
+  const seen = previous.items
+  // Feeds list newest first: emit oldest first.
+  const pending = current.filter((p) => seen[p.hash] !== p.contentHash).reverse()
+  const emitted = pending.slice(0, options.maxItems)
+  const emittedHashes = new Set(emitted.map((p) => p.hash))
+  const truncated = emitted.length < pending.length
+  const items: Record<string, string> = {}
+  const older = Object.keys(seen).filter((k) => !inFeed.has(k))
+  const room = Math.max(0, options.retain - current.length)
+  for (const k of older.slice(Math.max(0, older.length - room))) items[k] = seen[k]!
+  for (const p of [...current].reverse()) {
+    if (emittedHashes.has(p.hash)) items[p.hash] = p.contentHash
+    else if (seen[p.hash] !== undefined) items[p.hash] = seen[p.hash]!
+  }
+  // When truncated, keep the old validators so the next poll gets the full document again.
+  const v = truncated ? previous : validators
+  const state: RssCheckpoint.FeedState = {
+    ...(v.etag === undefined ? {} : { etag: v.etag }),
+    ...(v.lastModified === undefined ? {} : { lastModified: v.lastModified }),
+    items
+  }
+  return { events: emitted.map((p) => p.event), state, truncated }
+}
+
+const backoffMillis = (config: RssConfig.Config, failures: number, retryAfter: number | undefined): number => {
+  const initial = Duration.toMillis(config.retry.initial)
+  const max = Duration.toMillis(config.retry.max)
+  const exp = Math.min(max, initial * 2 ** Math.max(0, failures - 1))
+  const jittered = exp * (0.8 + Math.random() * 0.4)
+  // A server's Retry-After wins when longer (capped at a day).
+  return Math.round(Math.max(jittered, Math.min(retryAfter ?? 0, 86_400_000)))
+}
+
+const invalidCheckpoint = (message: string) =>
+  new ConnectorError.ConnectorError({ source: "rss", reason: "InvalidCheckpoint", retryable: false, message })
+
+/** The connector's source over a decoded config; its sockets live in the scope. */
+export const make = (
+  config: RssConfig.Config
+): Effect.Effect<Source.Source, ConnectorError.ConnectorError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const feeds = specs(config)
+    const ids = feeds.map((f) => f.id)
+    const duplicate = ids.find((id, i) => ids.indexOf(id) !== i)
+    if (duplicate !== undefined) {
+      return yield* new ConnectorError.ConnectorError({
+        source: "rss",
+        reason: "InvalidConfig",
+        retryable: false,
+        message: `feeds: two feeds share the id '${duplicate}' (give each an explicit distinct id)`
+      })
+    }
+    const fetcher = yield* FeedFetcher.make({
+      timeout: config.timeout,
+      maxBytes: config.maxBytes,
+      maxRedirects: config.maxRedirects,
+      userAgent: config.userAgent,
+      headers: config.headers
+    })
+    const interval = Duration.toMillis(config.pollInterval)
+
+    const events = (
+      from: Option.Option<unknown>
+    ): Stream.Stream<SourceEvent.SourceEvent, ConnectorError.ConnectorError> =>
+      Stream.unwrap(
+        Effect.gen(function* () {
+          const initial = Option.isSome(from)
+            ? yield* RssCheckpoint.decode(from.value).pipe(
+                Effect.mapError((e) => invalidCheckpoint(`not an RSS checkpoint: ${e.message}`))
+              )
+            : RssCheckpoint.empty
+          // Forget feeds no longer configured.
+          let state: RssCheckpoint.State = {
+            v: 1,
+            feeds: Object.fromEntries(ids.flatMap((id) => (initial.feeds[id] ? [[id, initial.feeds[id]]] : [])))
+          }
+          const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({ spec, nextAt: 0, failures: 0 }))
+
+          const poll = (rt: FeedRuntime) =>
+            Effect.gen(function* () {
+              const previous = state.feeds[rt.spec.id] ?? { items: {} }
+              const result = yield* fetcher.fetch(rt.spec.url, previous).pipe(
+                Effect.flatMap(
+                  (r): Effect.Effect<Polled, FeedParser.FeedParseError> =>
+                    r._tag === "NotModified"
+                      ? Effect.succeed(r)
+                      : FeedParser.parse(r.body, r.url).pipe(
+                          Effect.map((feed) => ({ _tag: "Parsed" as const, validators: r.validators, feed }))
+                        )
+                ),
+                Effect.result
+              )
+              const now = yield* Clock.currentTimeMillis
+              if (result._tag === "Failure") {
+                rt.failures++
+                const error = result.failure
+                const retryAfter = error._tag === "FetchError" ? error.retryAfterMillis : undefined
+                const wait = backoffMillis(config, rt.failures, retryAfter)
+                rt.nextAt = now + wait
+                const connectorError =
+                  error._tag === "FetchError"
+                    ? FeedFetcher.toConnectorError(rt.spec.url, error)
+                    : new ConnectorError.ConnectorError({
+                        source: "rss",
+                        reason: "InvalidResponse",
+                        retryable: true,
+                        message: `${ConnectorError.redactUrl(rt.spec.url)}: ${error.message}`
+                      })
+                yield* Effect.logWarning(`rss feed ${rt.spec.id} failed, retrying in ${wait} ms`).pipe(
+                  Effect.annotateLogs({ feed: rt.spec.id, reason: connectorError.reason, attempt: rt.failures }),
+                  Effect.annotateLogs("error", connectorError.message)
+                )
+                const event: SourceEvent.ErrorEvent = {
+                  kind: "error",
+                  source: `rss:${rt.spec.id}`,
+                  reason: connectorError.reason,
+                  message: connectorError.message,
+                  attempt: rt.failures,
+                  retryInMillis: wait
+                }
+                return [event] as ReadonlyArray<SourceEvent.SourceEvent>
+              }
+              rt.failures = 0
+              const fetched = result.success
+              if (fetched._tag === "NotModified") {
+                rt.nextAt = now + interval
+                return []
+              }
+              const outcome = diff(rt.spec, fetched.feed, previous, fetched.validators, {
+                maxItems: config.maxItemsPerPoll,
+                retain: config.retain
+              })
+              rt.nextAt = now + interval
+              const before = state
+              const after: RssCheckpoint.State = { v: 1, feeds: { ...state.feeds, [rt.spec.id]: outcome.state } }
+              state = after
+              const last = outcome.events.length - 1
+              return outcome.events.map(
+                (e, i): SourceEvent.SourceEvent => ({ ...e, checkpoint: i === last ? after : before })
+              )
+            })
+
+          const step = Effect.gen(function* () {
+            let next = runtimes[0]!
+            for (const rt of runtimes) if (rt.nextAt < next.nextAt) next = rt
+            const now = yield* Clock.currentTimeMillis
+            if (next.nextAt > now) yield* Effect.sleep(Duration.millis(next.nextAt - now))
+            return yield* poll(next)
+          })
+
+          return Stream.paginate(0, () => Effect.map(step, (events) => [events, Option.some(0)] as const))
+        })
+      )
+
+    return { events }
+  })
+
+/** The connector definition, found by the registry as `connector` (type `rss`). */
+export const connector: Connector.Connector<RssConfig.Config> = Connector.make({
+  type: "rss",
+  configSchema: RssConfig.Config,
+  capabilities: { actions: [], duplicates: "possible", contentTypes: ["text"] },
+  make
+})
+
+/** A running RSS source as a service, for programs that use the connector directly (not via the daemon). */
+export class RssSource extends Context.Service<RssSource, Source.Source>()("@warden/connector-rss/RssSource") {}
+
+/** Provides {@link RssSource} from a config as a user writes it (durations as strings, defaults optional). */
+export const layer = (options: RssConfig.ConfigInput): Layer.Layer<RssSource, ConnectorError.ConnectorError> =>
+  Layer.effect(RssSource, Effect.flatMap(Connector.decodeConfig(connector, options), make))
+
+/**
+ * Provides {@link RssSource} from an Effect `Config`, e.g. `Config.schema(RssConfig.Config, "rss")`
+ * read from the environment or a ConfigProvider.
+ */
+export const layerConfig = (
+  config: EffectConfig.Config<RssConfig.Config>
+): Layer.Layer<RssSource, ConnectorError.ConnectorError | EffectConfig.ConfigError> =>
+  Layer.effect(RssSource, Effect.flatMap(config, make))
