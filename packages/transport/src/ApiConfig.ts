@@ -1,0 +1,192 @@
+/**
+ * Everything a client needs to reach the API: the key (always `Redacted`), its kind, the base URL of
+ * each region, the legacy host and key, the per-call timeout, and the retry, quota and region
+ * policies. Built in code (`ApiConfig.layer({...})`) or from the environment (`ApiConfig.layerConfig`):
+ * `WARDEN_API_KEY`, `WARDEN_KEY_KIND`, `WARDEN_REGION`, `WARDEN_BASE_URL`, `WARDEN_BASE_URL_US_EAST`,
+ * `WARDEN_BASE_URL_US_WEST`, `WARDEN_LEGACY_BASE_URL`, `WARDEN_LEGACY_API_KEY` (defaults to the API
+ * key), and the optional tuning variables listed on `fromEnv`.
+ */
+import { Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import * as QuotaPolicy from "./QuotaPolicy.ts"
+import { BASE_URL_ENV, type KeyKind, Region, REGIONS, KeyKind as KeyKindSchema } from "./Region.ts"
+import * as RegionPolicy from "./RegionPolicy.ts"
+import * as RetryPolicy from "./RetryPolicy.ts"
+import { userAgent } from "./Version.ts"
+
+/** A configuration that cannot work (a region without a base URL, a malformed URL, ...). */
+export class ApiConfigError extends Schema.TaggedError<ApiConfigError>()("ApiConfigError", {
+  message: Schema.String
+}) {}
+
+/** The settings as a caller gives them; everything but the key has a default. */
+export interface Input {
+  /** The API key; a plain string is wrapped in `Redacted` at once. */
+  readonly apiKey: Redacted.Redacted<string> | string
+  /** `standard` (default) or `reseller`: only reseller keys may send the reseller-only fields. */
+  readonly keyKind?: KeyKind | undefined
+  /** The region calls go to (default `global`); with `failover`, the first region tried. */
+  readonly region?: Region | undefined
+  /** Base URL of each region, e.g. `{ global: "https://api.example.com" }`. */
+  readonly baseUrls?: Partial<Record<Region, string | undefined>> | undefined
+  /** Base URL of the legacy batch host. */
+  readonly legacyBaseUrl?: string | undefined
+  /** Key of the legacy endpoint (`X-Api-Key`); defaults to `apiKey`. */
+  readonly legacyApiKey?: Redacted.Redacted<string> | string | undefined
+  /** Timeout of one attempt, from sending to the last byte of the answer (default 30 s). */
+  readonly timeout?: Duration.Input | undefined
+  /** Retry settings (`RetryPolicy`). */
+  readonly retry?: Partial<RetryPolicy.Options> | undefined
+  /** Client-side quotas (`QuotaPolicy`); default: no limit. */
+  readonly quotas?: QuotaPolicy.Options | undefined
+  /** Other regions to fail over to, in order, after `region` (default: none, pinned). */
+  readonly failover?: ReadonlyArray<Region> | undefined
+  /** How long a failed-over client stays on the other region before trying the first again (default 60 s). */
+  readonly failoverRecoverAfter?: Duration.Input | undefined
+  /** Appended to the `User-Agent` (e.g. `my-service/1.2`). */
+  readonly userAgentSuffix?: string | undefined
+}
+
+/** The resolved settings. */
+export interface Shape {
+  readonly apiKey: Redacted.Redacted<string>
+  readonly keyKind: KeyKind
+  readonly baseUrls: Partial<Record<Region, string>>
+  readonly legacyBaseUrl: string | undefined
+  readonly legacyApiKey: Redacted.Redacted<string>
+  readonly timeout: Duration.Duration
+  readonly retry: RetryPolicy.Options
+  readonly quotas: QuotaPolicy.Options
+  readonly regions: RegionPolicy.Options
+  readonly userAgent: string
+}
+
+const redacted = (key: Redacted.Redacted<string> | string): Redacted.Redacted<string> =>
+  typeof key === "string" ? Redacted.make(key, { label: "WARDEN_API_KEY" }) : key
+
+const normalizeUrl = (name: string, url: string): Effect.Effect<string, ApiConfigError> => {
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    return Effect.fail(new ApiConfigError({ message: `${name} must be an http(s) URL, got ${JSON.stringify(url)}` }))
+  }
+  return Effect.succeed(url.replace(/\/+$/, ""))
+}
+
+/** Resolves and checks the settings: every region a call may use needs a base URL. */
+export const make = (input: Input): Effect.Effect<Shape, ApiConfigError> =>
+  Effect.gen(function* () {
+    const region = input.region ?? "global"
+    const unknown = [region, ...(input.failover ?? [])].filter((r) => !REGIONS.includes(r))
+    if (unknown.length > 0) {
+      return yield* new ApiConfigError({
+        message: `unknown region ${unknown.join(", ")} (regions: ${REGIONS.join(", ")})`
+      })
+    }
+    const order: Array<Region> = [region]
+    for (const r of input.failover ?? []) if (!order.includes(r)) order.push(r)
+    const baseUrls: Partial<Record<Region, string>> = {}
+    for (const r of REGIONS) {
+      const url = input.baseUrls?.[r]
+      if (url !== undefined) baseUrls[r] = yield* normalizeUrl(BASE_URL_ENV[r], url)
+    }
+    const missing = order.filter((r) => baseUrls[r] === undefined)
+    if (missing.length > 0) {
+      return yield* new ApiConfigError({
+        message: `no base URL for region ${missing.join(", ")}: set ${missing.map((r) => BASE_URL_ENV[r]).join(", ")}`
+      })
+    }
+    const legacyBaseUrl =
+      input.legacyBaseUrl === undefined ? undefined : yield* normalizeUrl("WARDEN_LEGACY_BASE_URL", input.legacyBaseUrl)
+    const apiKey = redacted(input.apiKey)
+    const retry = RetryPolicy.make(input.retry)
+    if (!(Number.isInteger(retry.maxAttempts) && retry.maxAttempts >= 1)) {
+      return yield* new ApiConfigError({
+        message: `retry.maxAttempts must be an integer >= 1, got ${retry.maxAttempts}`
+      })
+    }
+    return {
+      apiKey,
+      keyKind: input.keyKind ?? "standard",
+      baseUrls,
+      legacyBaseUrl,
+      legacyApiKey: input.legacyApiKey === undefined ? apiKey : redacted(input.legacyApiKey),
+      timeout: Duration.fromInputUnsafe(input.timeout ?? Duration.seconds(30)),
+      retry,
+      quotas: input.quotas ?? QuotaPolicy.unlimited,
+      regions:
+        order.length === 1
+          ? RegionPolicy.pinned(region)
+          : RegionPolicy.failover(order as [Region, ...Array<Region>], { recoverAfter: input.failoverRecoverAfter }),
+      userAgent: userAgent(input.userAgentSuffix)
+    }
+  })
+
+const optional = <A>(config: Config.Config<A>) => Config.option(config).pipe(Config.map(Option.getOrUndefined))
+
+/**
+ * The settings from the environment (or any `ConfigProvider`). Besides the variables in the module
+ * doc: `WARDEN_TIMEOUT` (e.g. `10 seconds`), `WARDEN_RETRY_MAX_ATTEMPTS`, `WARDEN_RETRY_BASE_DELAY`,
+ * `WARDEN_RETRY_MAX_DELAY`, `WARDEN_RETRY_MAX_ELAPSED`, `WARDEN_FAILOVER` (comma-separated regions
+ * after `WARDEN_REGION`), `WARDEN_RATE_LIMIT_RPS` and `WARDEN_RATE_LIMIT_BURST` (one rate for every
+ * endpoint). `overrides` win over the environment (the CLI's flags).
+ */
+export const fromEnv = (overrides: Partial<Input> = {}): Config.Config<Input> =>
+  Config.all({
+    apiKey:
+      overrides.apiKey === undefined ? Config.Redacted("WARDEN_API_KEY") : Config.succeed(redacted(overrides.apiKey)),
+    keyKind: optional(Config.schema(KeyKindSchema, "WARDEN_KEY_KIND")),
+    region: optional(Config.schema(Region, "WARDEN_REGION")),
+    global: optional(Config.String("WARDEN_BASE_URL")),
+    usEast: optional(Config.String("WARDEN_BASE_URL_US_EAST")),
+    usWest: optional(Config.String("WARDEN_BASE_URL_US_WEST")),
+    legacyBaseUrl: optional(Config.String("WARDEN_LEGACY_BASE_URL")),
+    legacyApiKey: optional(Config.Redacted("WARDEN_LEGACY_API_KEY")),
+    timeout: optional(Config.Duration("WARDEN_TIMEOUT")),
+    maxAttempts: optional(Config.Int("WARDEN_RETRY_MAX_ATTEMPTS")),
+    baseDelay: optional(Config.Duration("WARDEN_RETRY_BASE_DELAY")),
+    maxDelay: optional(Config.Duration("WARDEN_RETRY_MAX_DELAY")),
+    maxElapsed: optional(Config.Duration("WARDEN_RETRY_MAX_ELAPSED")),
+    failover: optional(Config.String("WARDEN_FAILOVER")),
+    rps: optional(Config.Number("WARDEN_RATE_LIMIT_RPS")),
+    burst: optional(Config.Int("WARDEN_RATE_LIMIT_BURST"))
+  }).pipe(
+    Config.map((env) => {
+      const failover = (env.failover ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "")
+      const retry: Partial<RetryPolicy.Options> = {}
+      if (env.maxAttempts !== undefined) Object.assign(retry, { maxAttempts: env.maxAttempts })
+      if (env.baseDelay !== undefined) Object.assign(retry, { baseDelay: env.baseDelay })
+      if (env.maxDelay !== undefined) Object.assign(retry, { maxDelay: env.maxDelay })
+      if (env.maxElapsed !== undefined) Object.assign(retry, { maxElapsed: env.maxElapsed })
+      const input: Input = {
+        apiKey: env.apiKey,
+        keyKind: env.keyKind,
+        region: env.region,
+        baseUrls: { global: env.global, "us-east": env.usEast, "us-west": env.usWest },
+        legacyBaseUrl: env.legacyBaseUrl,
+        legacyApiKey: env.legacyApiKey,
+        timeout: env.timeout,
+        retry,
+        failover: failover as Array<Region>,
+        quotas: env.rps === undefined ? undefined : { default: { requestsPerSecond: env.rps, burst: env.burst } }
+      }
+      return { ...input, ...dropUndefined(overrides) }
+    })
+  )
+
+const dropUndefined = <A extends object>(a: A): Partial<A> =>
+  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>
+
+/** The resolved API settings of a client. */
+export class ApiConfig extends Context.Service<ApiConfig, Shape>()("@warden/transport/ApiConfig") {
+  /** Settings built in code. */
+  static readonly layer = (input: Input): Layer.Layer<ApiConfig, ApiConfigError> => Layer.effect(ApiConfig, make(input))
+  /** Settings from the environment (`fromEnv`), with `overrides` winning. */
+  static readonly layerConfig = (
+    overrides: Partial<Input> = {}
+  ): Layer.Layer<ApiConfig, ApiConfigError | Config.ConfigError> =>
+    Layer.effect(
+      ApiConfig,
+      Effect.flatMap(fromEnv(overrides), (input) => make(input))
+    )
+}

@@ -1,0 +1,44 @@
+/**
+ * Client-side quota settings: a request rate and a burst per endpoint, matching the contract's
+ * quotas (the spec counts them per organisation and per endpoint; their values are contract-specific,
+ * so they are configuration). With them set right, a client never sees a 429.
+ */
+import type { EndpointName } from "@warden/core"
+
+/** The rate allowed on one endpoint. */
+export interface Rate {
+  /** Sustained requests per second. */
+  readonly requestsPerSecond: number
+  /** Requests that may go at once after a quiet period (the bucket size). Default: `requestsPerSecond`. */
+  readonly burst?: number | undefined
+}
+
+/** How the limiter adapts after a 429. */
+export interface Adaptive {
+  /** The rate is multiplied by this on each `QuotaError` (default 0.5). */
+  readonly decrease: number
+  /** Seconds to climb back linearly from the reduced rate to the configured one (default 10). */
+  readonly recoverySeconds: number
+  /** The rate never goes below this fraction of the configured one (default 0.05). */
+  readonly floor: number
+}
+
+/** Quota settings: a rate per endpoint (endpoints without one are not limited) and the adaptation. */
+export interface Options {
+  /** A rate for every endpoint that has no entry in `endpoints`. */
+  readonly default?: Rate | undefined
+  /** Rates by endpoint name (`analyzeText`, `feedbackImage`, `legacyAnalyze`, ...). */
+  readonly endpoints?: Partial<Record<EndpointName, Rate>> | undefined
+  /** Adaptation after a 429. */
+  readonly adaptive?: Partial<Adaptive> | undefined
+}
+
+/** The default adaptation. */
+export const defaultAdaptive: Adaptive = { decrease: 0.5, recoverySeconds: 10, floor: 0.05 }
+
+/** No client-side limit. */
+export const unlimited: Options = {}
+
+/** The rate configured for an endpoint, if any. */
+export const rateFor = (options: Options, endpoint: EndpointName): Rate | undefined =>
+  options.endpoints?.[endpoint] ?? options.default

@@ -1,0 +1,73 @@
+/**
+ * The transport's metrics, named `warden_api_*` for the daemon's Prometheus `/metrics`. Labels stay
+ * low-cardinality: `endpoint` (one of six names), `region` (three, plus `legacy`), `status` (an HTTP
+ * status or `none` when no answer came back), `code` (an error code or a client-side tag), `reason`.
+ * Spans: every call is a `Transport.send` span with `warden.endpoint`, `warden.region`,
+ * `warden.attempts`, `http.response.status_code` and `warden.error.code`; each attempt is a
+ * `Transport.attempt` child span. The key is never an attribute.
+ */
+import { Effect, Metric } from "effect"
+
+/** HTTP attempts sent, by `endpoint`, `region` and `status`. */
+export const requests = Metric.counter("warden_api_requests_total", {
+  description: "HTTP attempts sent to the Content Analysis API",
+  incremental: true
+})
+
+/** Seconds from sending an attempt to the end of its answer, by `endpoint` and `region`. */
+export const latency = Metric.histogram("warden_api_request_duration_seconds", {
+  description: "Latency of one HTTP attempt, in seconds",
+  boundaries: Metric.exponentialBoundaries({ start: 0.005, factor: 2, count: 14 })
+})
+
+/** Retries started, by `endpoint` and `reason` (the error code or transport failure that caused it). */
+export const retries = Metric.counter("warden_api_retries_total", {
+  description: "Retries of a failed attempt",
+  incremental: true
+})
+
+/** Calls that failed in the end, by `endpoint` and `code` (API error code or client-side tag). */
+export const errors = Metric.counter("warden_api_errors_total", {
+  description: "Calls that failed, by error code",
+  incremental: true
+})
+
+/** Seconds a call waited for the client-side rate limiter, by `endpoint`. */
+export const limiterWait = Metric.histogram("warden_api_limiter_wait_seconds", {
+  description: "Time spent waiting for the client-side rate limiter, in seconds",
+  boundaries: [0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+})
+
+/** Region failovers, by `from` and `to`. */
+export const failovers = Metric.counter("warden_api_region_failovers_total", {
+  description: "Times a call moved on to the next region",
+  incremental: true
+})
+
+const count = (metric: Metric.Metric<number, unknown>, attributes: Record<string, string>, value = 1) =>
+  Metric.update(Metric.withAttributes(metric, attributes), value)
+
+/** Records one attempt: its outcome and its latency. */
+export const recordAttempt = (endpoint: string, region: string, status: string, seconds: number): Effect.Effect<void> =>
+  Effect.andThen(
+    count(requests, { endpoint, region, status }),
+    Metric.update(Metric.withAttributes(latency, { endpoint, region }), seconds)
+  )
+
+/** Records a retry. */
+export const recordRetry = (endpoint: string, reason: string): Effect.Effect<void> =>
+  count(retries, { endpoint, reason })
+
+/** Records a failed call. */
+export const recordError = (endpoint: string, code: string): Effect.Effect<void> => count(errors, { endpoint, code })
+
+/** Records a wait for the limiter (also when it was zero, so the histogram counts every call). */
+export const recordLimiterWait = (endpoint: string, millis: number): Effect.Effect<void> =>
+  Metric.update(Metric.withAttributes(limiterWait, { endpoint }), millis / 1000)
+
+/** Records a failover. */
+export const recordFailover = (from: string, to: string): Effect.Effect<void> => count(failovers, { from, to })
+
+/** The code an error is counted under: the API's code, or the client-side tag. */
+export const errorCode = (error: { readonly _tag: string; readonly error?: { readonly code?: string } }): string =>
+  error.error?.code ?? error._tag

@@ -1,0 +1,46 @@
+/** Maps the HTTP client's failures to core's `TransportError`, without any header in the text. */
+import { TransportError, type TransportFailure } from "@warden/core"
+import type { HttpClientError } from "effect/http"
+
+const codesOf = (cause: unknown): Array<string> => {
+  const codes: Array<string> = []
+  let current: unknown = cause
+  for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === "string") codes.push(code)
+    const errors = (current as { errors?: unknown }).errors
+    if (Array.isArray(errors)) for (const e of errors) codes.push(...codesOf(e))
+    current = (current as { cause?: unknown }).cause
+  }
+  return codes
+}
+
+const CONNECT = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]
+const RESET = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"]
+
+const messageOf = (cause: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = cause
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (current.message !== "" && !parts.includes(current.message)) parts.push(current.message)
+    current = current.cause
+  }
+  return parts.join(": ")
+}
+
+/** Classifies an HTTP client failure as connect, reset or other, keeping its message (URL, never headers). */
+export const fromHttpClientError = (endpoint: string, error: HttpClientError.HttpClientError): TransportError => {
+  const reason = error.reason
+  const codes = codesOf("cause" in reason ? reason.cause : undefined)
+  const kind: TransportFailure = codes.some((c) => CONNECT.includes(c))
+    ? "Connect"
+    : codes.some((c) => RESET.includes(c)) || reason._tag === "DecodeError" || reason._tag === "EmptyBodyError"
+      ? "Reset"
+      : "Other"
+  const cause = messageOf("cause" in reason ? reason.cause : undefined)
+  return new TransportError({
+    endpoint,
+    reason: kind,
+    detail: `${reason._tag}${codes.length > 0 ? ` ${codes[0]}` : ""}${cause === "" ? "" : `: ${cause}`}`
+  })
+}

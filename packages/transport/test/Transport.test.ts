@@ -1,0 +1,267 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect } from "effect"
+import type * as ApiConfig from "../src/ApiConfig.ts"
+import { RateLimiter } from "../src/RateLimiter.ts"
+import { Transport } from "../src/Transport.ts"
+import { VERSION } from "../src/Version.ts"
+import { envelope, ok, startServer, transient } from "./TestServer.ts"
+
+const KEY = "test-secret-key-5f1c"
+const fast = { baseDelay: Duration.millis(5), maxDelay: Duration.millis(20) }
+
+const withTransport = <A, E>(input: ApiConfig.Input, use: Effect.Effect<A, E, Transport | RateLimiter>) =>
+  use.pipe(Effect.provide(Transport.layerOptions(input)))
+
+const send = (body = '{"channelId":"x","text":"hi"}', endpoint: "analyzeText" | "legacyAnalyze" = "analyzeText") =>
+  Effect.flatMap(Transport, (t) => t.send({ endpoint, body }))
+
+describe("Transport", () => {
+  it.live("sends the auth, content type, user agent and request id headers, and the body byte-for-byte", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok())
+      const body = '{ "text":"h\\u00e9llo",  "channelId":"c" , "n": 1.50 }'
+      const response = yield* withTransport({ apiKey: KEY, baseUrls: { global: server.url } }, send(body))
+      assert.strictEqual(response.status, 200)
+      assert.strictEqual(response.attempts, 1)
+      const [req] = server.requests
+      assert.strictEqual(req!.url, "/analyze/v1/text")
+      assert.strictEqual(req!.method, "POST")
+      assert.strictEqual(req!.body, body)
+      assert.strictEqual(req!.headers.authorization, `ApiKey ${KEY}`)
+      assert.strictEqual(req!.headers["content-type"], "application/json")
+      assert.match(req!.headers["user-agent"]!, new RegExp(`^warden/${VERSION.replaceAll(".", "\\.")} `))
+      assert.strictEqual(req!.headers["x-request-id"], response.requestId)
+      assert.match(response.requestId, /^[0-9a-f-]{36}$/)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("sends the legacy key as X-Api-Key to the legacy host, never as Authorization", () =>
+    Effect.gen(function* () {
+      const v1 = yield* startServer(() => ok())
+      const legacy = yield* startServer(() => ok({ data: [], errors: [] }))
+      const response = yield* withTransport(
+        { apiKey: KEY, legacyApiKey: "legacy-key", baseUrls: { global: v1.url }, legacyBaseUrl: legacy.url },
+        send('{"channelUuid":"c","contents":[]}', "legacyAnalyze")
+      )
+      assert.strictEqual(response.region, "legacy")
+      assert.strictEqual(v1.requests.length, 0)
+      assert.strictEqual(legacy.requests[0]!.url, "/api/analyze")
+      assert.strictEqual(legacy.requests[0]!.headers["x-api-key"], "legacy-key")
+      assert.strictEqual(legacy.requests[0]!.headers.authorization, undefined)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("retries a 503 with the same request id, and succeeds", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer((n) => (n < 2 ? transient : ok()))
+      const response = yield* withTransport({ apiKey: KEY, baseUrls: { global: server.url }, retry: fast }, send())
+      assert.strictEqual(response.attempts, 3)
+      assert.strictEqual(server.requests.length, 3)
+      assert.strictEqual(new Set(server.requests.map((r) => r.headers["x-request-id"])).size, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("gives up on a 503 after maxAttempts, failing with TransientError", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => transient)
+      const error = yield* withTransport(
+        { apiKey: KEY, baseUrls: { global: server.url }, retry: { ...fast, maxAttempts: 3 } },
+        Effect.flip(send())
+      )
+      assert.strictEqual(error._tag, "TransientError")
+      assert.strictEqual(server.requests.length, 3)
+    }).pipe(Effect.scoped)
+  )
+
+  const never = [
+    [
+      400,
+      "BAD_REQUEST_ERROR",
+      { badRequestError: { fieldViolations: [{ field: "text", message: "bad" }] } },
+      "BadRequestError"
+    ],
+    [
+      401,
+      "AUTHENTICATION_ERROR",
+      { authenticationError: { reason: "REASON_INVALID_CREDENTIALS" } },
+      "AuthenticationError"
+    ],
+    [
+      403,
+      "PERMISSION_DENIED_ERROR",
+      { permissionDeniedError: { permission: "p", resourceIdentifier: "r" } },
+      "PermissionDeniedError"
+    ],
+    [404, "NOT_FOUND_ERROR", { notFoundError: { resourceIdentifier: "r" } }, "NotFoundError"],
+    [409, "CONFLICT_ERROR", { conflictError: { reason: "r" } }, "ConflictError"],
+    [412, "PRECONDITION_FAILED_ERROR", { preconditionFailedError: { reason: "r" } }, "PreconditionFailedError"],
+    [
+      429,
+      "QUOTA_ERROR",
+      { quotaError: { violations: [{ quotaName: "analyze.message.requests_per_second", quotaValue: 5 }] } },
+      "QuotaError"
+    ]
+  ] as const
+  for (const [status, code, details, tag] of never) {
+    it.live(`never retries a ${status} ${code}, failing with ${tag}`, () =>
+      Effect.gen(function* () {
+        const server = yield* startServer(() => envelope(status, code, details))
+        const error = yield* withTransport(
+          { apiKey: KEY, baseUrls: { global: server.url }, retry: fast },
+          Effect.flip(send())
+        )
+        assert.strictEqual(error._tag, tag)
+        assert.strictEqual(server.requests.length, 1)
+      }).pipe(Effect.scoped)
+    )
+  }
+
+  it.live("a 429 surfaces its violations and slows the endpoint's limiter down", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() =>
+        envelope(429, "QUOTA_ERROR", {
+          quotaError: { violations: [{ quotaName: "analyze.message.requests_per_second", quotaValue: 4 }] }
+        })
+      )
+      const [error, status] = yield* withTransport(
+        {
+          apiKey: KEY,
+          baseUrls: { global: server.url },
+          quotas: { endpoints: { analyzeText: { requestsPerSecond: 20, burst: 20 } } }
+        },
+        Effect.gen(function* () {
+          const error = yield* Effect.flip(send())
+          const limiter = yield* RateLimiter
+          return [error, yield* limiter.status("analyzeText")] as const
+        })
+      )
+      assert.strictEqual(error._tag, "QuotaError")
+      assert.deepStrictEqual(error._tag === "QuotaError" ? error.violations : [], [
+        { quotaName: "analyze.message.requests_per_second", quotaValue: 4 }
+      ])
+      assert.ok(status !== undefined && status.currentRate < 5, `rate after 429: ${status?.currentRate}`)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("an answer that never comes is a Timeout TransportError, retried", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ({ hang: true }))
+      const error = yield* withTransport(
+        {
+          apiKey: KEY,
+          baseUrls: { global: server.url },
+          timeout: Duration.millis(150),
+          retry: { ...fast, maxAttempts: 2 }
+        },
+        Effect.flip(send())
+      )
+      assert.strictEqual(error._tag, "TransportError")
+      assert.strictEqual(error._tag === "TransportError" ? error.reason : "", "Timeout")
+      assert.strictEqual(server.requests.length, 2)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a dropped connection is retried and the call succeeds", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer((n) => (n === 0 ? { drop: true } : ok()))
+      const response = yield* withTransport({ apiKey: KEY, baseUrls: { global: server.url }, retry: fast }, send())
+      assert.strictEqual(response.attempts, 2)
+      assert.strictEqual(server.requests.length, 2)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a refused connection is a Connect TransportError after every attempt", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok())
+      const url = server.url
+      yield* Effect.sync(() => (server as unknown as { server: { close(): void } }).server.close())
+      const error = yield* withTransport(
+        { apiKey: KEY, baseUrls: { global: "http://127.0.0.1:9" }, retry: { ...fast, maxAttempts: 2 } },
+        Effect.flip(send())
+      )
+      assert.ok(url.length > 0)
+      assert.strictEqual(error._tag, "TransportError")
+      assert.strictEqual(error._tag === "TransportError" ? error.reason : "", "Connect")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a non-JSON error answer is a ResponseDecodeError keeping the raw body, not retried", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ({ status: 502, body: "<html>bad gateway</html>" }))
+      const error = yield* withTransport(
+        { apiKey: KEY, baseUrls: { global: server.url }, retry: fast },
+        Effect.flip(send())
+      )
+      assert.strictEqual(error._tag, "ResponseDecodeError")
+      assert.strictEqual(error._tag === "ResponseDecodeError" ? error.body : "", "<html>bad gateway</html>")
+      assert.strictEqual(server.requests.length, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("fails over to the next region when the first keeps answering 503, and stays there", () =>
+    Effect.gen(function* () {
+      const east = yield* startServer(() => transient)
+      const west = yield* startServer(() => ok())
+      const [first, second] = yield* withTransport(
+        {
+          apiKey: KEY,
+          region: "us-east",
+          failover: ["us-west"],
+          baseUrls: { "us-east": east.url, "us-west": west.url },
+          retry: { ...fast, maxAttempts: 2 }
+        },
+        Effect.all([send(), send()])
+      )
+      assert.strictEqual(first.region, "us-west")
+      assert.strictEqual(first.attempts, 3)
+      assert.strictEqual(second.region, "us-west")
+      assert.strictEqual(second.attempts, 1)
+      assert.strictEqual(east.requests.length, 2)
+      assert.strictEqual(west.requests.length, 2)
+      assert.strictEqual(west.requests[0]!.headers.authorization, `ApiKey ${KEY}`)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("does not fail over on an answer that is not transient (a 400 is the caller's problem)", () =>
+    Effect.gen(function* () {
+      const east = yield* startServer(() =>
+        envelope(400, "BAD_REQUEST_ERROR", { badRequestError: { fieldViolations: [] } })
+      )
+      const west = yield* startServer(() => ok())
+      const error = yield* withTransport(
+        {
+          apiKey: KEY,
+          region: "us-east",
+          failover: ["us-west"],
+          baseUrls: { "us-east": east.url, "us-west": west.url }
+        },
+        Effect.flip(send())
+      )
+      assert.strictEqual(error._tag, "BadRequestError")
+      assert.strictEqual(west.requests.length, 0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("the limiter keeps concurrent callers at the configured rate", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok())
+      yield* withTransport(
+        {
+          apiKey: KEY,
+          baseUrls: { global: server.url },
+          quotas: { endpoints: { analyzeText: { requestsPerSecond: 20, burst: 2 } } }
+        },
+        Effect.all(
+          Array.from({ length: 22 }, () => send()),
+          { concurrency: 22 }
+        )
+      )
+      const times = server.requests.map((r) => r.at).sort((a, b) => a - b)
+      const span = times.at(-1)! - times[0]!
+      // 2 go at once, the other 20 at 20/s: about a second
+      assert.ok(span >= 900, `22 calls at 20/s burst 2 took ${span} ms`)
+      // never more than burst + rate * window in any window of one second
+      for (const t of times) assert.ok(times.filter((u) => u >= t && u < t + 1000).length <= 22)
+    }).pipe(Effect.scoped)
+  )
+})
