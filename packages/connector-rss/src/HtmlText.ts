@@ -57,7 +57,7 @@ export const toPlainText = (html: string): string => {
       },
       onclosetag(name) {
         if (skipped.has(name)) skipDepth = Math.max(0, skipDepth - 1)
-        else if (blocks.has(name)) out += "\n"
+        else if (blocks.has(name) && name !== "br" && name !== "hr") out += "\n"
       },
       ontext(text) {
         if (skipDepth === 0) out += text
