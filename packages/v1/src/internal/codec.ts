@@ -1,0 +1,51 @@
+/** Local validation with core's schemas, and decoding of answers: shared by AnalyzeV1 and FeedbackV1. */
+import { FieldViolations, type FieldViolation, RequestValidationError, ResponseDecodeError } from "@warden/core"
+import { Effect, Result, Schema } from "effect"
+
+/** The parse options the contract serves with: every violation at once, unknown fields refused. */
+export const STRICT = { errors: "all", onExcessProperty: "error" } as const
+
+/** Decodes a request body as the server would, returning its violations (empty when valid). */
+export const violationsOf = <S extends Schema.Top>(
+  schema: S,
+  input: unknown
+): Result.Result<S["Type"], Array<FieldViolation>> => {
+  const result = Schema.decodeUnknownResult(schema as unknown as Schema.Codec<S["Type"], unknown>)(input, STRICT)
+  return Result.isSuccess(result)
+    ? Result.succeed(result.success)
+    : Result.fail(FieldViolations.fromSchemaError(result.failure))
+}
+
+/** Fails with `RequestValidationError` when there are violations. */
+export const refuse = (endpoint: string, violations: ReadonlyArray<FieldViolation>) =>
+  violations.length === 0
+    ? Effect.void
+    : Effect.fail(new RequestValidationError({ endpoint, fieldViolations: violations }))
+
+/** Decodes a 2xx answer's text with a response schema; anything else is `ResponseDecodeError`. */
+export const decodeAnswer = <S extends Schema.Top>(
+  schema: S,
+  endpoint: string,
+  status: number,
+  body: string
+): Effect.Effect<S["Type"], ResponseDecodeError> => {
+  let json: unknown
+  try {
+    json = JSON.parse(body)
+  } catch {
+    return Effect.fail(new ResponseDecodeError({ endpoint, status, body, detail: "the body is not JSON" }))
+  }
+  const result = Schema.decodeUnknownResult(schema as unknown as Schema.Codec<S["Type"], unknown>)(json, {
+    errors: "all"
+  })
+  return Result.isSuccess(result)
+    ? Effect.succeed(result.success)
+    : Effect.fail(
+        new ResponseDecodeError({
+          endpoint,
+          status,
+          body,
+          detail: FieldViolations.formatViolations(FieldViolations.fromSchemaError(result.failure))
+        })
+      )
+}

@@ -1,0 +1,190 @@
+import { assert, describe, it } from "@effect/vitest"
+import { FEEDBACK_INPUTS_MESSAGE } from "@warden/core"
+import type { ApiConfig } from "@warden/transport"
+import { Effect } from "effect"
+import { AnalyzeV1 } from "../src/AnalyzeV1.ts"
+import { FeedbackV1 } from "../src/FeedbackV1.ts"
+import * as V1Client from "../src/V1Client.ts"
+import { ok, startServer } from "./TestServer.ts"
+
+const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
+const FEEDBACK_ID = "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+
+const run = <A, E>(input: Omit<ApiConfig.Input, "apiKey">, use: Effect.Effect<A, E, AnalyzeV1 | FeedbackV1>) =>
+  use.pipe(Effect.provide(V1Client.layerOptions({ apiKey: "k", ...input })))
+
+describe("AnalyzeV1", () => {
+  it.live("sends a valid text request, decodes the answer and returns the exact body sent", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok({ textAnalysis: { type: "HATEFUL", severity: "HIGH", extra: 1 } }))
+      const sent = yield* run(
+        { baseUrls: { global: server.url } },
+        Effect.flatMap(AnalyzeV1, (c) =>
+          c.textWithRequest({ channelId: CHANNEL, text: "you are nice", language: "en" })
+        )
+      )
+      assert.strictEqual(sent.response.textAnalysis?.type, "HATEFUL")
+      assert.strictEqual(sent.response.textAnalysis?.extra, 1)
+      assert.strictEqual(server.requests[0]!.body, sent.request)
+      assert.deepStrictEqual(JSON.parse(sent.request), { channelId: CHANNEL, text: "you are nice", language: "en" })
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses an invalid body with every violation and the server's field paths, without a call", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok())
+      const error = yield* run(
+        { baseUrls: { global: server.url } },
+        Effect.flip(
+          Effect.flatMap(AnalyzeV1, (c) =>
+            c.text({
+              channelId: "not-a-uuid",
+              text: "x".repeat(10_001),
+              post: { title: "t", countryCode: "be" },
+              unknownField: 1
+            } as never)
+          )
+        )
+      )
+      assert.strictEqual(error._tag, "RequestValidationError")
+      const fields = error._tag === "RequestValidationError" ? error.fieldViolations.map((v) => v.field).sort() : []
+      assert.deepStrictEqual(fields, ["channelId", "post.countryCode", "text", "unknownField"])
+      assert.strictEqual(server.requests.length, 0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "refuses reseller-only fields that apply to the endpoint with a standard key, ignores those that do not",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startServer(() => ok({ usernameAnalysis: {} }))
+        const error = yield* run(
+          { baseUrls: { global: server.url } },
+          Effect.flip(
+            Effect.flatMap(AnalyzeV1, (c) =>
+              c.username({ channelId: CHANNEL, username: "bob", customerContext: "a forum" })
+            )
+          )
+        )
+        assert.strictEqual(error._tag, "RequestValidationError")
+        assert.deepStrictEqual(
+          error._tag === "RequestValidationError" ? error.fieldViolations.map((v) => v.field) : [],
+          ["customerContext"]
+        )
+        // ocrEnabled does not apply to username: passed through (image/username keep unknown fields)
+        yield* run(
+          { baseUrls: { global: server.url } },
+          Effect.flatMap(AnalyzeV1, (c) =>
+            c.username({ channelId: CHANNEL, username: "bob", ocrEnabled: true } as never)
+          )
+        )
+        assert.strictEqual(server.requests.length, 1)
+      }).pipe(Effect.scoped)
+  )
+
+  it.live("sends reseller fields with a reseller key", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok({ imageAnalysis: { classifications: ["WEAPONS"] } }))
+      const response = yield* run(
+        { baseUrls: { global: server.url }, keyKind: "reseller" },
+        Effect.flatMap(AnalyzeV1, (c) =>
+          c.image({
+            channelId: CHANNEL,
+            imageUrl: "https://img.example/a.png",
+            ocrEnabled: true,
+            industry: "INDUSTRY_GAMING"
+          })
+        )
+      )
+      assert.deepStrictEqual(response.imageAnalysis?.classifications, ["WEAPONS"])
+      assert.strictEqual(JSON.parse(server.requests[0]!.body).ocrEnabled, true)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("an answer that breaks the response schema is a ResponseDecodeError with the raw body", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ({ status: 200, body: '{"textAnalysis":"oops"}' }))
+      const error = yield* run(
+        { baseUrls: { global: server.url } },
+        Effect.flip(Effect.flatMap(AnalyzeV1, (c) => c.text({ channelId: CHANNEL, text: "hi" })))
+      )
+      assert.strictEqual(error._tag, "ResponseDecodeError")
+      assert.strictEqual(error._tag === "ResponseDecodeError" ? error.body : "", '{"textAnalysis":"oops"}')
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("FeedbackV1", () => {
+  const original = '{ "text": "you idiot",\n  "channelId": "' + CHANNEL + '", "language":"en" }'
+
+  it.live("splices analyzeRequest into the body byte-for-byte, from a string or from bytes", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok({ id: FEEDBACK_ID }))
+      const [fromString, fromBytes] = yield* run(
+        { baseUrls: { global: server.url } },
+        Effect.flatMap(FeedbackV1, (c) =>
+          Effect.all([
+            c.textWithRequest({ analyzeRequest: original, classificationsToRemove: ["INSULT"], confidence: "HIGH" }),
+            c.text({ analyzeRequest: new TextEncoder().encode(original), notes: "fine" })
+          ])
+        )
+      )
+      assert.strictEqual(fromString.response.id, FEEDBACK_ID)
+      assert.strictEqual(fromBytes.id, FEEDBACK_ID)
+      const first = server.requests[0]!.body
+      assert.strictEqual(
+        first,
+        `{"analyzeRequest":${original},"classificationsToRemove":["INSULT"],"confidence":"HIGH"}`
+      )
+      assert.strictEqual(first, fromString.request)
+      assert.ok(server.requests[1]!.body.startsWith(`{"analyzeRequest":${original},`))
+      assert.strictEqual(server.requests[0]!.url, "/feedback/v1/text")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses a feedback with none of the three inputs, and an invalid analyzeRequest, without a call", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok({ id: FEEDBACK_ID }))
+      const [none, invalid, notJson] = yield* run(
+        { baseUrls: { global: server.url } },
+        Effect.flatMap(FeedbackV1, (c) =>
+          Effect.all([
+            Effect.flip(c.text({ analyzeRequest: original, confidence: "LOW" })),
+            Effect.flip(c.text({ analyzeRequest: '{"channelId":"nope","text":"x"}', notes: "n" })),
+            Effect.flip(c.text({ analyzeRequest: "{not json", notes: "n" }))
+          ])
+        )
+      )
+      assert.deepStrictEqual(none._tag === "RequestValidationError" ? none.fieldViolations : [], [
+        { field: "", message: FEEDBACK_INPUTS_MESSAGE }
+      ])
+      assert.deepStrictEqual(
+        invalid._tag === "RequestValidationError" ? invalid.fieldViolations.map((v) => v.field) : [],
+        ["analyzeRequest.channelId"]
+      )
+      assert.deepStrictEqual(
+        notJson._tag === "RequestValidationError" ? notJson.fieldViolations.map((v) => v.field) : [],
+        ["analyzeRequest"]
+      )
+      assert.strictEqual(server.requests.length, 0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("sends the image OCR flag under its configured wire name", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok({ id: FEEDBACK_ID }))
+      const image = `{"channelId":"${CHANNEL}","imageUrl":"https://img.example/x.png"}`
+      yield* run(
+        { baseUrls: { global: server.url } },
+        Effect.flatMap(FeedbackV1, (c) =>
+          c.image({ analyzeRequest: image, classificationsToAdd: ["WEAPONS"], ocrIssue: true })
+        )
+      )
+      assert.strictEqual(
+        server.requests[0]!.body,
+        `{"analyzeRequest":${image},"classificationsToAdd":["WEAPONS"],"ocrIssue":true}`
+      )
+      assert.strictEqual(server.requests[0]!.url, "/feedback/v1/image")
+    }).pipe(Effect.scoped)
+  )
+})
