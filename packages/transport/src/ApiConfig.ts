@@ -87,7 +87,9 @@ export const make = (input: Input): Effect.Effect<Shape, ApiConfigError> =>
       const url = input.baseUrls?.[r]
       if (url !== undefined) baseUrls[r] = yield* normalizeUrl(BASE_URL_ENV[r], url)
     }
-    const missing = order.filter((r) => baseUrls[r] === undefined)
+    const legacyOnly = input.legacyBaseUrl !== undefined && order.length === 1
+    // a legacy-only client needs no v1 URL: a v1 call then fails with a TransportError naming the variable
+    const missing = legacyOnly ? [] : order.filter((r) => baseUrls[r] === undefined)
     if (missing.length > 0) {
       return yield* new ApiConfigError({
         message: `no base URL for region ${missing.join(", ")}: set ${missing.map((r) => BASE_URL_ENV[r]).join(", ")}`

@@ -20,7 +20,7 @@ import { HttpBody, HttpClient, HttpClientRequest } from "effect/http"
 import { ApiConfig, type ApiConfigError, type Input } from "./ApiConfig.ts"
 import { fromHttpClientError } from "./internal/errors.ts"
 import { RateLimiter } from "./RateLimiter.ts"
-import type { Region } from "./Region.ts"
+import { BASE_URL_ENV, type Region } from "./Region.ts"
 import * as RegionPolicy from "./RegionPolicy.ts"
 import * as RetryPolicy from "./RetryPolicy.ts"
 import * as Telemetry from "./Telemetry.ts"
@@ -91,9 +91,19 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpCli
           headers: { ...common, "x-api-key": Redacted.value(config.legacyApiKey) }
         })
       }
+      const baseUrl = config.baseUrls[region]
+      if (baseUrl === undefined) {
+        return Effect.fail(
+          new TransportError({
+            endpoint: endpointLabel(endpoint),
+            reason: "Other",
+            detail: `no base URL configured for region ${region} (${BASE_URL_ENV[region]})`
+          })
+        )
+      }
       return Effect.succeed({
         region,
-        url: config.baseUrls[region]! + PATHS[endpoint],
+        url: baseUrl + PATHS[endpoint],
         headers: { ...common, authorization: `ApiKey ${Redacted.value(config.apiKey)}` }
       })
     }
