@@ -1,0 +1,134 @@
+/**
+ * The analysis step: sends prepared bodies through `@warden/v1` (or `@warden/legacy`) and turns the
+ * answers into outcomes. Failures are sorted by what they mean for the item:
+ * - bad input (client-side refusal, 400 and other 4xx but 401/403/429): the item is recorded as failed;
+ * - 401/403: the source pauses (`SourcePaused`);
+ * - 429: the transport's limiter already slowed down; the item waits and is tried again, never dropped;
+ * - 503/no answer/garbled answer after the transport's own retries: the batch is handed back
+ *   (`ApiUnavailable`) and sent again later.
+ */
+import type { AnalyzeV1 } from "@warden/v1"
+import { Duration, Effect, Schedule } from "effect"
+import { ApiUnavailable, type EngineError, SourcePaused } from "./EngineError.ts"
+import type { Analysed, Failed, Outcome } from "./Outcome.ts"
+import type { Prepared } from "./RequestBuilder.ts"
+import * as Verdict from "./Verdict.ts"
+
+type AnyError = { readonly _tag: string; readonly message: string }
+
+/** How an API failure affects the item. */
+export type Disposition = "item-failed" | "paused" | "quota" | "unavailable"
+
+/** Sorts a client failure by what it means for the item (see the module comment). */
+export const dispositionOf = (error: AnyError): Disposition => {
+  switch (error._tag) {
+    case "AuthenticationError":
+    case "PermissionDeniedError":
+      return "paused"
+    case "QuotaError":
+      return "quota"
+    case "TransientError":
+    case "TransportError":
+    case "ResponseDecodeError":
+      return "unavailable"
+    default:
+      return "item-failed"
+  }
+}
+
+const codeOf = (error: AnyError): string => {
+  const envelope = (error as { error?: { code?: unknown } }).error
+  return typeof envelope?.code === "string" ? envelope.code : error._tag
+}
+
+/** The failure recorded for an item refused as bad input. */
+export const failedOutcome = (endpoint: string | undefined, request: string | undefined, error: AnyError): Failed => {
+  const violations = (error as { fieldViolations?: ReadonlyArray<{ field: string; message: string }> }).fieldViolations
+  return {
+    status: "failed",
+    endpoint,
+    request,
+    error: {
+      code: codeOf(error),
+      message: error.message,
+      ...(violations === undefined ? {} : { fieldViolations: violations })
+    }
+  }
+}
+
+/** Maps a client failure to the batch-level error it causes, for `paused` and `unavailable`. */
+export const batchError = (source: string, error: AnyError): EngineError =>
+  dispositionOf(error) === "paused"
+    ? new SourcePaused({ source, code: codeOf(error), detail: error.message })
+    : new ApiUnavailable({ source, code: codeOf(error), detail: error.message })
+
+/** Waits on a 429 (the limiter has slowed down already) up to this long per try. */
+const quotaWait = Schedule.exponential("500 millis", 2).pipe(
+  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30))))
+)
+
+/**
+ * Runs one API call: a 429 is waited out (never dropped); bad input becomes `Left`-like `Failed`;
+ * pause/unavailable fail the batch.
+ */
+export const callOnce = <A>(
+  source: string,
+  endpoint: string,
+  call: Effect.Effect<A, AnyError>
+): Effect.Effect<A | Failed, EngineError> =>
+  call.pipe(
+    Effect.retry({ while: (e: AnyError) => dispositionOf(e) === "quota", schedule: quotaWait }),
+    Effect.catch((error: AnyError) =>
+      dispositionOf(error) === "item-failed"
+        ? Effect.succeed(failedOutcome(endpoint, undefined, error))
+        : Effect.fail(batchError(source, error))
+    )
+  )
+
+const isFailed = (value: unknown): value is Failed =>
+  typeof value === "object" && value !== null && (value as { status?: unknown }).status === "failed"
+
+const ENDPOINT_PATH = { text: "/analyze/v1/text", image: "/analyze/v1/image", username: "/analyze/v1/username" }
+
+/** Analyses a prepared v1 item: every segment, the verdict of the most severe. */
+export const analyseV1 = (
+  client: AnalyzeV1.Shape,
+  source: string,
+  prepared: Prepared
+): Effect.Effect<Outcome, EngineError> =>
+  Effect.gen(function* () {
+    const endpoint = ENDPOINT_PATH[prepared.endpoint]
+    const send = (body: Record<string, unknown>) => {
+      switch (prepared.endpoint) {
+        case "text":
+          return client.textWithRequest(body as never)
+        case "image":
+          return client.imageWithRequest(body as never)
+        case "username":
+          return client.usernameWithRequest(body as never)
+      }
+    }
+    const verdictOf =
+      prepared.endpoint === "text"
+        ? Verdict.fromTextResponse
+        : prepared.endpoint === "image"
+          ? Verdict.fromImageResponse
+          : Verdict.fromUsernameResponse
+    const sent = yield* Effect.forEach(prepared.bodies, (body) => callOnce(source, endpoint, send(body)), {
+      concurrency: 4
+    })
+    const failed = sent.find(isFailed)
+    if (failed !== undefined) return failed
+    const answers = sent as ReadonlyArray<{ readonly request: string; readonly response: unknown }>
+    const verdicts = answers.map((a) => verdictOf(a.response))
+    const worst = Verdict.mostSevereIndex(verdicts)
+    const analysed: Analysed = {
+      status: "analysed",
+      endpoint,
+      request: answers[worst]!.request,
+      response: JSON.stringify(answers[worst]!.response),
+      verdict: verdicts[worst]!,
+      segments: answers.map((a) => ({ request: a.request, response: JSON.stringify(a.response) }))
+    }
+    return analysed
+  })

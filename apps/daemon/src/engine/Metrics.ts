@@ -1,0 +1,60 @@
+/**
+ * The daemon's own metrics (the API client adds its `warden_api_*` ones). Labels stay low-cardinality:
+ * source ids, statuses, verdict types and severities, sink names — never references or content.
+ */
+import { Metric } from "effect"
+
+/** Events received from each source. */
+export const itemsIn = Metric.counter("warden_items_in_total", {
+  description: "Item events received from sources",
+  incremental: true
+})
+
+/** Item versions recorded, by source and status (analysed, failed, unanalysed). */
+export const itemsOut = Metric.counter("warden_items_out_total", {
+  description: "Item versions recorded, by status",
+  incremental: true
+})
+
+/** Verdicts recorded, by type and severity. */
+export const verdicts = Metric.counter("warden_verdicts_total", {
+  description: "Verdicts recorded, by type and severity",
+  incremental: true
+})
+
+/** Verdicts delivered to each sink. */
+export const sinkDelivered = Metric.counter("warden_sink_delivered_total", {
+  description: "Verdicts delivered, by sink",
+  incremental: true
+})
+
+/** Sink deliveries that failed (and will be retried, or dead-lettered). */
+export const sinkFailures = Metric.counter("warden_sink_failures_total", {
+  description: "Failed sink deliveries, by sink",
+  incremental: true
+})
+
+/** Verdicts waiting for each sink. */
+export const backlog = Metric.gauge("warden_sink_backlog", { description: "Verdicts waiting for delivery, by sink" })
+
+/** Seconds since each source last committed a checkpoint while it had events in flight. */
+export const checkpointLag = Metric.gauge("warden_checkpoint_lag_seconds", {
+  description: "Seconds since the source's last checkpoint commit"
+})
+
+/** 1 while a source is paused (credentials or permission refused), else 0. */
+export const sourcePaused = Metric.gauge("warden_source_paused", {
+  description: "1 while the source is paused by an authentication or permission error"
+})
+
+/** Batches handed back because the API was unavailable. */
+export const batchRetries = Metric.counter("warden_batch_retries_total", {
+  description: "Batches sent again after the API was unavailable",
+  incremental: true
+})
+
+/** Errors reported by sources (feed down, malformed payloads). */
+export const sourceErrors = Metric.counter("warden_source_errors_total", {
+  description: "Errors reported by sources",
+  incremental: true
+})

@@ -1,0 +1,30 @@
+/** What analysing one item came to: a verdict with the exact requests sent, or a recorded failure. */
+import type { FieldViolation } from "@warden/core"
+import type { SegmentRecord } from "../state/StateStore.ts"
+import type { Verdict } from "./Verdict.ts"
+
+/** The item was analysed: its verdict is the most severe segment's. */
+export interface Analysed {
+  readonly status: "analysed"
+  readonly endpoint: string
+  /** The exact JSON text sent for the most severe segment (what feedback will send back). */
+  readonly request: string
+  readonly response: string
+  readonly verdict: Verdict
+  readonly segments: ReadonlyArray<SegmentRecord>
+}
+
+/** The item could not be analysed as it is (bad input): recorded with the reasons, processing goes on. */
+export interface Failed {
+  readonly status: "failed"
+  readonly endpoint: string | undefined
+  readonly request: string | undefined
+  readonly error: {
+    readonly code: string
+    readonly message: string
+    readonly fieldViolations?: ReadonlyArray<FieldViolation>
+  }
+}
+
+/** An item outcome. */
+export type Outcome = Analysed | Failed

@@ -1,0 +1,178 @@
+/**
+ * From a source event to the request bodies the API takes. Connectors report what the platform gives;
+ * the API has strict rules (2-letter language, URIs, length limits, zoned date-times), so optional
+ * metadata that would break a rule is dropped or trimmed here rather than failing the whole item: the
+ * content is what must be analysed. Content over the limit follows the source's `oversize` setting.
+ */
+import { Limits } from "@warden/core"
+import type { SourceEvent } from "@warden/connector"
+import * as Segmenter from "./Segmenter.ts"
+import type { SourceSettings } from "./SourceSettings.ts"
+
+/** The content could not be made into a valid request (oversize: reject, or empty). */
+export interface Rejected {
+  readonly _tag: "Rejected"
+  readonly field: string
+  readonly message: string
+}
+
+/** The bodies to send for one item: one per segment (one unless a long text was split). */
+export interface Prepared {
+  readonly _tag: "Prepared"
+  readonly endpoint: "text" | "image" | "username"
+  readonly bodies: ReadonlyArray<Record<string, unknown>>
+}
+
+const isUri = (value: string | undefined): value is string =>
+  value !== undefined && /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/u.test(value) && URL.canParse(value)
+
+const isoDateTime = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString()
+}
+
+const language = (value: string | undefined): string | undefined => {
+  const code = value?.slice(0, 2)
+  return code !== undefined && /^[a-zA-Z]{2}$/u.test(code) ? code.toLowerCase() : undefined
+}
+
+const country = (value: string | undefined): string | undefined =>
+  value !== undefined && /^[A-Z]{2}$/u.test(value) ? value : undefined
+
+const clip = (value: string, max: number) => (value.length <= max ? value : value.slice(0, max))
+
+const defined = (entries: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined))
+
+const post = (p: SourceEvent.Post | undefined) =>
+  p === undefined || p.title.trim() === ""
+    ? undefined
+    : defined({
+        title: clip(p.title, Limits.POST_TITLE_MAX_LENGTH),
+        reference: p.reference === undefined ? undefined : clip(p.reference, Limits.REFERENCE_MAX_LENGTH),
+        publishedAt: isoDateTime(p.publishedAt),
+        permalink: isUri(p.permalink) ? p.permalink : undefined,
+        countryCode: country(p.countryCode)
+      })
+
+const author = (a: SourceEvent.Author | undefined) =>
+  a === undefined || a.username === ""
+    ? undefined
+    : defined({
+        username: clip(a.username, Limits.USERNAME_MAX_LENGTH),
+        reference: a.identifier === undefined ? undefined : clip(a.identifier, Limits.REFERENCE_MAX_LENGTH),
+        permalink: isUri(a.permalink) ? a.permalink : undefined,
+        profilePictureUrl: isUri(a.profilePictureUrl) ? a.profilePictureUrl : undefined,
+        countryCode: country(a.countryCode)
+      })
+
+/** The text pieces to analyse, after the source's oversize policy. */
+export const textPieces = (
+  text: string,
+  max: number,
+  oversize: SourceSettings["oversize"]
+): ReadonlyArray<string> | Rejected => {
+  if (text.trim() === "") return { _tag: "Rejected", field: "text", message: "the content is empty" }
+  if (text.length <= max) return [text]
+  switch (oversize) {
+    case "split":
+      return Segmenter.split(text, max)
+    case "truncate":
+      return [Segmenter.truncate(text, max)]
+    case "reject":
+      return {
+        _tag: "Rejected",
+        field: "text",
+        message: `the text is ${text.length} characters long; the limit is ${max} (oversize: reject)`
+      }
+  }
+}
+
+/** The v1 request bodies for an upsert event. */
+export const v1Bodies = (settings: SourceSettings, event: SourceEvent.Upsert): Prepared | Rejected => {
+  const content = event.content
+  const publishedAt = isoDateTime(event.publishedAt)
+  switch (content.type) {
+    case "text": {
+      const pieces = textPieces(content.text, Limits.TEXT_MAX_LENGTH, settings.oversize)
+      if (!Array.isArray(pieces)) return pieces as Rejected
+      const common = defined({
+        channelId: settings.channelId,
+        publishedAt,
+        reference: event.reference,
+        permalink: isUri(event.permalink) ? event.permalink : undefined,
+        language: language(event.language),
+        post: post(event.post),
+        author: author(event.author)
+      })
+      return {
+        _tag: "Prepared",
+        endpoint: "text",
+        bodies: pieces.map((text) => ({ channelId: settings.channelId, text, ...common }))
+      }
+    }
+    case "image":
+      return {
+        _tag: "Prepared",
+        endpoint: "image",
+        bodies: [
+          defined({
+            channelId: settings.channelId,
+            publishedAt,
+            ...("url" in content ? { imageUrl: content.url } : { imageData: content.data })
+          })
+        ]
+      }
+    case "username":
+      return content.username.trim() === ""
+        ? { _tag: "Rejected", field: "username", message: "the username is empty" }
+        : {
+            _tag: "Prepared",
+            endpoint: "username",
+            bodies: [
+              defined({
+                channelId: settings.channelId,
+                username: clip(content.username, Limits.USERNAME_MAX_LENGTH),
+                publishedAt
+              })
+            ]
+          }
+  }
+}
+
+/** The legacy messages for an upsert event (text only: the legacy endpoint analyses text). */
+export const legacyMessages = (
+  settings: SourceSettings,
+  event: SourceEvent.Upsert
+): ReadonlyArray<Record<string, unknown>> | Rejected => {
+  const content = event.content
+  const text = content.type === "text" ? content.text : content.type === "username" ? content.username : undefined
+  if (text === undefined) {
+    return { _tag: "Rejected", field: "content", message: "legacy mode analyses text only; images need mode v1" }
+  }
+  const pieces = textPieces(text, Limits.LEGACY_TEXT_MAX_LENGTH, settings.oversize)
+  if (!Array.isArray(pieces)) return pieces as Rejected
+  const context = defined({
+    topLevelReference: event.thread?.topLevelReference,
+    parentReference: event.thread?.parentReference,
+    from:
+      event.author === undefined
+        ? undefined
+        : { type: "AUTHOR", data: defined({ identifier: event.author.identifier, username: event.author.username }) },
+    content:
+      event.post === undefined
+        ? undefined
+        : {
+            type: settings.connector === "youtube" ? "VIDEO" : "POST",
+            data: defined({ identifier: event.post.reference, title: event.post.title })
+          }
+  })
+  return pieces.map((piece, i) =>
+    defined({
+      text: piece,
+      reference: pieces.length === 1 ? event.reference : `${event.reference}#${i + 1}`,
+      context: Object.keys(context).length === 0 ? undefined : context
+    })
+  )
+}

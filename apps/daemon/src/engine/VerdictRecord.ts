@@ -1,0 +1,53 @@
+/**
+ * What every sink receives for an item version: enough to act on and to be idempotent
+ * (`source` + `reference` + `version` identify it), never the API key, and the content text only
+ * when the operator opted in (`log.content`).
+ */
+import type { Outcome } from "./Outcome.ts"
+import type { Verdict } from "./Verdict.ts"
+
+/** A verdict as the sinks see it. */
+export interface VerdictRecord {
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+  readonly status: "analysed" | "failed" | "unanalysed"
+  readonly contentType: string
+  readonly mode: "v1" | "legacy"
+  readonly verdict?: Verdict
+  readonly error?: { readonly code: string; readonly message: string }
+  readonly permalink?: string
+  readonly text?: string
+  readonly segments: number
+  readonly analysedAt: string
+  readonly dryRun: boolean
+}
+
+/** Builds the record of an outcome. */
+export const fromOutcome = (fields: {
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+  readonly contentType: string
+  readonly mode: "v1" | "legacy"
+  readonly outcome: Outcome
+  readonly permalink: string | undefined
+  readonly text: string | undefined
+  readonly analysedAt: string
+  readonly dryRun: boolean
+}): VerdictRecord => ({
+  source: fields.source,
+  reference: fields.reference,
+  version: fields.version,
+  status: fields.outcome.status,
+  contentType: fields.contentType,
+  mode: fields.mode,
+  ...(fields.outcome.status === "analysed"
+    ? { verdict: fields.outcome.verdict }
+    : { error: { code: fields.outcome.error.code, message: fields.outcome.error.message } }),
+  ...(fields.permalink === undefined ? {} : { permalink: fields.permalink }),
+  ...(fields.text === undefined ? {} : { text: fields.text }),
+  segments: fields.outcome.status === "analysed" ? fields.outcome.segments.length : 0,
+  analysedAt: fields.analysedAt,
+  dryRun: fields.dryRun
+})

@@ -1,0 +1,91 @@
+/**
+ * The state store's tables, created by `effect/sql`'s migrator. The SQL is portable between SQLite and
+ * PostgreSQL (TEXT, INTEGER/BIGINT, composite keys, ON CONFLICT), so one list serves both.
+ */
+import { Effect } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+
+const createItems = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // One row per analysed version of an item: the exact request sent, the response, the verdict.
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_items (
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    endpoint TEXT,
+    request TEXT,
+    response TEXT,
+    verdict TEXT,
+    error TEXT,
+    segments INTEGER NOT NULL DEFAULT 1,
+    event TEXT NOT NULL,
+    verdict_type TEXT,
+    severity TEXT,
+    recommended_action TEXT,
+    classifications TEXT,
+    analysed_at TEXT,
+    created_at BIGINT NOT NULL,
+    deleted_at TEXT,
+    PRIMARY KEY (source, reference, version)
+  )`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_reference ON warden_items (reference, version)`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_created ON warden_items (created_at)`
+  // Every segment of an item whose text was split, each with its exact request and response.
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_segments (
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    segment INTEGER NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT,
+    PRIMARY KEY (source, reference, version, segment)
+  )`
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_checkpoints (
+    source TEXT PRIMARY KEY,
+    checkpoint TEXT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`
+  // The sink outbox: written in the same transaction as the verdict, drained by one worker per sink.
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_outbox (
+    id TEXT PRIMARY KEY,
+    sink TEXT NOT NULL,
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    next_attempt_at BIGINT NOT NULL DEFAULT 0
+  )`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_outbox_sink ON warden_outbox (sink, created_at, id)`
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_dead_letters (
+    id TEXT PRIMARY KEY,
+    sink TEXT NOT NULL,
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    last_error TEXT,
+    failed_at BIGINT NOT NULL
+  )`
+  // Errors a source reported (feed down, malformed payload): what could not be processed.
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_source_errors (
+    source TEXT NOT NULL,
+    at BIGINT NOT NULL,
+    reason TEXT NOT NULL,
+    message TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_source_errors_at ON warden_source_errors (source, at)`
+})
+
+/** Runs every pending migration of the state store. */
+export const run = Migrator.make({})({
+  loader: Migrator.fromRecord({ "0001_items_outbox_checkpoints": createItems }),
+  table: "warden_migrations"
+})

@@ -1,0 +1,300 @@
+/**
+ * The daemon's durable state on `effect/sql` (SQLite by default, PostgreSQL when shared): analysed item
+ * versions with the exact request sent, source checkpoints, the sink outbox and its dead letters.
+ *
+ * Every write is idempotent (deterministic keys, ON CONFLICT DO NOTHING): delivery through the
+ * cluster is at-least-once, so the same item may be recorded twice and must land once.
+ */
+import { Array as Arr, Context, Effect, Layer, Option } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import * as Migrations from "./Migrations.ts"
+
+/** What was recorded for the newest version of an item. */
+export interface LatestVersion {
+  readonly version: number
+  readonly contentHash: string
+  readonly status: string
+}
+
+/** A segment of a split text: its exact request and the response. */
+export interface SegmentRecord {
+  readonly request: string
+  readonly response: string | undefined
+}
+
+/** One analysed (or failed, or unanalysed) version of an item, as stored. */
+export interface ItemRecord {
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+  readonly contentHash: string
+  readonly contentType: string
+  readonly status: "analysed" | "failed" | "unanalysed"
+  readonly mode: "v1" | "legacy"
+  readonly endpoint: string | undefined
+  /** The exact JSON text sent (of the most severe segment when split). */
+  readonly request: string | undefined
+  readonly response: string | undefined
+  readonly verdict: unknown
+  readonly error: unknown
+  readonly segments: ReadonlyArray<SegmentRecord>
+  /** The source event, as JSON text: what re-analysis and actions need. */
+  readonly event: string
+  readonly analysedAt: string | undefined
+  readonly createdAt: number
+}
+
+/** A row of the sink outbox. */
+export interface OutboxRow {
+  readonly id: string
+  readonly sink: string
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+  readonly payload: string
+  readonly attempts: number
+}
+
+/** Filters of the decisions query. */
+export interface DecisionQuery {
+  readonly source?: string | undefined
+  readonly since?: number | undefined
+  readonly classification?: string | undefined
+  readonly action?: string | undefined
+  readonly limit: number
+}
+
+/** A stored decision, as the admin API shows it. */
+export interface Decision {
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+  readonly status: string
+  readonly contentType: string
+  readonly mode: string
+  readonly endpoint: string | null
+  readonly request: string | null
+  readonly verdict: unknown
+  readonly error: unknown
+  readonly segments: number
+  readonly analysedAt: string | null
+  readonly createdAt: number
+  readonly deletedAt: string | null
+}
+
+const parseJson = (text: unknown): unknown => (typeof text === "string" ? JSON.parse(text) : null)
+
+const toDecision = (row: any): Decision => ({
+  source: row.source,
+  reference: row.reference,
+  version: Number(row.version),
+  status: row.status,
+  contentType: row.content_type,
+  mode: row.mode,
+  endpoint: row.endpoint ?? null,
+  request: row.request ?? null,
+  verdict: parseJson(row.verdict),
+  error: parseJson(row.error),
+  segments: Number(row.segments),
+  analysedAt: row.analysed_at ?? null,
+  createdAt: Number(row.created_at),
+  deletedAt: row.deleted_at ?? null
+})
+
+const outboxId = (sink: string, source: string, reference: string, version: number) =>
+  `${sink}\u001f${source}\u001f${reference}\u001f${version}`
+
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* Migrations.run
+
+  const getCheckpoint = (source: string): Effect.Effect<Option.Option<string>, SqlError.SqlError> =>
+    sql<{ checkpoint: string }>`SELECT checkpoint FROM warden_checkpoints WHERE source = ${source}`.pipe(
+      Effect.map((rows) => Option.fromNullishOr(rows[0]?.checkpoint))
+    )
+
+  const commitCheckpoint = (source: string, checkpoint: string) =>
+    sql`INSERT INTO warden_checkpoints (source, checkpoint, updated_at) VALUES (${source}, ${checkpoint}, ${Date.now()})
+        ON CONFLICT (source) DO UPDATE SET checkpoint = excluded.checkpoint, updated_at = excluded.updated_at`.pipe(
+      Effect.asVoid
+    )
+
+  const latestVersion = (source: string, reference: string) =>
+    sql<{ version: number; content_hash: string; status: string }>`
+      SELECT version, content_hash, status FROM warden_items
+      WHERE source = ${source} AND reference = ${reference}
+      ORDER BY version DESC LIMIT 1`.pipe(
+      Effect.map((rows) =>
+        Option.map(
+          Option.fromNullishOr(rows[0]),
+          (row): LatestVersion => ({ version: Number(row.version), contentHash: row.content_hash, status: row.status })
+        )
+      )
+    )
+
+  /**
+   * Records an item version and queues it for every sink, in one transaction. A version recorded
+   * before (a redelivery) is left as it is: returns `false` then.
+   */
+  const recordItem = (item: ItemRecord, sinks: ReadonlyArray<string>, payload: string) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const existing = yield* sql`SELECT 1 AS one FROM warden_items
+          WHERE source = ${item.source} AND reference = ${item.reference} AND version = ${item.version}`
+        if (existing.length > 0) return false
+        const verdict = item.verdict === undefined ? null : JSON.stringify(item.verdict)
+        const v = (item.verdict ?? {}) as {
+          type?: string
+          severity?: string
+          recommendedAction?: string
+          classifications?: ReadonlyArray<string>
+        }
+        yield* sql`INSERT INTO warden_items ${sql.insert({
+          source: item.source,
+          reference: item.reference,
+          version: item.version,
+          content_hash: item.contentHash,
+          content_type: item.contentType,
+          status: item.status,
+          mode: item.mode,
+          endpoint: item.endpoint ?? null,
+          request: item.request ?? null,
+          response: item.response ?? null,
+          verdict,
+          error: item.error === undefined ? null : JSON.stringify(item.error),
+          segments: Math.max(1, item.segments.length),
+          event: item.event,
+          verdict_type: v.type ?? null,
+          severity: v.severity ?? null,
+          recommended_action: v.recommendedAction ?? null,
+          classifications: v.classifications ? `,${v.classifications.join(",")},` : null,
+          analysed_at: item.analysedAt ?? null,
+          created_at: item.createdAt
+        })} ON CONFLICT DO NOTHING`
+        if (Arr.isReadonlyArrayNonEmpty(item.segments) && item.segments.length > 1) {
+          yield* sql`INSERT INTO warden_segments ${sql.insert(
+            Arr.map(item.segments, (s, segment) => ({
+              source: item.source,
+              reference: item.reference,
+              version: item.version,
+              segment,
+              request: s.request,
+              response: s.response ?? null
+            }))
+          )} ON CONFLICT DO NOTHING`
+        }
+        if (Arr.isReadonlyArrayNonEmpty(sinks)) {
+          yield* sql`INSERT INTO warden_outbox ${sql.insert(
+            Arr.map(sinks, (sink) => ({
+              id: outboxId(sink, item.source, item.reference, item.version),
+              sink,
+              source: item.source,
+              reference: item.reference,
+              version: item.version,
+              payload,
+              created_at: item.createdAt,
+              attempts: 0,
+              next_attempt_at: 0
+            }))
+          )} ON CONFLICT DO NOTHING`
+        }
+        return true
+      })
+    )
+
+  const markDeleted = (source: string, reference: string) =>
+    sql`UPDATE warden_items SET deleted_at = ${new Date().toISOString()}
+        WHERE source = ${source} AND reference = ${reference} AND deleted_at IS NULL`.pipe(Effect.asVoid)
+
+  /** The oldest undelivered rows of a sink that are due, in order. */
+  const pendingOutbox = (sink: string, limit: number) =>
+    sql<OutboxRow>`SELECT id, sink, source, reference, version, payload, attempts FROM warden_outbox
+      WHERE sink = ${sink} AND next_attempt_at <= ${Date.now()}
+      ORDER BY created_at, id LIMIT ${limit}`.pipe(
+      Effect.map((rows) => rows.map((r) => ({ ...r, version: Number(r.version), attempts: Number(r.attempts) })))
+    )
+
+  const markDelivered = (ids: ReadonlyArray<string>) =>
+    ids.length === 0 ? Effect.void : sql`DELETE FROM warden_outbox WHERE ${sql.in("id", ids)}`.pipe(Effect.asVoid)
+
+  const markAttemptFailed = (id: string, error: string, retryAt: number) =>
+    sql`UPDATE warden_outbox SET attempts = attempts + 1, last_error = ${error}, next_attempt_at = ${retryAt}
+        WHERE id = ${id}`.pipe(Effect.asVoid)
+
+  const deadLetter = (row: OutboxRow, error: string) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`INSERT INTO warden_dead_letters ${sql.insert({
+          id: row.id,
+          sink: row.sink,
+          source: row.source,
+          reference: row.reference,
+          version: row.version,
+          payload: row.payload,
+          attempts: row.attempts + 1,
+          last_error: error,
+          failed_at: Date.now()
+        })} ON CONFLICT DO NOTHING`
+        yield* sql`DELETE FROM warden_outbox WHERE id = ${row.id}`
+      })
+    )
+
+  const outboxBacklog = sql<{ sink: string; n: number }>`SELECT sink, COUNT(*) AS n FROM warden_outbox GROUP BY sink`
+
+  const recordSourceError = (source: string, reason: string, message: string) =>
+    sql`INSERT INTO warden_source_errors ${sql.insert({ source, at: Date.now(), reason, message })}`.pipe(
+      Effect.asVoid
+    )
+
+  const decisions = (query: DecisionQuery) =>
+    sql`SELECT * FROM warden_items WHERE 1 = 1
+      ${query.source === undefined ? sql`` : sql`AND source = ${query.source}`}
+      ${query.since === undefined ? sql`` : sql`AND created_at >= ${query.since}`}
+      ${query.classification === undefined ? sql`` : sql`AND classifications LIKE ${`%,${query.classification},%`}`}
+      ${query.action === undefined ? sql`` : sql`AND recommended_action = ${query.action}`}
+      ORDER BY created_at DESC, reference, version DESC LIMIT ${query.limit}`.pipe(Effect.map((rows) => rows.map(toDecision)))
+
+  const decision = (reference: string) =>
+    sql`SELECT * FROM warden_items WHERE reference = ${reference} ORDER BY version DESC`.pipe(
+      Effect.map((rows) => rows.map(toDecision))
+    )
+
+  const segments = (source: string, reference: string, version: number) =>
+    sql<{ segment: number; request: string; response: string | null }>`
+      SELECT segment, request, response FROM warden_segments
+      WHERE source = ${source} AND reference = ${reference} AND version = ${version} ORDER BY segment`
+
+  const counts = sql<{ source: string; status: string; n: number }>`
+    SELECT source, status, COUNT(*) AS n FROM warden_items GROUP BY source, status`
+
+  /** Whether the store accepts a write right now (readiness). */
+  const writable = sql`UPDATE warden_checkpoints SET updated_at = updated_at WHERE source = ''`.pipe(Effect.asVoid)
+
+  return {
+    getCheckpoint,
+    commitCheckpoint,
+    latestVersion,
+    recordItem,
+    markDeleted,
+    pendingOutbox,
+    markDelivered,
+    markAttemptFailed,
+    deadLetter,
+    outboxBacklog,
+    recordSourceError,
+    decisions,
+    decision,
+    segments,
+    counts,
+    writable,
+    sql
+  } as const
+})
+
+/** The daemon's durable state. */
+export class StateStore extends Context.Service<StateStore, Effect.Success<typeof make>>()(
+  "@warden/daemon/StateStore"
+) {
+  /** The store on the `SqlClient` in context, migrated on start. */
+  static readonly layer = Layer.effect(StateStore, make)
+}
