@@ -25,8 +25,8 @@ import * as RssConfig from "./RssConfig.ts"
 
 const sha256 = (s: string): string => createHash("sha256").update(s).digest("hex")
 
-/** One configured feed, resolved. */
-interface FeedSpec {
+/** One configured feed, resolved: its id in references, URL and content field. */
+export interface FeedSpec {
   readonly id: string
   readonly url: string
   readonly content: RssConfig.ContentField

@@ -34,7 +34,11 @@ const crashing = Connector.make({
     }))
 })
 
-const options = (connector: Connector.Connector) => ({ connector, setup: JsonUpstream.make, timeout: "3 seconds" })
+const options = (connector: Connector.Connector): Conformance.Options => ({
+  connector,
+  setup: JsonUpstream.make,
+  timeout: "3 seconds"
+})
 
 describe("conformance kit catches", () => {
   it.live("duplicates after resume when duplicates is 'never'", () =>

@@ -50,3 +50,12 @@ describe("example connector", () => {
     assert.strictEqual((schema as { additionalProperties?: unknown }).additionalProperties, false)
   })
 })
+
+describe("docs/connectors.md", () => {
+  it("shows the example connector exactly as the file the tests run", async () => {
+    const { readFile } = await import("node:fs/promises")
+    const doc = await readFile(new URL("../../../docs/connectors.md", import.meta.url), "utf8")
+    const file = await readFile(new URL("../examples/JsonPollConnector.ts", import.meta.url), "utf8")
+    assert.include(doc, `\`\`\`ts\n${file}\`\`\``)
+  })
+})
