@@ -3,10 +3,11 @@
  * Exit codes (DESIGN.md): 0 ok, 1 runtime failure, 2 usage error, 78 invalid configuration.
  */
 import { Command } from "effect/cli"
+import { sandbox } from "./commands/Sandbox.ts"
 import { version } from "./Version.ts"
 
 /** Every subcommand of `warden`. Add a command: a module under `cli/commands/`, one line here. */
-const subcommands = [] as const
+const subcommands = [sandbox] as const
 
 /** The root `warden` command. */
 export const warden = Command.make("warden").pipe(
