@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { resolve as resolvePath } from "node:path"
-import { pathToFileURL } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Connector, isConnector } from "./Connector.ts"
 
@@ -54,9 +54,12 @@ const isModuleNotFound = (error: unknown, specifier: string): boolean => {
   if (typeof error !== "object" || error === null) return false
   const code = (error as { code?: unknown }).code
   const message = String((error as { message?: unknown }).message ?? "")
-  if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return false
-  // Only when the connector itself is missing, not one of its own dependencies.
-  return message.includes(`'${specifier}'`) || message.includes(`"${specifier}"`) || message.includes(specifier)
+  if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND" && code !== "ERR_LOAD_URL") return false
+  // Only when the connector itself is missing, not one of its own dependencies ("Cannot find package
+  // 'x' imported from .../connector-rss/..." names the dependency in quotes, the connector unquoted).
+  const names = [specifier]
+  if (specifier.startsWith("file:")) names.push(fileURLToPath(specifier))
+  return names.some((name) => message.includes(`'${name}'`) || message.includes(`"${name}"`))
 }
 
 const pickConnector = (mod: unknown): unknown => {

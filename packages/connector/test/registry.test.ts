@@ -51,6 +51,15 @@ describe("ConnectorRegistry", () => {
     }).pipe(Effect.provide(layer))
   )
 
+  it.effect("a connector whose own dependency is missing is InvalidConnectorModule, naming the dependency", () =>
+    Effect.gen(function* () {
+      const registry = yield* ConnectorRegistry.ConnectorRegistry
+      const error = yield* Effect.flip(registry.resolve({ module: "./fixtures/broken-dependency.ts" }))
+      assert.strictEqual(error._tag, "InvalidConnectorModule")
+      assert.include(error.message, "warden-no-such-package-for-tests")
+    }).pipe(Effect.provide(layer))
+  )
+
   it.effect("a type resolves through importModule to @warden/connector-<type> and checks the type", () =>
     Effect.gen(function* () {
       const asked: Array<string> = []
