@@ -46,6 +46,9 @@ export interface Input {
   readonly userAgentSuffix?: string | undefined
 }
 
+/** Settings that win over the environment (the CLI's flags); `undefined` means "not given". */
+export type Overrides = { readonly [K in keyof Input]?: Input[K] | undefined }
+
 /** The resolved settings. */
 export interface Shape {
   readonly apiKey: Redacted.Redacted<string>
@@ -130,7 +133,7 @@ const optional = <A>(config: Config.Config<A>) => Config.option(config).pipe(Con
  * after `WARDEN_REGION`), `WARDEN_RATE_LIMIT_RPS` and `WARDEN_RATE_LIMIT_BURST` (one rate for every
  * endpoint). `overrides` win over the environment (the CLI's flags).
  */
-export const fromEnv = (overrides: Partial<Input> = {}): Config.Config<Input> =>
+export const fromEnv = (overrides: Overrides = {}): Config.Config<Input> =>
   Config.all({
     apiKey:
       overrides.apiKey === undefined ? Config.Redacted("WARDEN_API_KEY") : Config.succeed(redacted(overrides.apiKey)),
@@ -172,7 +175,12 @@ export const fromEnv = (overrides: Partial<Input> = {}): Config.Config<Input> =>
         failover: failover as Array<Region>,
         quotas: env.rps === undefined ? undefined : { default: { requestsPerSecond: env.rps, burst: env.burst } }
       }
-      return { ...input, ...dropUndefined(overrides) }
+      const merged = { ...input, ...(dropUndefined(overrides) as Partial<Input>) }
+      // base URLs merge region by region: a flag for one region keeps the environment's others
+      return {
+        ...merged,
+        baseUrls: { ...dropUndefined(input.baseUrls ?? {}), ...dropUndefined(overrides.baseUrls ?? {}) }
+      }
     })
   )
 
@@ -185,7 +193,7 @@ export class ApiConfig extends Context.Service<ApiConfig, Shape>()("@warden/tran
   static readonly layer = (input: Input): Layer.Layer<ApiConfig, ApiConfigError> => Layer.effect(ApiConfig, make(input))
   /** Settings from the environment (`fromEnv`), with `overrides` winning. */
   static readonly layerConfig = (
-    overrides: Partial<Input> = {}
+    overrides: Overrides = {}
   ): Layer.Layer<ApiConfig, ApiConfigError | Config.ConfigError> =>
     Layer.effect(
       ApiConfig,

@@ -17,7 +17,7 @@ import {
 } from "@warden/core"
 import { Clock, Context, Duration, Effect, Layer, Redacted, type Config } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest } from "effect/http"
-import { ApiConfig, type ApiConfigError, type Input } from "./ApiConfig.ts"
+import { ApiConfig, type ApiConfigError, type Input, type Overrides } from "./ApiConfig.ts"
 import { fromHttpClientError } from "./internal/errors.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { BASE_URL_ENV, type Region } from "./Region.ts"
@@ -231,7 +231,7 @@ export class Transport extends Context.Service<Transport, Shape>()("@warden/tran
     Transport.layerUndici.pipe(Layer.provideMerge(ApiConfig.layer(input)))
   /** Settings from the environment (`ApiConfig.fromEnv`), on undici. */
   static readonly layerConfig = (
-    overrides: Partial<Input> = {}
+    overrides: Overrides = {}
   ): Layer.Layer<Transport | RateLimiter | ApiConfig, ApiConfigError | Config.ConfigError> =>
     Transport.layerUndici.pipe(Layer.provideMerge(ApiConfig.layerConfig(overrides)))
 }

@@ -3,11 +3,14 @@
  * Exit codes (DESIGN.md): 0 ok, 1 runtime failure, 2 usage error, 78 invalid configuration.
  */
 import { Command } from "effect/cli"
+import { analyze } from "./commands/Analyze.ts"
+import { feedback } from "./commands/Feedback.ts"
+import { legacy } from "./commands/Legacy.ts"
 import { sandbox } from "./commands/Sandbox.ts"
 import { version } from "./Version.ts"
 
 /** Every subcommand of `warden`. Add a command: a module under `cli/commands/`, one line here. */
-const subcommands = [sandbox] as const
+const subcommands = [sandbox, analyze, feedback, legacy] as const
 
 /** The root `warden` command. */
 export const warden = Command.make("warden").pipe(

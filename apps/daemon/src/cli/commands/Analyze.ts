@@ -1,0 +1,262 @@
+/**
+ * `warden analyze text|image|username`: one analyze call, the answer as JSON on stdout. The content is
+ * the last argument or, when absent, stdin. Also home of what the client commands share (`feedback`,
+ * `legacy`): the connection flags (`--base-url`, `--api-key`, `--key-kind`, `--region`) over the
+ * `WARDEN_*` environment, and the error line + exit code (1 runtime/API failure, 2 usage/validation).
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { Transport } from "@warden/transport"
+import { AnalyzeV1 } from "@warden/v1"
+import { Console, Effect, Layer, Option, type Redacted, Runtime } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+
+/** A failure already printed on stderr, carrying the process exit code. */
+export class CliFailure extends Error {
+  override readonly [Runtime.errorExitCode]: number
+  override readonly [Runtime.errorReported] = false
+  constructor(code: number, line: string) {
+    super(line)
+    this.name = "CliFailure"
+    this[Runtime.errorExitCode] = code
+  }
+}
+
+/** Exit code 2: the request or the command line is wrong (fix it, do not retry). */
+const USAGE_TAGS = new Set(["RequestValidationError", "ApiConfigError", "ConfigError", "UsageError"])
+
+const codeOf = (error: unknown): string => {
+  if (typeof error !== "object" || error === null) return "ERROR"
+  const e = error as { _tag?: string; error?: { code?: string }; reason?: string }
+  if (e.error?.code !== undefined) return e.error.code
+  if (e._tag === "TransportError") return `TRANSPORT_ERROR(${e.reason})`
+  return (e._tag ?? "ERROR").replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase()
+}
+
+/** Prints one line on stderr (the code, then the message with its field paths) and fails with the exit code. */
+export const report = (error: unknown): Effect.Effect<never, CliFailure> => {
+  const tag = typeof error === "object" && error !== null ? (error as { _tag?: string })._tag : undefined
+  const exit = tag !== undefined && USAGE_TAGS.has(tag) ? 2 : 1
+  const message =
+    error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+      ? String((error as { message: unknown }).message)
+      : String(error)
+  const code = codeOf(error)
+  const text = message.replace(/\s*\n\s*/g, " ")
+  const line = `warden: ${text.startsWith(`${code}: `) ? text : `${code}: ${text}`}`
+  return Effect.andThen(Console.error(line), Effect.fail(new CliFailure(exit, line)))
+}
+
+/** A usage problem found by a command itself (exit 2). */
+export class UsageError extends Error {
+  readonly _tag = "UsageError"
+}
+
+/** The connection flags every client command takes; each falls back to its `WARDEN_*` variable. */
+export const connectionFlags = {
+  baseUrl: Flag.String("base-url").pipe(
+    Flag.withDescription("Base URL of the API (of --region; for `legacy`, of the legacy host). Env: WARDEN_BASE_URL"),
+    Flag.optional
+  ),
+  apiKey: Flag.Redacted("api-key").pipe(Flag.withDescription("API key. Env: WARDEN_API_KEY"), Flag.optional),
+  keyKind: Flag.Literals("key-kind", ["standard", "reseller"]).pipe(
+    Flag.withDescription("Kind of the key. Env: WARDEN_KEY_KIND"),
+    Flag.optional
+  ),
+  region: Flag.Literals("region", ["global", "us-east", "us-west"]).pipe(
+    Flag.withDescription("Region. Env: WARDEN_REGION"),
+    Flag.optional
+  )
+} as const
+
+/** What the connection flags parse to. */
+export interface Connection {
+  readonly baseUrl: Option.Option<string>
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly keyKind: Option.Option<"standard" | "reseller">
+  readonly region: Option.Option<"global" | "us-east" | "us-west">
+}
+
+/** The transport for a command: the environment, overridden by the flags. */
+export const transportFor = (flags: Connection, api: "v1" | "legacy") => {
+  const region = Option.getOrUndefined(flags.region)
+  const baseUrl = Option.getOrUndefined(flags.baseUrl)
+  const overrides: Parameters<typeof Transport.Transport.layerConfig>[0] = {
+    apiKey: Option.getOrUndefined(flags.apiKey),
+    keyKind: Option.getOrUndefined(flags.keyKind),
+    region,
+    ...(api === "legacy"
+      ? { legacyBaseUrl: baseUrl, legacyApiKey: Option.getOrUndefined(flags.apiKey) }
+      : { baseUrls: { [region ?? "global"]: baseUrl } })
+  }
+  return Transport.Transport.layerConfig(overrides)
+}
+
+/** Runs a command body on a client layer; any failure becomes one stderr line and an exit code. */
+export const runWith = <A, E, R, E2>(
+  layer: Layer.Layer<R, E2>,
+  body: Effect.Effect<A, E, R>
+): Effect.Effect<A, CliFailure> =>
+  body.pipe(Effect.provide(layer), Effect.catch(report)) as Effect.Effect<A, CliFailure>
+
+/** Reads all of stdin as bytes. */
+export const readStdin: Effect.Effect<Uint8Array> = Effect.promise(async () => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return new Uint8Array(Buffer.concat(chunks))
+})
+
+/** The content argument, or stdin (trailing newline removed) when it is absent. */
+const contentOf = (argument: Option.Option<string>): Effect.Effect<string> =>
+  Option.isSome(argument)
+    ? Effect.succeed(argument.value)
+    : Effect.map(readStdin, (bytes) => new TextDecoder().decode(bytes).replace(/\r?\n$/, ""))
+
+const channel = Flag.String("channel").pipe(
+  Flag.withDescription("Channel UUID the content belongs to. Env: WARDEN_CHANNEL"),
+  Flag.optional
+)
+const content = Argument.String("content").pipe(
+  Argument.withDescription("The content; read from stdin when absent"),
+  Argument.optional
+)
+const opt = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
+
+const common = {
+  ...connectionFlags,
+  channel,
+  content,
+  publishedAt: opt("published-at", "Publication date-time, ISO 8601"),
+  industry: opt("industry", "Reseller: INDUSTRY_MEDIA, INDUSTRY_SPORT, INDUSTRY_GAMING, ..."),
+  defaultLanguage: opt("default-language", "Reseller: ISO 639-1 code used when detection is weak"),
+  saveRequest: opt("save-request", "Write the exact JSON body sent to this file (for `warden feedback --request`)"),
+  withRequest: Flag.Boolean("with-request").pipe(
+    Flag.withDescription("Print { request, response }: the exact body sent and the answer"),
+    Flag.withDefault(false)
+  )
+} as const
+
+/** Sets `key` when the option is present. */
+const put = (body: Record<string, unknown>, key: string, value: Option.Option<unknown>) => {
+  if (Option.isSome(value)) body[key] = value.value
+}
+
+const channelOf = (flag: Option.Option<string>) =>
+  Option.isSome(flag)
+    ? Effect.succeed(flag.value)
+    : process.env.WARDEN_CHANNEL !== undefined && process.env.WARDEN_CHANNEL !== ""
+      ? Effect.succeed(process.env.WARDEN_CHANNEL)
+      : Effect.fail(new UsageError("--channel is required (or set WARDEN_CHANNEL)"))
+
+const output = (
+  sent: { readonly request: string; readonly response: unknown },
+  flags: { readonly saveRequest: Option.Option<string>; readonly withRequest: boolean }
+) =>
+  Effect.gen(function* () {
+    if (Option.isSome(flags.saveRequest)) {
+      const file = flags.saveRequest.value
+      yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.writeFile(file, sent.request)))
+    }
+    yield* Console.log(JSON.stringify(flags.withRequest ? sent : sent.response))
+  })
+
+const v1Layer = (flags: Connection) => AnalyzeV1.AnalyzeV1.layer.pipe(Layer.provide(transportFor(flags, "v1")))
+
+const analyzeText = Command.make(
+  "text",
+  {
+    ...common,
+    reference: opt("reference", "Your stable identifier of the content (<= 256 characters)"),
+    language: opt("language", "Language hint, ISO 639-1"),
+    permalink: opt("permalink", "Public URL of the content")
+  },
+  (flags) =>
+    runWith(
+      v1Layer(flags),
+      Effect.gen(function* () {
+        const body: Record<string, unknown> = {
+          channelId: yield* channelOf(flags.channel),
+          text: yield* contentOf(flags.content)
+        }
+        put(body, "publishedAt", flags.publishedAt)
+        put(body, "reference", flags.reference)
+        put(body, "permalink", flags.permalink)
+        put(body, "language", flags.language)
+        put(body, "industry", flags.industry)
+        put(body, "defaultLanguage", flags.defaultLanguage)
+        const client = yield* AnalyzeV1.AnalyzeV1
+        yield* output(yield* client.textWithRequest(body as never), flags)
+      })
+    )
+).pipe(Command.withDescription("Analyse a text (the last argument, or stdin)"))
+
+const analyzeImage = Command.make(
+  "image",
+  {
+    ...common,
+    customerContext: opt("customer-context", "Reseller: free English text describing the channel"),
+    classificationsEnabled: opt("classifications-enabled", "Reseller: comma-separated image classifications"),
+    ocr: Flag.Boolean("ocr").pipe(
+      Flag.withDescription("Reseller: also extract and analyse text"),
+      Flag.withDefault(false)
+    )
+  },
+  (flags) =>
+    runWith(
+      v1Layer(flags),
+      Effect.gen(function* () {
+        const image = (yield* contentOf(flags.content)).trim()
+        const body: Record<string, unknown> = { channelId: yield* channelOf(flags.channel) }
+        if (/^https?:\/\//.test(image)) body.imageUrl = image
+        else if (image !== "" && existsSync(image)) body.imageData = readFileSync(image).toString("base64")
+        else body.imageData = image
+        put(body, "publishedAt", flags.publishedAt)
+        put(body, "industry", flags.industry)
+        put(body, "defaultLanguage", flags.defaultLanguage)
+        put(body, "customerContext", flags.customerContext)
+        put(
+          body,
+          "classificationsEnabled",
+          Option.map(flags.classificationsEnabled, (list) =>
+            list
+              .split(",")
+              .map((s) => s.trim())
+              .filter((s) => s !== "")
+          )
+        )
+        if (flags.ocr) body.ocrEnabled = true
+        const client = yield* AnalyzeV1.AnalyzeV1
+        yield* output(yield* client.imageWithRequest(body as never), flags)
+      })
+    )
+).pipe(Command.withDescription("Analyse an image: a URL, a file path, or base64 bytes (argument or stdin)"))
+
+const analyzeUsername = Command.make(
+  "username",
+  {
+    ...common,
+    customerContext: opt("customer-context", "Reseller: free English text describing the channel")
+  },
+  (flags) =>
+    runWith(
+      v1Layer(flags),
+      Effect.gen(function* () {
+        const body: Record<string, unknown> = {
+          channelId: yield* channelOf(flags.channel),
+          username: yield* contentOf(flags.content)
+        }
+        put(body, "publishedAt", flags.publishedAt)
+        put(body, "industry", flags.industry)
+        put(body, "defaultLanguage", flags.defaultLanguage)
+        put(body, "customerContext", flags.customerContext)
+        const client = yield* AnalyzeV1.AnalyzeV1
+        yield* output(yield* client.usernameWithRequest(body as never), flags)
+      })
+    )
+).pipe(Command.withDescription("Analyse a username (the last argument, or stdin)"))
+
+/** `warden analyze text|image|username`. */
+export const analyze = Command.make("analyze").pipe(
+  Command.withDescription("Analyse a text, an image or a username with the v1 API; prints the answer as JSON"),
+  Command.withSubcommands([analyzeText, analyzeImage, analyzeUsername])
+)
