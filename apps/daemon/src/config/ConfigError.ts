@@ -1,0 +1,32 @@
+/**
+ * The configuration file is invalid: every problem found, each at a path of the file.
+ */
+import { Runtime, Schema } from "effect"
+
+/** One problem (or warning) of a config file: `path` is dotted (`sources.0.config.feeds`), or `LINE:COLUMN` for YAML syntax. */
+export const ConfigProblem = Schema.Struct({
+  path: Schema.String,
+  message: Schema.String
+})
+/** @see {@link ConfigProblem} */
+export type ConfigProblem = typeof ConfigProblem.Type
+
+/** Formats a problem the way `warden config check` prints it: `path: message`. */
+export const formatProblem = (problem: ConfigProblem): string =>
+  problem.path === "" ? problem.message : `${problem.path}: ${problem.message}`
+
+/**
+ * The config file cannot be used. `problems` lists every problem found (not only the first), in file
+ * order where possible. A process failing with it exits 78 (`EX_CONFIG`).
+ */
+export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
+  file: Schema.String,
+  problems: Schema.Array(ConfigProblem)
+}) {
+  /** Exit code of a process that fails with this error. */
+  override readonly [Runtime.errorExitCode] = 78
+
+  override get message(): string {
+    return `invalid configuration ${this.file}:\n${this.problems.map(formatProblem).join("\n")}`
+  }
+}

@@ -1,0 +1,412 @@
+/**
+ * Reads, decodes and checks the daemon's config file: YAML -> secret references -> `WARDEN_*`
+ * environment defaults for `api` -> Schema decode -> connectors (each source's `config` decoded with
+ * its connector's schema, rule actions checked against its capabilities) -> cross-checks (unique ids
+ * and names, rule sinks, region base URLs). Every problem is collected, none stops the others.
+ */
+import { readFile } from "node:fs/promises"
+import { dirname, isAbsolute, resolve as resolvePath } from "node:path"
+import type { Connector } from "@warden/connector"
+import { Effect, Schema } from "effect"
+import { type Document, isNode, parseDocument } from "yaml"
+import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
+import * as Connectors from "./Connectors.ts"
+import { fromIssue } from "./internal/Problems.ts"
+import * as SecretRef from "./SecretRef.ts"
+import {
+  DEFAULT_SQLITE,
+  FailureMode,
+  type Sink,
+  SinkEntry,
+  type Source,
+  SourceEntry,
+  type StateStore,
+  type WardenConfig,
+  WardenConfigFile
+} from "./WardenConfig.ts"
+
+/** Options of {@link loadConfig}. */
+export interface Options {
+  /** Environment for `${env:...}` and the `WARDEN_*` defaults (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
+  /** Connectors known without importing (tests); matched by `type` first. */
+  readonly builtins?: ReadonlyArray<Connector.Connector> | undefined
+}
+
+/** A config that decoded, with what `warden config check` reports beside it. */
+export interface Checked {
+  readonly config: WardenConfig
+  /** Things that work but deserve attention (inline secrets, no sources). */
+  readonly warnings: ReadonlyArray<ConfigProblem>
+  /** The connector of each source, by source id. */
+  readonly connectors: ReadonlyMap<string, Connector.Connector>
+}
+
+/** `api` keys filled from the environment when the file leaves them out. */
+const API_ENV: ReadonlyArray<readonly [key: string, variable: string]> = [
+  ["apiKey", "WARDEN_API_KEY"],
+  ["keyKind", "WARDEN_KEY_KIND"],
+  ["region", "WARDEN_REGION"],
+  ["baseUrl", "WARDEN_BASE_URL"],
+  ["baseUrlUsEast", "WARDEN_BASE_URL_US_EAST"],
+  ["baseUrlUsWest", "WARDEN_BASE_URL_US_WEST"],
+  ["legacyBaseUrl", "WARDEN_LEGACY_BASE_URL"],
+  ["legacyApiKey", "WARDEN_LEGACY_API_KEY"],
+  ["timeout", "WARDEN_TIMEOUT"]
+]
+const RETRY_ENV: ReadonlyArray<readonly [key: string, variable: string]> = [
+  ["maxAttempts", "WARDEN_RETRY_MAX_ATTEMPTS"],
+  ["baseDelay", "WARDEN_RETRY_BASE_DELAY"],
+  ["maxDelay", "WARDEN_RETRY_MAX_DELAY"],
+  ["maxElapsed", "WARDEN_RETRY_MAX_ELAPSED"]
+]
+
+/** Paths of secrets: written inline they work, but `config check` warns. */
+const isSecretPath = (path: string): boolean =>
+  /^(api\.apiKey|api\.legacyApiKey|state\.postgres|admin\.token|sinks\.\d+\.secret)$/u.test(path)
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const asNumber = (s: string): number | string => (/^-?\d+(\.\d+)?$/u.test(s.trim()) ? Number(s) : s)
+
+/** Fills `api` keys the file leaves out from `WARDEN_*` variables; returns which path came from which variable. */
+const fillApiFromEnv = (
+  document: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>
+): Map<string, string> => {
+  const filled = new Map<string, string>()
+  const api: Record<string, unknown> = isRecord(document.api) ? { ...document.api } : {}
+  if (document.api !== undefined && !isRecord(document.api)) return filled
+  const set = (target: Record<string, unknown>, key: string, variable: string, path: string, value: unknown) => {
+    if (target[key] !== undefined) return
+    target[key] = value
+    filled.set(path, variable)
+  }
+  for (const [key, variable] of API_ENV) {
+    const v = env[variable]
+    if (v !== undefined && v !== "") set(api, key, variable, `api.${key}`, v)
+  }
+  if (isRecord(api.retry) || api.retry === undefined) {
+    const retry: Record<string, unknown> = { ...((api.retry as Record<string, unknown> | undefined) ?? {}) }
+    for (const [key, variable] of RETRY_ENV) {
+      const v = env[variable]
+      if (v !== undefined && v !== "")
+        set(retry, key, variable, `api.retry.${key}`, key === "maxAttempts" ? asNumber(v) : v)
+    }
+    if (Object.keys(retry).length > 0) api.retry = retry
+  }
+  const failover = env.WARDEN_FAILOVER
+  if (failover !== undefined && failover.trim() !== "" && (isRecord(api.regions) || api.regions === undefined)) {
+    const regions: Record<string, unknown> = { ...((api.regions as Record<string, unknown> | undefined) ?? {}) }
+    if (regions.failover === undefined) {
+      set(
+        regions,
+        "failover",
+        "WARDEN_FAILOVER",
+        "api.regions.failover",
+        failover
+          .split(",")
+          .map((s) => s.trim())
+          .filter((s) => s !== "")
+      )
+      if (regions.policy === undefined) regions.policy = "failover"
+      api.regions = regions
+    }
+  }
+  const rps = env.WARDEN_RATE_LIMIT_RPS
+  if (rps !== undefined && rps !== "" && (isRecord(api.quotas) || api.quotas === undefined)) {
+    const quotas: Record<string, unknown> = { ...((api.quotas as Record<string, unknown> | undefined) ?? {}) }
+    const burst = env.WARDEN_RATE_LIMIT_BURST
+    set(quotas, "default", "WARDEN_RATE_LIMIT_RPS", "api.quotas.default", {
+      requestsPerSecond: asNumber(rps),
+      ...(burst !== undefined && burst !== "" ? { burst: asNumber(burst) } : {})
+    })
+    api.quotas = quotas
+  }
+  document.api = api
+  return filled
+}
+
+/** The keys of a source the connector checks need. */
+const SourceChecks = Schema.Struct({
+  id: SourceEntry.fields.id,
+  type: SourceEntry.fields.type,
+  module: SourceEntry.fields.module,
+  analyse: SourceEntry.fields.analyse,
+  config: SourceEntry.fields.config,
+  rules: SourceEntry.fields.rules,
+  failureMode: Schema.Struct(FailureMode.fields).pipe(Schema.withDecodingDefaultKey(Effect.succeed({})))
+}).check(Schema.makeFilter((s) => (s.type === undefined) !== (s.module === undefined)))
+
+/** Decodes with every problem reported, problems prefixed with `prefix`. */
+const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(
+  schema: S,
+  input: unknown,
+  prefix: ReadonlyArray<PropertyKey> = [],
+  onExcessProperty: "error" | "ignore" = "error"
+):
+  | { readonly ok: true; readonly value: S["Type"] }
+  | { readonly ok: false; readonly problems: Array<ConfigProblem> } => {
+  const result = Schema.decodeUnknownExit(schema as never, { errors: "all", onExcessProperty })(input)
+  if (result._tag === "Success") return { ok: true, value: result.value as S["Type"] }
+  const problems: Array<ConfigProblem> = []
+  for (const reason of result.cause.reasons) {
+    if (reason._tag === "Fail" && Schema.isSchemaError(reason.error))
+      problems.push(...fromIssue(reason.error.issue, prefix))
+    else problems.push({ path: prefix.map(String).join("."), message: String(reason) })
+  }
+  return { ok: false, problems }
+}
+
+/** Orders problems as their paths appear in the file (the closest existing node of each path); stable. */
+const sortByPosition = (yaml: Document, problems: ReadonlyArray<ConfigProblem>): Array<ConfigProblem> => {
+  const position = (path: string): number => {
+    if (path === "") return -1
+    const keys = path.split(".").map((k) => (/^\d+$/u.test(k) ? Number(k) : k))
+    for (let n = keys.length; n > 0; n--) {
+      const node = yaml.getIn(keys.slice(0, n), true)
+      if (isNode(node) && node.range) return node.range[0]
+    }
+    return Number.MAX_SAFE_INTEGER
+  }
+  return problems
+    .map((p, i) => ({ p, i, at: position(p.path) }))
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map(({ p }) => p)
+}
+
+const startsWithPath = (path: string, prefix: string): boolean =>
+  path === prefix || path.startsWith(`${prefix}.`) || prefix === ""
+
+/**
+ * Reads and checks a config file, returning the typed config with the warnings `config check` prints.
+ * Never starts anything (no sockets, no database): connectors are imported, not made.
+ */
+export const checkConfig = (file: string, options: Options = {}): Effect.Effect<Checked, ConfigError> =>
+  Effect.gen(function* () {
+    const path = resolvePath(file)
+    const baseDirectory = dirname(path)
+    const env = options.env ?? process.env
+    const fail = (problems: ReadonlyArray<ConfigProblem>) => Effect.fail(new ConfigError({ file, problems }))
+
+    const text = yield* Effect.tryPromise({
+      try: () => readFile(path, "utf8"),
+      catch: (error) =>
+        new ConfigError({
+          file,
+          problems: [
+            { path: "", message: `cannot read ${file}: ${(error as { code?: string }).code ?? String(error)}` }
+          ]
+        })
+    })
+
+    // 1. YAML
+    const yaml = parseDocument(text, { prettyErrors: true, uniqueKeys: true })
+    if (yaml.errors.length > 0) {
+      return yield* fail(
+        yaml.errors.map((e) => ({
+          path: e.linePos !== undefined ? `${e.linePos[0].line}:${e.linePos[0].col}` : "",
+          message: `YAML syntax error: ${e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/u, "")}`
+        }))
+      )
+    }
+    const raw = yaml.toJS({ maxAliasCount: 100 }) ?? {}
+    if (!isRecord(raw)) return yield* fail([{ path: "", message: "the file must be a YAML mapping (key: value)" }])
+
+    // 2. secret references, then WARDEN_* defaults for api
+    const resolved = SecretRef.resolveAll(raw, { env, baseDirectory })
+    const problems: Array<ConfigProblem> = [...resolved.problems]
+    const document = resolved.value as Record<string, unknown>
+    const fromEnv = fillApiFromEnv(document, env)
+
+    const warnings: Array<ConfigProblem> = []
+    const inlineSecrets = (value: unknown, at: ReadonlyArray<string | number>): void => {
+      const p = at.join(".")
+      if (typeof value === "string" && isSecretPath(p) && !resolved.referenced.has(p)) {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, shown to the user
+        warnings.push({ path: p, message: "secret written inline; prefer ${env:NAME} or ${file:path}" })
+      } else if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) inlineSecrets(value[i], [...at, i])
+      } else if (isRecord(value)) for (const [k, v] of Object.entries(value)) inlineSecrets(v, [...at, k])
+    }
+    inlineSecrets(raw, [])
+
+    // 3. the whole file
+    const decoded = decode(WardenConfigFile, document)
+    if (!decoded.ok) {
+      for (const p of decoded.problems) {
+        if (resolved.problems.some((r) => startsWithPath(p.path, r.path))) continue
+        const variable = fromEnv.get(p.path)
+        if (p.path === "api.apiKey" && p.message === "required key is missing") {
+          problems.push({
+            path: p.path,
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, shown to the user
+            message: "required: set api.apiKey (e.g. ${env:WARDEN_API_KEY}) or the environment variable WARDEN_API_KEY"
+          })
+        } else problems.push(variable === undefined ? p : { ...p, message: `${p.message} (from ${variable})` })
+      }
+    }
+
+    // 4. sources, one by one, so connectors are checked even when another part of the file is broken
+    const rawSources = Array.isArray(document.sources) ? document.sources : []
+    const rawSinks = Array.isArray(document.sinks)
+      ? document.sinks
+      : document.sinks === undefined
+        ? [{ type: "stdout" }]
+        : []
+    const sinkNames: Array<string | undefined> = rawSinks.map((s) => {
+      const d = decode(SinkEntry, s)
+      return d.ok ? (d.value.name ?? d.value.type) : undefined
+    })
+    sinkNames.forEach((name, i) => {
+      if (name !== undefined && sinkNames.indexOf(name) !== i) {
+        problems.push({
+          path: `sinks.${i}.name`,
+          message: `duplicate sink name '${name}' (also sinks.${sinkNames.indexOf(name)}); give each sink a unique name`
+        })
+      }
+    })
+
+    const sourceConfigs = new Map<number, unknown>()
+    const connectors = new Map<string, Connector.Connector>()
+    const ids = new Map<string, number>()
+    for (let i = 0; i < rawSources.length; i++) {
+      // lenient: connector checks still run when another key of the source is wrong
+      const entry = decode(SourceChecks, rawSources[i], [], "ignore")
+      if (!entry.ok) continue
+      const source = entry.value
+      const at = `sources.${i}`
+      const first = ids.get(source.id)
+      if (first !== undefined)
+        problems.push({ path: `${at}.id`, message: `duplicate source id '${source.id}' (also sources.${first})` })
+      else ids.set(source.id, i)
+
+      const ruleNames = new Map<string, number>()
+      source.rules.forEach((rule, r) => {
+        const seen = ruleNames.get(rule.name)
+        if (seen !== undefined)
+          problems.push({
+            path: `${at}.rules.${r}.name`,
+            message: `duplicate rule name '${rule.name}' (also rules.${seen})`
+          })
+        else ruleNames.set(rule.name, r)
+        rule.sinks?.forEach((name, s) => {
+          if (!sinkNames.includes(name)) {
+            const known = [...new Set(sinkNames.filter((n) => n !== undefined))]
+            problems.push({
+              path: `${at}.rules.${r}.sinks.${s}`,
+              message: `no sink named '${name}'; sinks: ${known.length === 0 ? "(none)" : known.join(", ")}`
+            })
+          }
+        })
+      })
+
+      if (source.failureMode.mode === "reject" && source.failureMode.action === undefined) {
+        problems.push({ path: `${at}.failureMode.action`, message: "required when mode is reject" })
+      }
+
+      const ref = source.type !== undefined ? { type: source.type } : { module: source.module! }
+      const refPath = source.type !== undefined ? `${at}.type` : `${at}.module`
+      const connector = yield* Connectors.resolve(baseDirectory, ref, options.builtins).pipe(
+        Effect.catch((error) => Effect.sync(() => void problems.push({ path: refPath, message: error.message })))
+      )
+      if (connector === undefined) continue
+      connectors.set(source.id, connector)
+
+      const config = decode(connector.configSchema, source.config, ["sources", i, "config"])
+      if (!config.ok) problems.push(...config.problems)
+
+      const can = connector.capabilities.actions
+      const cannot = (kind: string) =>
+        `connector ${connector.type} cannot '${kind}'; it can: ${can.length === 0 ? "(none)" : can.join(", ")}`
+      for (const [r, rule] of source.rules.entries()) {
+        for (const [a, action] of rule.actions.entries()) {
+          if (!can.includes(action.kind)) {
+            problems.push({ path: `${at}.rules.${r}.actions.${a}`, message: cannot(action.kind) })
+          }
+        }
+      }
+      const fallback = source.failureMode.action
+      if (fallback !== undefined && !can.includes(fallback)) {
+        problems.push({ path: `${at}.failureMode.action`, message: cannot(fallback) })
+      }
+      const unsupported = source.analyse.filter((c) => !connector.capabilities.contentTypes.includes(c))
+      if (unsupported.length > 0) {
+        warnings.push({
+          path: `${at}.analyse`,
+          message: `connector ${connector.type} emits only ${connector.capabilities.contentTypes.join(", ")}; ${unsupported.join(", ")} will never occur`
+        })
+      }
+      if (config.ok) sourceConfigs.set(i, config.value)
+    }
+
+    // 5. the API's regions need base URLs
+    if (decoded.ok) {
+      const api = decoded.value.api
+      const used = [api.region, ...(api.regions.policy === "failover" ? api.regions.failover : [])]
+      const key = { global: "baseUrl", "us-east": "baseUrlUsEast", "us-west": "baseUrlUsWest" } as const
+      const variable = {
+        global: "WARDEN_BASE_URL",
+        "us-east": "WARDEN_BASE_URL_US_EAST",
+        "us-west": "WARDEN_BASE_URL_US_WEST"
+      } as const
+      for (const region of new Set(used)) {
+        if (api[key[region]] === undefined) {
+          problems.push({
+            path: `api.${key[region]}`,
+            message: `required: region ${region} is used but has no base URL (set api.${key[region]} or ${variable[region]})`
+          })
+        }
+      }
+      if (api.regions.policy === "failover" && api.regions.failover.length === 0) {
+        problems.push({
+          path: "api.regions.failover",
+          message: "policy failover needs at least one region to fail over to"
+        })
+      }
+    }
+
+    if (problems.length > 0 || !decoded.ok) {
+      const seen = new Set<string>()
+      const unique = problems.filter((p) => {
+        const key = `${p.path}\u0000${p.message}`
+        if (seen.has(key)) return false
+        seen.add(key)
+        return true
+      })
+      return yield* fail(sortByPosition(yaml, unique))
+    }
+
+    if (rawSources.length === 0)
+      warnings.push({ path: "sources", message: "no sources: `warden run` needs at least one" })
+
+    const file_ = decoded.value
+    const absolute = (p: string) => (isAbsolute(p) ? p : resolvePath(baseDirectory, p))
+    const state: StateStore =
+      file_.state.postgres !== undefined
+        ? { _tag: "Postgres", url: file_.state.postgres }
+        : { _tag: "Sqlite", filename: absolute(file_.state.sqlite ?? DEFAULT_SQLITE) }
+    const sources: Array<Source> = file_.sources.map((s, i) => ({ ...s, config: sourceConfigs.get(i) }))
+    const sinks: Array<Sink> = file_.sinks.map((s) =>
+      s.type === "jsonl" ? { ...s, name: s.name ?? s.type, path: absolute(s.path) } : { ...s, name: s.name ?? s.type }
+    )
+    const config: WardenConfig = {
+      path,
+      api: file_.api,
+      state,
+      sources,
+      sinks,
+      admin: file_.admin,
+      log: file_.log,
+      dryRun: file_.dryRun,
+      cluster: file_.cluster
+    }
+    return { config, warnings, connectors }
+  })
+
+/**
+ * Reads, decodes and checks the daemon's config file. Fails with a {@link ConfigError} listing every
+ * problem (a process failing with it exits 78).
+ */
+export const loadConfig = (file: string, options: Options = {}): Effect.Effect<WardenConfig, ConfigError> =>
+  Effect.map(checkConfig(file, options), (checked) => checked.config)

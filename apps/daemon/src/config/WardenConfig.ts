@@ -1,0 +1,343 @@
+/**
+ * The schema of the daemon's configuration file (`warden.yaml`) and the decoded `WardenConfig`.
+ *
+ * Every section but `sources` is optional; every key with a default is filled in once decoded.
+ * Durations come out as `Duration`, secrets as `Redacted<string>`, `HOST:PORT` as `{ host, port }`.
+ * Secret references (`${env:NAME}`, `${file:path}`) are resolved before this schema runs (`SecretRef`).
+ */
+import {
+  ANALYSIS_TYPES,
+  AnalysisType,
+  ChannelId,
+  DIRECTED_AT,
+  DirectedAt,
+  LanguageCode,
+  PATHS,
+  RECOMMENDED_ACTIONS,
+  RecommendedAction,
+  SEVERITIES,
+  Severity,
+  TextClassification
+} from "@warden/core"
+import { Schema, SchemaTransformation } from "effect"
+import {
+  DurationString,
+  HostPortString,
+  HttpUrl,
+  IntBetween,
+  PositiveNumber,
+  Secret,
+  withDefault
+} from "./internal/Schemas.ts"
+
+// ---------------------------------------------------------------------------------------------- api
+
+/** A region of the API. */
+export const Region = Schema.Literals(["global", "us-east", "us-west"])
+/** @see {@link Region} */
+export type Region = typeof Region.Type
+
+/** A client-side rate on one endpoint. */
+export const Rate = Schema.Struct({
+  requestsPerSecond: PositiveNumber,
+  burst: Schema.optionalKey(IntBetween(1, 1_000_000))
+})
+/** @see {@link Rate} */
+export type Rate = typeof Rate.Type
+
+/** The endpoint names of `@warden/core`'s `PATHS`, the keys of `api.quotas`. */
+export const ENDPOINT_NAMES = Object.keys(PATHS) as ReadonlyArray<keyof typeof PATHS>
+
+/** Client-side quotas: a rate per endpoint, a `default` for the others, and the adaptation after a 429. */
+export const Quotas = Schema.Struct({
+  default: Schema.optionalKey(Rate),
+  adaptive: Schema.optionalKey(
+    Schema.Struct({
+      decrease: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))),
+      recoverySeconds: Schema.optionalKey(PositiveNumber),
+      floor: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })))
+    })
+  ),
+  analyzeText: Schema.optionalKey(Rate),
+  analyzeImage: Schema.optionalKey(Rate),
+  analyzeUsername: Schema.optionalKey(Rate),
+  feedbackText: Schema.optionalKey(Rate),
+  feedbackImage: Schema.optionalKey(Rate),
+  legacyAnalyze: Schema.optionalKey(Rate)
+})
+/** @see {@link Quotas} */
+export type Quotas = typeof Quotas.Type
+
+/** Retry of transient failures. */
+export const Retry = Schema.Struct({
+  maxAttempts: IntBetween(1, 100).pipe(withDefault(5)),
+  baseDelay: DurationString.pipe(withDefault("200 millis")),
+  maxDelay: DurationString.pipe(withDefault("10 seconds")),
+  maxElapsed: DurationString.pipe(withDefault("60 seconds"))
+})
+/** @see {@link Retry} */
+export type Retry = typeof Retry.Type
+
+/** Which region calls go to: `pinned` to `api.region`, or `failover` through `failover` after it. */
+export const Regions = Schema.Struct({
+  policy: Schema.Literals(["pinned", "failover"]).pipe(withDefault("pinned")),
+  failover: Schema.Array(Region).pipe(withDefault([])),
+  recoverAfter: DurationString.pipe(withDefault("60 seconds"))
+})
+/** @see {@link Regions} */
+export type Regions = typeof Regions.Type
+
+/** The `api` section: everything `@warden/transport`'s `ApiConfig` knows. */
+export const ApiSection = Schema.Struct({
+  apiKey: Secret,
+  keyKind: Schema.Literals(["standard", "reseller"]).pipe(withDefault("standard")),
+  region: Region.pipe(withDefault("global")),
+  baseUrl: Schema.optionalKey(HttpUrl),
+  baseUrlUsEast: Schema.optionalKey(HttpUrl),
+  baseUrlUsWest: Schema.optionalKey(HttpUrl),
+  legacyBaseUrl: Schema.optionalKey(HttpUrl),
+  legacyApiKey: Schema.optionalKey(Secret),
+  timeout: DurationString.pipe(withDefault("10 seconds")),
+  retry: Retry.pipe(withDefault({})),
+  quotas: Quotas.pipe(withDefault({})),
+  regions: Regions.pipe(withDefault({})),
+  userAgentSuffix: Schema.optionalKey(Schema.String)
+})
+/** @see {@link ApiSection} */
+export type ApiSection = typeof ApiSection.Type
+
+// -------------------------------------------------------------------------------------------- state
+
+/** The `state` section as written: exactly one of `sqlite` (a file path) or `postgres` (a URL, secret). */
+export const StateSection = Schema.Struct({
+  sqlite: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
+  postgres: Schema.optionalKey(Secret)
+}).check(
+  Schema.makeFilter(
+    (s) => !(s.sqlite !== undefined && s.postgres !== undefined) || "set exactly one of sqlite, postgres",
+    {
+      toJsonSchema: () => ({ not: { required: ["sqlite", "postgres"] } })
+    }
+  )
+)
+
+/** Where the daemon keeps its state, decoded. `filename` is absolute (relative paths are against the config file's directory). */
+export type StateStore =
+  | { readonly _tag: "Sqlite"; readonly filename: string }
+  | { readonly _tag: "Postgres"; readonly url: import("effect").Redacted.Redacted<string> }
+
+/** The default SQLite file, relative to the config file's directory. */
+export const DEFAULT_SQLITE = ".warden/state.db"
+
+// ------------------------------------------------------------------------------------------- sources
+
+/** An action in a rule: a kind (`hide`) or `{ kind, params?, reason? }`; decoded to the long form. */
+export const RuleAction = Schema.Union([
+  Schema.Struct({
+    kind: Schema.String.check(Schema.isNonEmpty()),
+    params: Schema.optionalKey(Schema.Record(Schema.String, Schema.Json)),
+    reason: Schema.optionalKey(Schema.String)
+  }),
+  Schema.String.check(Schema.isNonEmpty()).pipe(
+    Schema.decodeTo(
+      Schema.Struct({ kind: Schema.String }),
+      SchemaTransformation.transform({ decode: (kind: string) => ({ kind }), encode: ({ kind }) => kind })
+    )
+  )
+])
+/** A rule action, decoded. */
+export interface RuleAction {
+  readonly kind: string
+  readonly params?: { readonly [x: string]: Schema.Json }
+  readonly reason?: string
+}
+
+/** The conditions of a rule: every given condition must hold (an empty `when` matches everything). */
+export const RuleWhen = Schema.Struct({
+  type: Schema.optionalKey(Schema.Array(AnalysisType)),
+  recommendedAction: Schema.optionalKey(Schema.Array(RecommendedAction)),
+  severityAtLeast: Schema.optionalKey(Severity),
+  classifications: Schema.optionalKey(
+    Schema.Struct({
+      anyOf: Schema.optionalKey(Schema.Array(TextClassification)),
+      allOf: Schema.optionalKey(Schema.Array(TextClassification))
+    })
+  ),
+  directedAt: Schema.optionalKey(Schema.Array(DirectedAt)),
+  language: Schema.optionalKey(Schema.Array(LanguageCode))
+}).annotate({
+  description: `Known types: ${ANALYSIS_TYPES.join(", ")}; actions: ${RECOMMENDED_ACTIONS.join(", ")}; severities: ${SEVERITIES.join(", ")}; directedAt: ${DIRECTED_AT.join(", ")}`
+})
+/** @see {@link RuleWhen} */
+export type RuleWhen = typeof RuleWhen.Type
+
+/** A policy rule of a source (issue 7): rules are ordered, the first match wins. */
+export const Rule = Schema.Struct({
+  name: Schema.String.check(
+    Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/u, { message: "must be letters, digits, '-', '_' or '.'" })
+  ),
+  when: RuleWhen.pipe(withDefault({})),
+  actions: Schema.Array(RuleAction).pipe(withDefault([])),
+  sinks: Schema.optionalKey(Schema.Array(Schema.String))
+})
+/** @see {@link Rule} */
+export type Rule = Omit<typeof Rule.Type, "actions"> & { readonly actions: ReadonlyArray<RuleAction> }
+
+/** What to do with an item whose analysis keeps failing: `hold` it, `allow` it, or `reject` it (with `action`) after `after`. */
+export const FailureMode = Schema.Struct({
+  mode: Schema.Literals(["hold", "allow", "reject"]).pipe(withDefault("hold")),
+  after: DurationString.pipe(withDefault("5 minutes")),
+  action: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
+}).check(
+  Schema.makeFilter(
+    (f) => f.mode !== "reject" || f.action !== undefined || { path: ["action"], issue: "required when mode is reject" }
+  )
+)
+/** @see {@link FailureMode} */
+export type FailureMode = typeof FailureMode.Type
+
+/** The id of a source: lower-case letters, digits and `-`. */
+export const SourceId = Schema.String.check(
+  Schema.isPattern(/^[a-z0-9][a-z0-9-]*$/u, { message: "must match [a-z0-9-]+ (lower-case letters, digits, '-')" }),
+  Schema.isMaxLength(64)
+)
+
+/** A source as written: the connector (`type` or `module`) and its raw `config` (decoded later with the connector's own schema). */
+export const SourceEntry = Schema.Struct({
+  id: SourceId,
+  type: Schema.optionalKey(
+    Schema.String.check(Schema.isPattern(/^[a-z0-9][a-z0-9-]*$/u, { message: "must be a connector type such as rss" }))
+  ),
+  module: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
+  channelId: ChannelId,
+  mode: Schema.Literals(["v1", "legacy"]).pipe(withDefault("v1")),
+  analyse: Schema.Array(Schema.Literals(["text", "image", "username"]))
+    .check(Schema.isMinLength(1))
+    .pipe(withDefault(["text"])),
+  config: Schema.Record(Schema.String, Schema.Unknown).pipe(withDefault({})),
+  dryRun: Schema.Boolean.pipe(withDefault(false)),
+  oversize: Schema.Literals(["split", "truncate", "reject"]).pipe(withDefault("split")),
+  rules: Schema.Array(Rule).pipe(withDefault([])),
+  failureMode: FailureMode.pipe(withDefault({})),
+  autoFeedback: Schema.Boolean.pipe(withDefault(false))
+}).check(
+  Schema.makeFilter(
+    (s) =>
+      (s.type === undefined) !== (s.module === undefined) || {
+        path: ["type"],
+        issue: "set exactly one of type (an installed connector) or module (a plugin file)"
+      },
+    { toJsonSchema: () => ({ oneOf: [{ required: ["type"] }, { required: ["module"] }] }) }
+  )
+)
+
+/** A source, decoded: `config` is the connector's decoded config. */
+export type Source = Omit<typeof SourceEntry.Type, "config" | "rules"> & {
+  readonly config: unknown
+  readonly rules: ReadonlyArray<Rule>
+}
+
+// --------------------------------------------------------------------------------------------- sinks
+
+const sinkName = Schema.optionalKey(
+  Schema.String.check(
+    Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/u, { message: "must be letters, digits, '-', '_' or '.'" })
+  )
+)
+
+/** Verdicts printed on stdout. */
+export const StdoutSink = Schema.Struct({
+  type: Schema.Literal("stdout"),
+  name: sinkName,
+  format: Schema.Literals(["auto", "json", "pretty"]).pipe(withDefault("auto"))
+})
+
+/** Verdicts appended to a JSON-lines file (relative paths are against the config file's directory). */
+export const JsonlSink = Schema.Struct({
+  type: Schema.Literal("jsonl"),
+  name: sinkName,
+  path: Schema.String.check(Schema.isNonEmpty())
+})
+
+/** Verdicts POSTed to a URL, signed with HMAC-SHA256 of `secret` when given. */
+export const WebhookSink = Schema.Struct({
+  type: Schema.Literal("webhook"),
+  name: sinkName,
+  url: HttpUrl,
+  secret: Schema.optionalKey(Secret),
+  maxAttempts: IntBetween(1, 100).pipe(withDefault(8)),
+  timeout: DurationString.pipe(withDefault("10 seconds"))
+})
+
+/** Verdicts written to a table of the state store. */
+export const SqlSink = Schema.Struct({
+  type: Schema.Literal("sql"),
+  name: sinkName
+})
+
+/** A sink as written. */
+export const SinkEntry = Schema.Union([StdoutSink, JsonlSink, WebhookSink, SqlSink])
+
+/** A sink, decoded: `name` defaults to its type. */
+export type Sink = typeof SinkEntry.Type & { readonly name: string }
+
+// ------------------------------------------------------------------------------------ admin/log/cluster
+
+/** The admin HTTP server. */
+export const AdminSection = Schema.Struct({
+  listen: HostPortString.pipe(withDefault("127.0.0.1:8787")),
+  token: Schema.optionalKey(Secret)
+})
+/** @see {@link AdminSection} */
+export type AdminSection = typeof AdminSection.Type
+
+/** Logging. */
+export const LogSection = Schema.Struct({
+  content: Schema.Boolean.pipe(withDefault(false)),
+  format: Schema.Literals(["auto", "json", "pretty"]).pipe(withDefault("auto")),
+  level: Schema.Literals(["trace", "debug", "info", "warning", "error"]).pipe(withDefault("info"))
+})
+/** @see {@link LogSection} */
+export type LogSection = typeof LogSection.Type
+
+/** Multi-runner settings (effect/cluster's `ShardingConfig`); all optional, effect's defaults otherwise. */
+export const ClusterSection = Schema.Struct({
+  runnerAddress: Schema.optionalKey(HostPortString),
+  shardLockExpiration: Schema.optionalKey(DurationString),
+  shardLockRefreshInterval: Schema.optionalKey(DurationString),
+  refreshAssignmentsInterval: Schema.optionalKey(DurationString),
+  runnerHealthCheckInterval: Schema.optionalKey(DurationString),
+  entityMessagePollInterval: Schema.optionalKey(DurationString)
+})
+/** @see {@link ClusterSection} */
+export type ClusterSection = typeof ClusterSection.Type
+
+// ------------------------------------------------------------------------------------------------ file
+
+/** The whole file as written (before connector configs are decoded and defaults are resolved). */
+export const WardenConfigFile = Schema.Struct({
+  api: ApiSection,
+  state: StateSection.pipe(withDefault({})),
+  sources: Schema.Array(SourceEntry).pipe(withDefault([])),
+  sinks: Schema.Array(SinkEntry).pipe(withDefault([{ type: "stdout" }])),
+  admin: AdminSection.pipe(withDefault({})),
+  log: LogSection.pipe(withDefault({})),
+  dryRun: Schema.Boolean.pipe(withDefault(false)),
+  cluster: ClusterSection.pipe(withDefault({}))
+})
+/** The file as decoded by {@link WardenConfigFile}. */
+export type WardenConfigFile = typeof WardenConfigFile.Type
+
+/** The daemon's configuration, fully decoded and checked. */
+export interface WardenConfig {
+  /** Absolute path of the file it came from. */
+  readonly path: string
+  readonly api: ApiSection
+  readonly state: StateStore
+  readonly sources: ReadonlyArray<Source>
+  readonly sinks: ReadonlyArray<Sink>
+  readonly admin: AdminSection
+  readonly log: LogSection
+  readonly dryRun: boolean
+  readonly cluster: ClusterSection
+}

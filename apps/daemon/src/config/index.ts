@@ -1,0 +1,8 @@
+/**
+ * The daemon's configuration file: schema, loading, secret references, JSON Schema.
+ */
+export { ConfigError, type ConfigProblem, formatProblem } from "./ConfigError.ts"
+export * as Connectors from "./Connectors.ts"
+export { type Checked, checkConfig, loadConfig, type Options as LoadOptions } from "./LoadConfig.ts"
+export * as SecretRef from "./SecretRef.ts"
+export * from "./WardenConfig.ts"

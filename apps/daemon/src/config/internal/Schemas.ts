@@ -1,0 +1,63 @@
+/**
+ * Building blocks of the config file's schema: durations, secrets, `HOST:PORT`, defaults.
+ */
+import { Effect, Schema, SchemaTransformation } from "effect"
+
+/** A duration written as Effect's duration strings (`500 millis`, `10 seconds`, `2 minutes`), decoded to a `Duration`. */
+export const DurationString = Schema.DurationFromString.annotate({
+  description: "A duration such as '500 millis', '10 seconds', '2 minutes'",
+  message: "expected a duration such as '500 millis', '10 seconds' or '2 minutes'"
+})
+
+/** A secret value, decoded to `Redacted` (written as `${env:NAME}` / `${file:path}`, resolved before decoding). */
+export const Secret = Schema.RedactedFromValue(Schema.String.check(Schema.isNonEmpty({ message: "must not be empty" })))
+
+/** An http(s) URL. */
+export const HttpUrl = Schema.String.check(
+  Schema.makeFilter<string>(
+    (s) => (URL.canParse(s) && /^https?:$/u.test(new URL(s).protocol)) || "must be an http:// or https:// URL",
+    { toJsonSchema: () => ({ format: "uri", pattern: "^https?://" }) }
+  )
+)
+
+/** A TCP address: host and port. */
+export interface HostPort {
+  readonly host: string
+  readonly port: number
+}
+
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/u
+
+/** `HOST:PORT` (`127.0.0.1:8787`, `[::1]:8787`), decoded to `{ host, port }`. */
+export const HostPortString = Schema.String.check(
+  Schema.makeFilter<string>(
+    (s) => {
+      const m = HOST_PORT.exec(s)
+      return (m !== null && Number(m[2]) <= 65535) || "must be HOST:PORT, e.g. 127.0.0.1:8787"
+    },
+    { toJsonSchema: () => ({ pattern: "^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}$" }) }
+  )
+).pipe(
+  Schema.decodeTo(
+    Schema.Struct({ host: Schema.String, port: Schema.Int }),
+    SchemaTransformation.transform({
+      decode: (s: string) => {
+        const m = HOST_PORT.exec(s)!
+        return { host: m[1]!.replace(/^\[|\]$/gu, ""), port: Number(m[2]) }
+      },
+      encode: ({ host, port }) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`)
+    })
+  )
+)
+
+/** A key with a default: optional in the file, always present once decoded. */
+export const withDefault =
+  <S extends Schema.Top>(value: S["Encoded"]) =>
+  (self: S) =>
+    self.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+
+/** An integer within bounds. */
+export const IntBetween = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
+
+/** A positive finite number. */
+export const PositiveNumber = Schema.Finite.check(Schema.isGreaterThan(0))
