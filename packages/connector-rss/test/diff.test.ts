@@ -1,0 +1,109 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { type FeedParser, RssConnector } from "../src/index.ts"
+import * as FeedServer from "./fixtures/FeedServer.ts"
+import { collect, fast, text, upserts } from "./fixtures/run.ts"
+
+const feed = (guids: ReadonlyArray<number>): FeedParser.Feed => ({
+  format: "rss",
+  items: guids.map((g) => ({ guid: `g${g}`, title: `T${g}`, summary: `body ${g}` }))
+})
+const spec: RssConnector.FeedSpec = { id: "f", url: "https://example.test/feed", content: "auto" }
+
+describe("diff", () => {
+  it("remembers what the feed still returns plus the most recent others, up to retain", () => {
+    const options = { maxItems: 100, retain: 4 }
+    const a = RssConnector.diff(spec, feed([3, 2, 1]), { items: {} }, {}, options)
+    assert.strictEqual(a.events.length, 3)
+    const b = RssConnector.diff(spec, feed([6, 5, 4]), a.state, {}, options)
+    assert.strictEqual(b.events.length, 3)
+    // 3 current + the most recent older one (g3) = retain 4
+    assert.strictEqual(Object.keys(b.state.items).length, 4)
+    const hashes = (n: number) => upsertRef(a.events, n) ?? upsertRef(b.events, n)
+    assert.isDefined(b.state.items[hashes(3)!.slice(-32)])
+    assert.isUndefined(b.state.items[hashes(1)!.slice(-32)])
+    // g3 comes back: remembered, not emitted; g1 comes back: forgotten, emitted again (same reference).
+    const c = RssConnector.diff(spec, feed([6, 5, 4, 3]), b.state, {}, options)
+    assert.strictEqual(c.events.length, 0)
+    const d = RssConnector.diff(spec, feed([6, 5, 4, 1]), b.state, {}, options)
+    assert.deepStrictEqual(
+      d.events.map((e) => e.reference),
+      [hashes(1)]
+    )
+  })
+
+  it("keeps every item the feed returns even above retain", () => {
+    const a = RssConnector.diff(spec, feed([5, 4, 3, 2, 1]), { items: {} }, {}, { maxItems: 100, retain: 2 })
+    assert.strictEqual(Object.keys(a.state.items).length, 5)
+  })
+
+  it("maxItems: oldest first, the rest on the next poll, validators held back until caught up", () => {
+    const options = { maxItems: 2, retain: 100 }
+    const a = RssConnector.diff(spec, feed([5, 4, 3, 2, 1]), { items: {} }, { etag: '"v1"' }, options)
+    assert.deepStrictEqual(
+      a.events.map((e) => (e.content.type === "text" ? e.content.text : "")),
+      ["T1\n\nbody 1", "T2\n\nbody 2"]
+    )
+    assert.isTrue(a.truncated)
+    assert.isUndefined(a.state.etag)
+    const b = RssConnector.diff(spec, feed([5, 4, 3, 2, 1]), a.state, { etag: '"v1"' }, options)
+    const c = RssConnector.diff(spec, feed([5, 4, 3, 2, 1]), b.state, { etag: '"v1"' }, options)
+    assert.deepStrictEqual([b.events.length, c.events.length], [2, 1])
+    assert.strictEqual(c.state.etag, '"v1"')
+  })
+})
+
+const upsertRef = (events: ReadonlyArray<{ reference: string; content: { type: string } }>, n: number) =>
+  events.find((e) => (e.content as { text?: string }).text === `T${n}\n\nbody ${n}`)?.reference
+
+describe("content field", () => {
+  it.live("comments: the body is the comment, the commented article goes to post", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* FeedServer.make(
+          FeedServer.document(() =>
+            FeedServer.rss([
+              {
+                guid: "c1",
+                title: "Comment on Hello world by Ann",
+                description: "<p>Nice post!</p>",
+                link: "https://blog.example/hello/#comment-1"
+              }
+            ])
+          )
+        )
+        const events = yield* collect(
+          { feeds: [{ url: server.url("/comments/feed"), content: "comments" }], ...fast },
+          (es) => upserts(es).length >= 1
+        )
+        const [e] = upserts(events)
+        assert.strictEqual(text(e!), "Nice post!")
+        assert.deepStrictEqual(e!.post, { title: "Hello world", permalink: "https://blog.example/hello/" })
+        assert.strictEqual(e!.permalink, "https://blog.example/hello/#comment-1")
+      })
+    )
+  )
+
+  it.live("title and summary", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* FeedServer.make(
+          FeedServer.document(() =>
+            FeedServer.rss([{ guid: "1", title: "The &amp; title", description: "<i>sum</i>" }])
+          )
+        )
+        const events = yield* collect(
+          {
+            feeds: [
+              { url: server.url("/a"), id: "a", content: "title" },
+              { url: server.url("/b"), id: "b", content: "summary" }
+            ],
+            ...fast
+          },
+          (es) => upserts(es).length >= 2
+        )
+        assert.deepStrictEqual(upserts(events).map(text).sort(), ["The & title", "sum"])
+      })
+    )
+  )
+})
