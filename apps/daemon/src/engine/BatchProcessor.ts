@@ -47,7 +47,9 @@ export const rounds = <E extends { readonly reference: string }>(events: Readonl
   for (const event of events) {
     const d = depth.get(event.reference) ?? 0
     depth.set(event.reference, d + 1)
-    ;(out[d] ??= []).push(event)
+    const round = out[d]
+    if (round === undefined) out.push([event])
+    else round.push(event)
   }
   return out
 }
@@ -114,21 +116,25 @@ const make = (options: ProcessorOptions) =>
           JSON.stringify(payload)
         )
         .pipe(
-          Effect.tap((inserted): Effect.Effect<unknown> =>
-            inserted
-              ? Effect.all([
-                  Metric.update(Metric.withAttributes(Metrics.itemsOut, { source: settings.id, status: outcome.status }), 1),
-                  outcome.status === "analysed"
-                    ? Metric.update(
-                        Metric.withAttributes(Metrics.verdicts, {
-                          type: outcome.verdict.type ?? "UNKNOWN",
-                          severity: outcome.verdict.severity ?? "UNKNOWN"
-                        }),
-                        1
-                      )
-                    : Effect.void
-                ])
-              : Effect.void
+          Effect.tap(
+            (inserted): Effect.Effect<unknown> =>
+              inserted
+                ? Effect.all([
+                    Metric.update(
+                      Metric.withAttributes(Metrics.itemsOut, { source: settings.id, status: outcome.status }),
+                      1
+                    ),
+                    outcome.status === "analysed"
+                      ? Metric.update(
+                          Metric.withAttributes(Metrics.verdicts, {
+                            type: outcome.verdict.type ?? "UNKNOWN",
+                            severity: outcome.verdict.severity ?? "UNKNOWN"
+                          }),
+                          1
+                        )
+                      : Effect.void
+                  ])
+                : Effect.void
           ),
           Effect.orDie,
           Effect.as(outcome.status)
@@ -152,19 +158,22 @@ const make = (options: ProcessorOptions) =>
     const analyseRoundLegacy = (settings: SourceSettings, work: ReadonlyArray<Work>) =>
       Effect.gen(function* () {
         const prepared = work.map((w) => ({ work: w, messages: RequestBuilder.legacyMessages(settings, w.event) }))
-        const sendable = prepared.flatMap((p) => (Array.isArray(p.messages) ? [{ key: p.work.event.reference, messages: p.messages }] : []))
+        const sendable = prepared.flatMap((p) =>
+          Array.isArray(p.messages) ? [{ key: p.work.event.reference, messages: p.messages }] : []
+        )
         const outcomes = yield* legacy.analyse(settings.id, settings.channelId, sendable)
-        return yield* Effect.forEach(
-          prepared,
-          (p) =>
-            record(
-              settings,
-              p.work,
-              Array.isArray(p.messages)
-                ? (outcomes.get(p.work.event.reference) ??
-                    failedOutcome("/api/analyze", undefined, { _tag: "MissingResult", message: "no result for this message" }))
-                : failedOutcome(undefined, undefined, rejectedError(p.messages as RequestBuilder.Rejected))
-            )
+        return yield* Effect.forEach(prepared, (p) =>
+          record(
+            settings,
+            p.work,
+            Array.isArray(p.messages)
+              ? (outcomes.get(p.work.event.reference) ??
+                  failedOutcome("/api/analyze", undefined, {
+                    _tag: "MissingResult",
+                    message: "no result for this message"
+                  }))
+              : failedOutcome(undefined, undefined, rejectedError(p.messages as RequestBuilder.Rejected))
+          )
         )
       })
 
@@ -195,7 +204,9 @@ const make = (options: ProcessorOptions) =>
           }
           if (work.length === 0) continue
           const statuses =
-            settings.mode === "legacy" ? yield* analyseRoundLegacy(settings, work) : yield* analyseRoundV1(settings, work)
+            settings.mode === "legacy"
+              ? yield* analyseRoundLegacy(settings, work)
+              : yield* analyseRoundV1(settings, work)
           for (const status of statuses) {
             if (status === "failed") failed++
             else analysed++

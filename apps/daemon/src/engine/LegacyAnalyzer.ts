@@ -65,7 +65,10 @@ const make = Effect.gen(function* () {
           if (error !== undefined || analysis === undefined) {
             failure ??= failedOutcome(ENDPOINT, requestOf.get(at), {
               _tag: "LegacyError",
-              message: error === undefined ? "the answer held no analysis for this message" : `${error.status}: ${error.reason}`
+              message:
+                error === undefined
+                  ? "the answer held no analysis for this message"
+                  : `${error.status}: ${error.reason}`
             })
             continue
           }
@@ -99,4 +102,3 @@ export class LegacyAnalyzer extends Context.Service<LegacyAnalyzer, Effect.Succe
   /** On the `LegacyBatch` client in context. */
   static readonly layer = Layer.effect(LegacyAnalyzer, make)
 }
-

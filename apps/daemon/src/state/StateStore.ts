@@ -242,9 +242,7 @@ const make = Effect.gen(function* () {
   const outboxBacklog = sql<{ sink: string; n: number }>`SELECT sink, COUNT(*) AS n FROM warden_outbox GROUP BY sink`
 
   const recordSourceError = (source: string, reason: string, message: string) =>
-    sql`INSERT INTO warden_source_errors ${sql.insert({ source, at: Date.now(), reason, message })}`.pipe(
-      Effect.asVoid
-    )
+    sql`INSERT INTO warden_source_errors ${sql.insert({ source, at: Date.now(), reason, message })}`.pipe(Effect.asVoid)
 
   const decisions = (query: DecisionQuery) =>
     sql`SELECT * FROM warden_items WHERE 1 = 1
@@ -252,7 +250,9 @@ const make = Effect.gen(function* () {
       ${query.since === undefined ? sql`` : sql`AND created_at >= ${query.since}`}
       ${query.classification === undefined ? sql`` : sql`AND classifications LIKE ${`%,${query.classification},%`}`}
       ${query.action === undefined ? sql`` : sql`AND recommended_action = ${query.action}`}
-      ORDER BY created_at DESC, reference, version DESC LIMIT ${query.limit}`.pipe(Effect.map((rows) => rows.map(toDecision)))
+      ORDER BY created_at DESC, reference, version DESC LIMIT ${query.limit}`.pipe(
+      Effect.map((rows) => rows.map(toDecision))
+    )
 
   const decision = (reference: string) =>
     sql`SELECT * FROM warden_items WHERE reference = ${reference} ORDER BY version DESC`.pipe(

@@ -1,0 +1,108 @@
+/**
+ * The whole ingestion service as one Layer: state store -> cluster runner -> API clients -> batch
+ * processor -> source singletons and sink workers -> admin HTTP. `warden run` and `warden demo` build
+ * a `DaemonSpec` and launch this layer; tests do the same in-process.
+ *
+ * One machine: `SingleRunner` on the state database (SQLite by default). The pipeline code does not
+ * know which runner it is on, so the multi-runner PostgreSQL mode only swaps the cluster layer.
+ */
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
+import { NodeCrypto } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { LegacyBatch } from "@warden/legacy"
+import { Transport } from "@warden/transport"
+import { V1Client } from "@warden/v1"
+import { type Duration, Effect, Layer, Option, type Redacted } from "effect"
+import { RunnerAddress, SingleRunner, type ShardingConfig } from "effect/cluster"
+import * as Admin from "./admin/AdminServer.ts"
+import { BatchProcessor } from "./engine/BatchProcessor.ts"
+import { LegacyAnalyzer } from "./engine/LegacyAnalyzer.ts"
+import * as Pipeline from "./engine/Pipeline.ts"
+import { SourceStatus } from "./engine/SourceStatus.ts"
+import { SinkList } from "./sinks/SinkList.ts"
+import * as SinkWorker from "./sinks/SinkWorker.ts"
+import { StateStore } from "./state/StateStore.ts"
+
+/** Where the state lives. */
+export type StateLocation =
+  | { readonly _tag: "sqlite"; readonly filename: string }
+  | { readonly _tag: "postgres"; readonly url: Redacted.Redacted<string> }
+
+/** Everything the daemon runs with, resolved from the config file (or built by `demo` and tests). */
+export interface DaemonSpec {
+  readonly state: StateLocation
+  readonly api: Parameters<typeof Transport.Transport.layerOptions>[0]
+  readonly sources: ReadonlyArray<Pipeline.SourceSpec>
+  /** The sinks; a sink that holds a resource (a file) is acquired in the layer's scope. */
+  readonly sinks: Layer.Layer<SinkList, unknown>
+  readonly sinkNames: ReadonlyArray<string>
+  readonly admin: Admin.AdminOptions | undefined
+  readonly includeContent: boolean
+  readonly pipeline?: Partial<Pipeline.PipelineOptions>
+  readonly cluster?: Partial<ShardingConfig.ShardingConfig["Service"]>
+}
+
+/** Defaults of the pipeline: small batches for latency, a few in flight for throughput. */
+export const defaultPipeline: Pipeline.PipelineOptions = {
+  batchSize: 100,
+  maxWait: "50 millis",
+  inflight: 4,
+  partitions: 4,
+  pauseRetry: "15 seconds"
+}
+
+/** The SQL client of the state store. */
+export const sqlLayer = (state: StateLocation) => {
+  if (state._tag === "sqlite") {
+    if (state.filename !== ":memory:") mkdirSync(dirname(state.filename), { recursive: true })
+    return SqliteClient.layer({ filename: state.filename })
+  }
+  return PgClient.layer({ url: state.url })
+}
+
+/** The cluster runner: one runner on the state database. */
+export const clusterLayer = (cluster: Partial<ShardingConfig.ShardingConfig["Service"]> = {}) =>
+  SingleRunner.layer({
+    shardingConfig: {
+      // Set in code so a PORT/HOST in the environment meant for something else is never picked up.
+      runnerAddress: Option.some(RunnerAddress.make("127.0.0.1", 0)),
+      entityMessagePollInterval: "500 millis" as Duration.Input,
+      ...cluster
+    }
+  }).pipe(Layer.provide(NodeCrypto.layerDigest))
+
+/** The whole daemon. */
+export const layer = (spec: DaemonSpec) => {
+  const pipeline = { ...defaultPipeline, ...spec.pipeline }
+  const sql = sqlLayer(spec.state)
+  const store = StateStore.layer.pipe(Layer.provideMerge(sql))
+  const cluster = clusterLayer(spec.cluster).pipe(Layer.provide(sql))
+  const api = Layer.mergeAll(V1Client.layer(), LegacyBatch.LegacyBatch.layer).pipe(
+    Layer.provideMerge(Transport.Transport.layerOptions(spec.api))
+  )
+  const sources = Layer.succeed(Pipeline.Sources, new Map(spec.sources.map((s) => [s.settings.id, s])))
+  const processor = BatchProcessor.layer({
+    sinks: spec.sinkNames,
+    includeContent: spec.includeContent,
+    concurrency: 32
+  }).pipe(Layer.provide(LegacyAnalyzer.layer))
+  const work = Layer.mergeAll(
+    Pipeline.ItemBatchLive.pipe(Layer.provide(processor), Layer.provide(sources)),
+    Pipeline.sourcesLayer(spec.sources, pipeline),
+    Layer.unwrap(
+      Effect.gen(function* () {
+        return SinkWorker.layer(yield* SinkList)
+      })
+    )
+  )
+  const admin = spec.admin === undefined ? Layer.empty : Admin.layer(spec.admin)
+  return Layer.mergeAll(work, admin).pipe(
+    Layer.provide(cluster),
+    Layer.provide(spec.sinks),
+    Layer.provide(api),
+    Layer.provideMerge(SourceStatus.layer),
+    Layer.provideMerge(store)
+  )
+}

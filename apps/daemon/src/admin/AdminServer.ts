@@ -1,0 +1,210 @@
+/**
+ * The admin HTTP API, bound to loopback by default. Every route but `/healthz` needs
+ * `Authorization: Bearer <token>`.
+ *
+ * - `GET /healthz`: the process is up.
+ * - `GET /readyz`: 200 when the state store is writable and every source is running; 503 with the
+ *   reasons otherwise (a source paused by a refused key, an upstream down).
+ * - `GET /metrics`: Prometheus text (items in/out, verdicts, API latency, retries, 429s, backlog, lag).
+ * - `GET /api/decisions?source=&since=&classification=&action=&limit=`, `GET /api/decisions/{reference}`.
+ */
+import { timingSafeEqual } from "node:crypto"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Context, Effect, Layer, Metric, Redacted } from "effect"
+import { PrometheusMetrics } from "effect/observability"
+import * as Metrics from "../engine/Metrics.ts"
+import { SourceStatus } from "../engine/SourceStatus.ts"
+import { StateStore } from "../state/StateStore.ts"
+
+/** Where the admin API listens and the token it wants. */
+export interface AdminOptions {
+  readonly host: string
+  readonly port: number
+  readonly token: Redacted.Redacted<string>
+  /** Extra routes under `/api/` (feedback by reference plugs in here). */
+  readonly routes?: ReadonlyArray<AdminRoute>
+}
+
+/** An extra route: method, a path matcher, and a handler returning status + JSON body. */
+export interface AdminRoute {
+  readonly method: string
+  readonly match: (path: string) => Record<string, string> | undefined
+  readonly handle: (
+    params: Record<string, string>,
+    body: unknown,
+    query: URLSearchParams
+  ) => Effect.Effect<{ readonly status: number; readonly body: unknown }, never, StateStore | SourceStatus>
+}
+
+/** The running admin API. */
+export class AdminServer extends Context.Service<AdminServer, { readonly url: string }>()(
+  "@warden/daemon/AdminServer"
+) {}
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+  res.end(text)
+}
+
+const authorised = (req: IncomingMessage, token: Redacted.Redacted<string>): boolean => {
+  const header = req.headers.authorization
+  const match = typeof header === "string" ? /^Bearer +(\S+)$/.exec(header) : null
+  if (match === null) return false
+  const given = Buffer.from(match[1]!)
+  const expected = Buffer.from(Redacted.value(token))
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+const readBody = (req: IncomingMessage): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (c: Buffer) => {
+      size += c.length
+      if (size > 1_000_000) {
+        reject(new Error("body over 1 MB"))
+        req.destroy()
+      } else chunks.push(c)
+    })
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8")
+      if (text.trim() === "") return resolve(undefined)
+      try {
+        resolve(JSON.parse(text))
+      } catch {
+        reject(new Error("the body is not JSON"))
+      }
+    })
+    req.on("error", reject)
+  })
+
+const intParam = (value: string | null, fallback: number, max: number): number => {
+  const n = value === null ? Number.NaN : Number.parseInt(value, 10)
+  return Number.isFinite(n) && n > 0 ? Math.min(n, max) : fallback
+}
+
+const sinceParam = (value: string | null): number | undefined => {
+  if (value === null) return undefined
+  const n = Number(value)
+  if (Number.isFinite(n)) return n
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? undefined : ms
+}
+
+const routes = (options: AdminOptions) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const status = yield* SourceStatus
+
+    const readiness = Effect.gen(function* () {
+      const problems: Array<string> = []
+      yield* store.writable.pipe(
+        Effect.catch((e) => Effect.sync(() => problems.push(`state store not writable: ${e.message}`)))
+      )
+      const states = yield* status.all
+      for (const [source, state] of states) {
+        if (state.state !== "running")
+          problems.push(`source ${source} ${state.state}${state.reason ? `: ${state.reason}` : ""}`)
+      }
+      return problems
+    })
+
+    const metrics = Effect.gen(function* () {
+      const backlog = yield* store.outboxBacklog.pipe(Effect.orElseSucceed(() => []))
+      for (const row of backlog)
+        yield* Metric.update(Metric.withAttributes(Metrics.backlog, { sink: row.sink }), Number(row.n))
+      const states = yield* status.all
+      for (const [source, state] of states) {
+        if (state.lastCommit !== undefined) {
+          yield* Metric.update(
+            Metric.withAttributes(Metrics.checkpointLag, { source }),
+            (Date.now() - state.lastCommit) / 1000
+          )
+        }
+      }
+      return yield* PrometheusMetrics.format()
+    })
+
+    return (req: IncomingMessage, res: ServerResponse): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const url = new URL(req.url ?? "/", "http://admin")
+        const path = url.pathname
+        if (req.method === "GET" && path === "/healthz") return json(res, 200, { status: "ok" })
+        if (!authorised(req, options.token)) {
+          res.setHeader("www-authenticate", "Bearer")
+          return json(res, 401, { error: "missing or wrong bearer token" })
+        }
+        if (req.method === "GET" && path === "/readyz") {
+          const problems = yield* readiness
+          return json(res, problems.length === 0 ? 200 : 503, { ready: problems.length === 0, problems })
+        }
+        if (req.method === "GET" && path === "/metrics") {
+          const text = yield* metrics
+          res.writeHead(200, { "content-type": "text/plain; version=0.0.4" })
+          return res.end(text)
+        }
+        if (req.method === "GET" && path === "/api/decisions") {
+          const q = url.searchParams
+          const decisions = yield* store.decisions({
+            source: q.get("source") ?? undefined,
+            since: sinceParam(q.get("since")),
+            classification: q.get("classification") ?? undefined,
+            action: q.get("action") ?? undefined,
+            limit: intParam(q.get("limit"), 100, 1000)
+          })
+          return json(res, 200, { decisions })
+        }
+        const one = /^\/api\/decisions\/(.+)$/.exec(path)
+        if (req.method === "GET" && one !== null) {
+          const reference = decodeURIComponent(one[1]!)
+          const versions = yield* store.decision(reference)
+          if (versions.length === 0) return json(res, 404, { error: `no decision for ${reference}` })
+          return json(res, 200, { reference, latest: versions[0], versions })
+        }
+        for (const route of options.routes ?? []) {
+          const params = req.method === route.method ? route.match(path) : undefined
+          if (params === undefined) continue
+          const body = yield* Effect.tryPromise(() => readBody(req))
+          const answer = yield* route.handle(params, body, url.searchParams)
+          return json(res, answer.status, answer.body)
+        }
+        return json(res, 404, { error: `no route ${req.method} ${path}` })
+      }).pipe(
+        Effect.catchCause((cause) =>
+          Effect.sync(() => {
+            if (!res.headersSent) json(res, 500, { error: "internal error" })
+          }).pipe(Effect.andThen(Effect.logError("admin request failed", cause)))
+        ),
+        Effect.provideService(StateStore, store),
+        Effect.provideService(SourceStatus, status)
+      ) as Effect.Effect<void>
+  })
+
+/** Starts the admin API for the layer's lifetime. */
+export const layer = (options: AdminOptions) =>
+  Layer.effect(
+    AdminServer,
+    Effect.gen(function* () {
+      const handle = yield* routes(options)
+      const context = yield* Effect.context<never>()
+      const server = createServer((req, res) => {
+        Effect.runForkWith(context)(handle(req, res))
+      })
+      yield* Effect.acquireRelease(
+        Effect.callback<void, Error>((resume) => {
+          server.once("error", (e) => resume(Effect.fail(e)))
+          server.listen(options.port, options.host, () => resume(Effect.void))
+        }),
+        () =>
+          Effect.callback<void>((resume) => {
+            server.closeAllConnections()
+            server.close(() => resume(Effect.void))
+          })
+      ).pipe(Effect.orDie)
+      const address = server.address() as AddressInfo
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address
+      return { url: `http://${host}:${address.port}` }
+    })
+  )

@@ -1,0 +1,192 @@
+/**
+ * The cluster side of the engine: a persisted entity that processes batches of events, and the
+ * source singletons that feed it.
+ *
+ * - Each source runs as a cluster `Singleton`: exactly one runner reads a feed or holds a gateway.
+ * - Its events go, in batches, to the `ItemBatch` entity as persisted messages, partitioned by
+ *   reference (so one reference is always handled by one entity, in order). A message accepted by
+ *   the cluster survives a crash and is delivered again.
+ * - The source commits its checkpoint only after every partition acknowledged the batch, and in
+ *   stream order: at-least-once, with the dedupe in `BatchProcessor` making redeliveries free.
+ */
+import { createHash } from "node:crypto"
+import { type Connector, SourceEvent } from "@warden/connector"
+import { Context, Duration, Effect, Layer, Metric, Option, Schedule, Schema, Stream } from "effect"
+import { ClusterSchema, Entity, Singleton } from "effect/cluster"
+import { Rpc } from "effect/rpc"
+import { StateStore } from "../state/StateStore.ts"
+import { BatchProcessor } from "./BatchProcessor.ts"
+import { ApiUnavailable, SourcePaused } from "./EngineError.ts"
+import * as Metrics from "./Metrics.ts"
+import { SourceStatus } from "./SourceStatus.ts"
+import type { SourceSettings } from "./SourceSettings.ts"
+
+const ItemEvent = Schema.Union([SourceEvent.Upsert, SourceEvent.Delete, SourceEvent.Reversal, SourceEvent.Report])
+
+/** Process one batch of a source's events. Persisted: accepted work survives a crash. */
+export const Process = Rpc.make("Process", {
+  payload: { source: Schema.String, events: Schema.Array(ItemEvent) },
+  success: Schema.Struct({
+    analysed: Schema.Int,
+    failed: Schema.Int,
+    unchanged: Schema.Int,
+    skipped: Schema.Int,
+    deleted: Schema.Int
+  }),
+  error: Schema.Union([SourcePaused, ApiUnavailable])
+}).annotate(ClusterSchema.Persisted, true)
+
+/** The entity that processes batches; its id is `<source>/<partition>`. */
+export const ItemBatch = Entity.make("ItemBatch", [Process])
+
+/** A configured source, ready to run. */
+export interface SourceSpec {
+  readonly settings: SourceSettings
+  readonly connector: Connector.Connector
+  /** The connector's decoded config. */
+  readonly config: unknown
+}
+
+/** Tuning of the pipeline. */
+export interface PipelineOptions {
+  /** Events per batch (also the legacy micro-batch size). */
+  readonly batchSize: number
+  /** Longest wait to fill a batch. */
+  readonly maxWait: Duration.Input
+  /** Batches of one source in flight at once; bounds memory whatever the backlog. */
+  readonly inflight: number
+  /** Partitions per source: how many entities share its work across runners. */
+  readonly partitions: number
+  /** How often a paused source tries again. */
+  readonly pauseRetry: Duration.Input
+}
+
+/** The sources by id, for the entity to find a batch's settings. */
+export class Sources extends Context.Service<Sources, ReadonlyMap<string, SourceSpec>>()("@warden/daemon/Sources") {}
+
+/** The entity's handlers: run each batch through the processor. */
+export const ItemBatchLive = ItemBatch.toLayer(
+  Effect.gen(function* () {
+    const processor = yield* BatchProcessor
+    const sources = yield* Sources
+    return ItemBatch.of({
+      Process: ({ payload }) => {
+        const spec = sources.get(payload.source)
+        if (spec === undefined) {
+          // A batch persisted before the source was removed from the config: nothing to do with it.
+          return Effect.logWarning("batch of an unconfigured source dropped").pipe(
+            Effect.annotateLogs({ source: payload.source }),
+            Effect.as({ analysed: 0, failed: 0, unchanged: 0, skipped: payload.events.length, deleted: 0 })
+          )
+        }
+        return processor.process(spec.settings, payload.events)
+      }
+    })
+  })
+)
+
+const partitionOf = (reference: string, partitions: number): number =>
+  partitions <= 1 ? 0 : createHash("sha1").update(reference).digest().readUInt32BE(0) % partitions
+
+/** Runs one source forever: read from the last checkpoint, hand batches to the entity, commit. */
+const runSource = (spec: SourceSpec, options: PipelineOptions) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const status = yield* SourceStatus
+    const clientFor = yield* ItemBatch.client
+    const id = spec.settings.id
+    let lastPauseLog = 0
+
+    const send = (events: ReadonlyArray<SourceEvent.ItemEvent>) => {
+      const byPartition = new Map<number, Array<SourceEvent.ItemEvent>>()
+      for (const event of events) {
+        const p = partitionOf(event.reference, options.partitions)
+        const list = byPartition.get(p)
+        if (list === undefined) byPartition.set(p, [event])
+        else list.push(event)
+      }
+      return Effect.forEach(
+        byPartition,
+        ([p, batch]) => clientFor(`${id}/${p}`).Process({ source: id, events: batch }),
+        { concurrency: "unbounded", discard: true }
+      )
+    }
+
+    /** Sends a batch until it is acknowledged: a pause or an outage holds the source, never drops. */
+    const dispatch = (events: ReadonlyArray<SourceEvent.ItemEvent>) =>
+      send(events).pipe(
+        Effect.tapError((error) =>
+          Effect.gen(function* () {
+            if (error._tag === "SourcePaused") {
+              yield* status.set(id, { state: "paused", reason: error.message })
+              if (Date.now() - lastPauseLog >= 60_000) {
+                lastPauseLog = Date.now()
+                yield* Effect.logError(
+                  `source paused: ${error.message}; retrying every ${Duration.format(Duration.fromInputUnsafe(options.pauseRetry))}`
+                ).pipe(Effect.annotateLogs({ source: id }))
+              }
+            } else {
+              yield* Metric.update(Metric.withAttributes(Metrics.batchRetries, { source: id }), 1)
+              yield* Effect.logWarning(`batch handed back: ${error.message}`).pipe(Effect.annotateLogs({ source: id }))
+            }
+          })
+        ),
+        Effect.retry({
+          schedule: Schedule.exponential("500 millis", 2).pipe(
+            Schedule.modifyDelay(({ duration }) =>
+              Effect.succeed(Duration.min(duration, Duration.fromInputUnsafe(options.pauseRetry)))
+            )
+          )
+        }),
+        Effect.tap(() => status.set(id, { state: "running" })),
+        Effect.as(events.at(-1)?.checkpoint)
+      )
+
+    const once = Effect.gen(function* () {
+      const stored = yield* store.getCheckpoint(id)
+      const from = Option.map(stored, (text) => JSON.parse(text) as SourceEvent.Upsert["checkpoint"])
+      const source = yield* spec.connector.make(spec.config)
+      yield* status.set(id, { state: "running" })
+      yield* source.events(from).pipe(
+        Stream.tap((event) =>
+          SourceEvent.isErrorEvent(event)
+            ? Effect.all([
+                store.recordSourceError(id, event.reason, event.message),
+                Metric.update(Metric.withAttributes(Metrics.sourceErrors, { source: id }), 1),
+                status.set(id, { state: "upstream-error", reason: event.message }),
+                Effect.logWarning(`source error: ${event.message}`).pipe(
+                  Effect.annotateLogs({ source: id, reason: event.reason, retryInMillis: event.retryInMillis })
+                )
+              ])
+            : Effect.void
+        ),
+        Stream.filter(SourceEvent.isItemEvent),
+        Stream.groupedWithin(options.batchSize, options.maxWait),
+        Stream.mapEffect((chunk) => dispatch(chunk), { concurrency: options.inflight }),
+        Stream.runForEach((checkpoint) =>
+          checkpoint === undefined
+            ? Effect.void
+            : store.commitCheckpoint(id, JSON.stringify(checkpoint)).pipe(Effect.andThen(status.committed(id)))
+        )
+      )
+    }).pipe(Effect.scoped)
+
+    // A singleton whose effect ends is not restarted until the next shard re-sync: never let it end.
+    return yield* once.pipe(
+      Effect.catchCause((cause) =>
+        Effect.logError("source stopped; restarting in 5 seconds", cause).pipe(
+          Effect.annotateLogs({ source: id }),
+          Effect.andThen(status.set(id, { state: "upstream-error", reason: "restarting after a failure" })),
+          Effect.andThen(Effect.sleep("5 seconds"))
+        )
+      ),
+      Effect.forever
+    )
+  }).pipe(Effect.annotateLogs({ source: spec.settings.id }))
+
+/** One cluster singleton per source. */
+export const sourcesLayer = (specs: ReadonlyArray<SourceSpec>, options: PipelineOptions) =>
+  Layer.mergeAll(
+    Layer.empty,
+    ...specs.map((spec) => Singleton.make(`warden/source/${spec.settings.id}`, runSource(spec, options)))
+  )

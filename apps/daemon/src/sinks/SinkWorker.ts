@@ -1,0 +1,63 @@
+/**
+ * Drains one sink's outbox: the oldest due records first, in batches; delivered records leave the
+ * outbox, failed ones are retried with exponential backoff, and after `maxAttempts` they move to the
+ * dead-letter table (visible with their last error). Runs as a cluster singleton per sink.
+ */
+import { Effect, Layer, Metric } from "effect"
+import { Singleton } from "effect/cluster"
+import * as Metrics from "../engine/Metrics.ts"
+import type { VerdictRecord } from "../engine/VerdictRecord.ts"
+import { StateStore } from "../state/StateStore.ts"
+import type { Sink } from "./Sink.ts"
+
+/** Delay before retry `attempt` (1-based) of a failed delivery. */
+export const retryDelayMillis = (attempt: number): number => Math.min(500 * 2 ** (attempt - 1), 5 * 60_000)
+
+/** Drains the outbox of `sink` until interrupted. `idleMillis`: the poll interval when it is empty. */
+export const run = (sink: Sink, idleMillis = 100) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const step = Effect.gen(function* () {
+      const rows = yield* store.pendingOutbox(sink.name, sink.batchSize)
+      if (rows.length === 0) return false
+      const results = yield* sink.deliver(rows.map((r) => JSON.parse(r.payload) as VerdictRecord))
+      const delivered: Array<string> = []
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!
+        const error = results[i]
+        if (error === undefined) {
+          delivered.push(row.id)
+          continue
+        }
+        yield* Metric.update(Metric.withAttributes(Metrics.sinkFailures, { sink: sink.name }), 1)
+        if (row.attempts + 1 >= sink.maxAttempts) {
+          yield* store.deadLetter(row, error)
+          yield* Effect.logError(`delivery failed ${row.attempts + 1} times; moved to dead letters: ${error}`).pipe(
+            Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
+          )
+        } else {
+          yield* store.markAttemptFailed(row.id, error, Date.now() + retryDelayMillis(row.attempts + 1))
+          yield* Effect.logWarning(`delivery failed, will retry: ${error}`).pipe(
+            Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
+          )
+        }
+      }
+      yield* store.markDelivered(delivered)
+      yield* Metric.update(Metric.withAttributes(Metrics.sinkDelivered, { sink: sink.name }), delivered.length)
+      return delivered.length > 0
+    })
+    return yield* step.pipe(
+      Effect.flatMap((busy) => (busy ? Effect.void : Effect.sleep(idleMillis))),
+      Effect.catchCause((cause) =>
+        Effect.logError("sink worker step failed", cause).pipe(
+          Effect.annotateLogs({ sink: sink.name }),
+          Effect.andThen(Effect.sleep("1 second"))
+        )
+      ),
+      Effect.forever
+    )
+  })
+
+/** One singleton per sink. */
+export const layer = (sinks: ReadonlyArray<Sink>) =>
+  Layer.mergeAll(Layer.empty, ...sinks.map((sink) => Singleton.make(`warden/sink/${sink.name}`, run(sink))))

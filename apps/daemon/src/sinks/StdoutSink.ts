@@ -1,0 +1,48 @@
+/**
+ * Writes each verdict to standard output: one JSON line per verdict, or, on a terminal, one
+ * human-readable line (what `warden demo` shows).
+ */
+import { Effect } from "effect"
+import type { VerdictRecord } from "../engine/VerdictRecord.ts"
+import type { Sink } from "./Sink.ts"
+
+/** The output format: `auto` is `pretty` on a terminal and `json` otherwise. */
+export type Format = "auto" | "json" | "pretty"
+
+const COLOURS = { red: "\u001b[31m", yellow: "\u001b[33m", green: "\u001b[32m", dim: "\u001b[2m", reset: "\u001b[0m" }
+
+/** One human-readable line for a verdict. */
+export const prettyLine = (r: VerdictRecord, colour: boolean): string => {
+  const c = (name: keyof typeof COLOURS, text: string) => (colour ? `${COLOURS[name]}${text}${COLOURS.reset}` : text)
+  if (r.status !== "analysed" || r.verdict === undefined) {
+    return `${c("yellow", r.status.toUpperCase().padEnd(8))} ${r.source} ${r.reference} v${r.version} ${r.error?.code ?? ""}: ${r.error?.message ?? ""}`
+  }
+  const v = r.verdict
+  const action = v.recommendedAction ?? "?"
+  const head = action === "REMOVE" ? c("red", action.padEnd(8)) : c("green", action.padEnd(8))
+  const classes = v.classifications.length > 0 ? v.classifications.join(",") : "-"
+  const text =
+    r.text === undefined
+      ? ""
+      : ` ${c("dim", JSON.stringify(r.text.length > 80 ? `${r.text.slice(0, 77)}...` : r.text))}`
+  return `${head} ${(v.severity ?? "-").padEnd(9)} ${(v.type ?? "-").padEnd(10)} ${classes.padEnd(18)} ${v.language ?? "--"} ${r.source} ${r.reference} v${r.version}${r.dryRun ? " (dry run)" : ""}${text}`
+}
+
+/** The stdout sink. */
+export const make = (options: { readonly name: string; readonly format: Format }): Sink => {
+  const pretty = options.format === "pretty" || (options.format === "auto" && process.stdout.isTTY === true)
+  const colour = pretty && process.stdout.isTTY === true
+  return {
+    name: options.name,
+    type: "stdout",
+    batchSize: 256,
+    maxAttempts: 3,
+    deliver: (records) =>
+      Effect.callback<ReadonlyArray<string | undefined>>((resume) => {
+        const text = records.map((r) => (pretty ? prettyLine(r, colour) : JSON.stringify(r))).join("\n")
+        process.stdout.write(`${text}\n`, (error) =>
+          resume(Effect.succeed(records.map(() => (error ? String(error.message) : undefined))))
+        )
+      })
+  }
+}

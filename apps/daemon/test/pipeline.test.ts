@@ -1,0 +1,121 @@
+import { mkdtempSync, readFileSync, existsSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { connector as rss } from "@warden/connector-rss"
+import { Sandbox } from "@warden/sandbox"
+import { Effect, Fiber, Layer, Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Daemon from "../src/Daemon.ts"
+import { SinkList } from "../src/sinks/SinkList.ts"
+import * as JsonlSink from "../src/sinks/JsonlSink.ts"
+import { StateStore } from "../src/state/StateStore.ts"
+import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
+
+const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
+const texts = [
+  "What a lovely article, thank you!",
+  "You are an idiot and everyone hates you",
+  "I will find you and hurt you",
+  "Merci pour cet article, très utile",
+  "Du bist ein Idiot",
+  "Interesting point about the budget."
+]
+const items = (n: number): Array<FeedItem> =>
+  Array.from({ length: n }, (_, i) => ({
+    guid: `item-${i}`,
+    title: `Comment ${i}`,
+    description: texts[i % texts.length]!
+  }))
+
+const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await check()) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+const jsonLines = (path: string): Array<any> =>
+  existsSync(path)
+    ? readFileSync(path, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l))
+    : []
+
+describe.each(["v1", "legacy"] as const)("the pipeline in %s mode", (mode) => {
+  let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
+  let feed: Awaited<ReturnType<typeof startFeedServer>>
+  const dir = mkdtempSync(join(tmpdir(), `warden-pipeline-${mode}-`))
+  const out = join(dir, "verdicts.jsonl")
+  const N = 60
+
+  beforeAll(async () => {
+    sandbox = await Sandbox.startPromise()
+    feed = await startFeedServer(items(N))
+  })
+  afterAll(async () => {
+    await feed.close()
+    await sandbox.close()
+  })
+
+  it("turns every feed item into one verdict in the sink and the store", async () => {
+    const spec: Daemon.DaemonSpec = {
+      state: { _tag: "sqlite", filename: join(dir, "state.db") },
+      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url }, legacyBaseUrl: sandbox.url },
+      sources: [
+        {
+          settings: {
+            id: "feed",
+            connector: "rss",
+            channelId: CHANNEL,
+            mode,
+            analyse: new Set(["text"]),
+            oversize: "split",
+            dryRun: false
+          },
+          connector: rss,
+          config: Schema.decodeUnknownSync(rss.configSchema)({
+            feeds: [feed.url],
+            pollInterval: "200 millis",
+            retry: { initial: "100 millis", max: "1 second" }
+          })
+        }
+      ],
+      sinks: Layer.effect(
+        SinkList,
+        Effect.map(JsonlSink.make({ name: "jsonl", path: out }), (s) => [s])
+      ),
+      sinkNames: ["jsonl"],
+      admin: undefined,
+      includeContent: false
+    }
+    const fiber = Effect.runFork(Layer.launch(Daemon.layer(spec)))
+    try {
+      await waitFor(() => jsonLines(out).length >= N, 30_000, `${N} verdicts`)
+      const lines = jsonLines(out)
+      const references = new Set(lines.map((l) => l.reference))
+      expect(references.size).toBe(N)
+      expect(lines.every((l) => l.status === "analysed" && l.mode === mode && l.version === 1)).toBe(true)
+      expect(lines.some((l) => l.verdict.recommendedAction === "REMOVE")).toBe(true)
+      // A few more polls of the unchanged feed cost no API call.
+      const calls = (await Effect.runPromise(sandbox.requests)).length
+      await new Promise((r) => setTimeout(r, 800))
+      const after = (await Effect.runPromise(sandbox.requests)).length
+      expect(after).toBe(calls)
+      expect(jsonLines(out).length).toBe(N)
+    } finally {
+      await Effect.runPromise(Fiber.interrupt(fiber))
+    }
+    // The store holds one version per item, with the exact request sent.
+    const rows = await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* StateStore
+        return yield* store.decisions({ limit: 1000 })
+      }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provide(Daemon.sqlLayer(spec.state)))))
+    )
+    expect(rows.length).toBe(N)
+    for (const row of rows) expect(row.request).not.toBeNull()
+  })
+})
