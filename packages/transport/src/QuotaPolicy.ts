@@ -31,7 +31,16 @@ export interface Options {
   readonly endpoints?: Partial<Record<EndpointName, Rate>> | undefined
   /** Adaptation after a 429. */
   readonly adaptive?: Partial<Adaptive> | undefined
+  /**
+   * Headroom kept below each configured quota, so network jitter never makes two requests land closer
+   * than the server's bucket allows: the rate is reduced by this fraction and the burst by one request
+   * (default 0.05; 0 uses the exact numbers).
+   */
+  readonly margin?: number | undefined
 }
+
+/** The default headroom below a configured quota. */
+export const DEFAULT_MARGIN = 0.05
 
 /** The default adaptation. */
 export const defaultAdaptive: Adaptive = { decrease: 0.5, recoverySeconds: 10, floor: 0.05 }
@@ -42,3 +51,15 @@ export const unlimited: Options = {}
 /** The rate configured for an endpoint, if any. */
 export const rateFor = (options: Options, endpoint: EndpointName): Rate | undefined =>
   options.endpoints?.[endpoint] ?? options.default
+
+/** The rate the limiter enforces for an endpoint: the configured one minus the headroom. */
+export const effectiveRate = (options: Options, endpoint: EndpointName): Rate | undefined => {
+  const rate = rateFor(options, endpoint)
+  if (rate === undefined) return undefined
+  const margin = Math.min(0.9, Math.max(0, options.margin ?? DEFAULT_MARGIN))
+  const burst = rate.burst ?? rate.requestsPerSecond
+  return {
+    requestsPerSecond: rate.requestsPerSecond * (1 - margin),
+    burst: margin > 0 ? Math.max(1, Math.floor(burst) - 1) : Math.max(1, Math.floor(burst))
+  }
+}

@@ -45,7 +45,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
     const bucket = (endpoint: EndpointName, now: number): Bucket | null => {
       let b = buckets.get(endpoint)
       if (b === undefined) {
-        const rate = QuotaPolicy.rateFor(options, endpoint)
+        const rate = QuotaPolicy.effectiveRate(options, endpoint)
         b =
           rate === undefined || !(rate.requestsPerSecond > 0) || !Number.isFinite(rate.requestsPerSecond)
             ? null
