@@ -61,6 +61,13 @@ const RETRY_ENV: ReadonlyArray<readonly [key: string, variable: string]> = [
   ["maxElapsed", "WARDEN_RETRY_MAX_ELAPSED"]
 ]
 
+const BASE_URL_KEY = { global: "baseUrl", "us-east": "baseUrlUsEast", "us-west": "baseUrlUsWest" } as const
+const BASE_URL_ENV = {
+  global: "WARDEN_BASE_URL",
+  "us-east": "WARDEN_BASE_URL_US_EAST",
+  "us-west": "WARDEN_BASE_URL_US_WEST"
+} as const
+
 /** Paths of secrets: written inline they work, but `config check` warns. */
 const isSecretPath = (path: string): boolean =>
   /^(api\.apiKey|api\.legacyApiKey|state\.postgres|admin\.token|sinks\.\d+\.secret)$/u.test(path)
@@ -340,23 +347,27 @@ export const checkConfig = (file: string, options: Options = {}): Effect.Effect<
       if (config.ok) sourceConfigs.set(i, config.value)
     }
 
-    // 5. the API's regions need base URLs
+    // 5. the API: v1 sources need the base URL of every region they may use, legacy sources the legacy host
     if (decoded.ok) {
       const api = decoded.value.api
-      const used = [api.region, ...(api.regions.policy === "failover" ? api.regions.failover : [])]
-      const key = { global: "baseUrl", "us-east": "baseUrlUsEast", "us-west": "baseUrlUsWest" } as const
-      const variable = {
-        global: "WARDEN_BASE_URL",
-        "us-east": "WARDEN_BASE_URL_US_EAST",
-        "us-west": "WARDEN_BASE_URL_US_WEST"
-      } as const
-      for (const region of new Set(used)) {
-        if (api[key[region]] === undefined) {
-          problems.push({
-            path: `api.${key[region]}`,
-            message: `required: region ${region} is used but has no base URL (set api.${key[region]} or ${variable[region]})`
-          })
+      const modes = new Set(decoded.value.sources.map((s) => s.mode))
+      if (modes.has("v1")) {
+        const used = [api.region, ...(api.regions.policy === "failover" ? api.regions.failover : [])]
+        for (const region of new Set(used)) {
+          const key = BASE_URL_KEY[region]
+          if (api[key] === undefined) {
+            problems.push({
+              path: `api.${key}`,
+              message: `required: region ${region} is used by v1 sources but has no base URL (set api.${key} or ${BASE_URL_ENV[region]})`
+            })
+          }
         }
+      }
+      if (modes.has("legacy") && api.legacyBaseUrl === undefined) {
+        problems.push({
+          path: "api.legacyBaseUrl",
+          message: "required: a source uses mode legacy (set api.legacyBaseUrl or WARDEN_LEGACY_BASE_URL)"
+        })
       }
       if (api.regions.policy === "failover" && api.regions.failover.length === 0) {
         problems.push({

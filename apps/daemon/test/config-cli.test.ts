@@ -1,0 +1,96 @@
+import { execFile } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { promisify } from "node:util"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import { describe, expect, it } from "vitest"
+import { parse } from "yaml"
+
+const bin = new URL("../src/bin.ts", import.meta.url).pathname
+const fixtures = new URL("./fixtures/config/", import.meta.url).pathname
+const env = { ...process.env, WARDEN_TEST_API_KEY: "sk-cli-secret-987", WARDEN_TEST_ADMIN_TOKEN: "tok-cli-secret-654" }
+
+/** Runs `warden ...args`, resolving with the exit code and both outputs. */
+const warden = (args: ReadonlyArray<string>) =>
+  promisify(execFile)(process.execPath, ["--conditions=@warden/source", bin, ...args], { env }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr
+    })
+  )
+
+describe("warden config check", () => {
+  it("prints a summary and exits 0 for the valid example, without showing secrets", async () => {
+    const r = await warden(["config", "check", `${fixtures}valid.yaml`])
+    expect(r.stderr).toBe("")
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("OK")
+    expect(r.stdout).toContain("sources: 1: my-feed (rss)")
+    expect(r.stdout).toContain("sinks: 3: stdout, audit (jsonl), webhook")
+    expect(r.stdout).toMatch(/state: sqlite .*\.warden\/state\.db/)
+    for (const secret of [env.WARDEN_TEST_API_KEY, env.WARDEN_TEST_ADMIN_TOKEN, "whsec-test-value"]) {
+      expect(r.stdout + r.stderr).not.toContain(secret)
+    }
+  })
+
+  it("prints every problem as path: message on stderr and exits 78", async () => {
+    const r = await warden(["config", "check", `${fixtures}broken.yaml`])
+    expect(r.code).toBe(78)
+    expect(r.stdout).toBe("")
+    const lines = r.stderr.trim().split("\n")
+    expect(lines).toEqual([
+      "api.apiKey: environment variable WARDEN_TEST_MISSING_KEY is not set",
+      "sources.0.channelId: required key is missing",
+      "sources.0.chanelId: unknown key; did you mean channelId?",
+      "sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)",
+      "state: set exactly one of sqlite, postgres",
+      `${fixtures}broken.yaml: 5 problems`
+    ])
+  })
+
+  it("checks actions of a local plugin (module:) against its capabilities", async () => {
+    const r = await warden(["config", "check", `${fixtures}plugin.yaml`])
+    expect(r.code).toBe(78)
+    expect(r.stderr).toContain("sources.0.rules.1.actions.0: connector hider cannot 'reply'; it can: hide, delete")
+    expect(r.stderr).not.toContain("rules.0")
+  })
+
+  it("exits 78 for a file that does not exist", async () => {
+    const r = await warden(["config", "check", `${fixtures}nope.yaml`])
+    expect(r.code).toBe(78)
+    expect(r.stderr).toContain("cannot read")
+  })
+})
+
+describe("warden config schema", () => {
+  it("prints a draft 2020-12 JSON Schema that compiles, includes rss, and validates the example", async () => {
+    const r = await warden(["config", "schema"])
+    expect(r.code).toBe(0)
+    const schema = JSON.parse(r.stdout)
+    expect(schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema")
+    expect(schema.$defs["connector-rss"]).toBeDefined()
+    const ajv = new Ajv2020({ allErrors: true, validateFormats: false })
+    const validate = ajv.compile(schema)
+
+    const valid = parse(readFileSync(`${fixtures}valid.yaml`, "utf8"))
+    expect(validate(valid), JSON.stringify(validate.errors)).toBe(true)
+    expect(validate(parse(readFileSync(`${fixtures}plugin.yaml`, "utf8"))), JSON.stringify(validate.errors)).toBe(true)
+
+    const typo = structuredClone(valid)
+    typo.sources[0].chanelId = typo.sources[0].channelId
+    expect(validate(typo)).toBe(false)
+
+    const rss = structuredClone(valid)
+    rss.sources[0].config.polInterval = "1 minute"
+    expect(validate(rss)).toBe(false)
+
+    const both = structuredClone(valid)
+    both.state.postgres = "postgres://db/warden"
+    expect(validate(both)).toBe(false)
+
+    const typeAndModule = structuredClone(valid)
+    typeAndModule.sources[0].module = "./x.js"
+    expect(validate(typeAndModule)).toBe(false)
+  })
+})

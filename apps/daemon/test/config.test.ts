@@ -1,0 +1,260 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Connector } from "@warden/connector"
+import { Duration, Effect, Redacted, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import {
+  type Checked,
+  checkConfig,
+  ConfigError,
+  formatProblem,
+  loadConfig,
+  toApiConfigInput
+} from "../src/config/index.ts"
+
+const fixtures = new URL("./fixtures/config/", import.meta.url).pathname
+const dir = mkdtempSync(join(tmpdir(), "warden-config-"))
+const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
+const env = { WARDEN_TEST_API_KEY: "sk-test-123456", WARDEN_TEST_ADMIN_TOKEN: "admin-token-abcdef" }
+
+let n = 0
+/** Writes a config file to a temporary directory. */
+const write = (text: string): string => {
+  const path = join(dir, `c${n++}.yaml`)
+  writeFileSync(path, text)
+  return path
+}
+
+/** A connector that can hide and delete, known without importing. */
+const mod = Connector.make({
+  type: "mod",
+  configSchema: Schema.Struct({ room: Schema.String }),
+  capabilities: { actions: ["hide", "delete", "holdForReview"], duplicates: "never", contentTypes: ["text", "image"] },
+  make: () => Effect.die("not in tests")
+})
+
+const check = (path: string, e: Record<string, string> = env) =>
+  Effect.runPromise(Effect.result(checkConfig(path, { env: e, builtins: [mod] })))
+
+const problemsOf = async (text: string, e?: Record<string, string>) => {
+  const r = await check(write(text), e)
+  if (r._tag === "Success") throw new Error("expected problems, the file decoded")
+  expect(r.failure).toBeInstanceOf(ConfigError)
+  return r.failure.problems.map(formatProblem)
+}
+
+const api = `api:\n  apiKey: \${env:WARDEN_TEST_API_KEY}\n  baseUrl: https://api.example.com\n`
+const source = (extra = "", type = "rss", config = "{ feeds: [https://example.com/feed.xml] }") =>
+  `  - id: feed\n    type: ${type}\n    channelId: ${CHANNEL}\n    config: ${config}\n${extra}`
+
+describe("loadConfig: the valid example", () => {
+  it("decodes every section with defaults, Durations and Redacted secrets", async () => {
+    const config = await Effect.runPromise(loadConfig(join(fixtures, "valid.yaml"), { env }))
+    expect(Redacted.value(config.api.apiKey)).toBe(env.WARDEN_TEST_API_KEY)
+    expect(String(config.api.apiKey)).not.toContain(env.WARDEN_TEST_API_KEY)
+    expect(Duration.toMillis(config.api.timeout)).toBe(10_000)
+    expect(Duration.toMillis(config.api.retry.baseDelay)).toBe(200)
+    expect(config.api.regions).toMatchObject({ policy: "failover", failover: ["us-east"] })
+    expect(config.state).toEqual({ _tag: "Sqlite", filename: join(fixtures, ".warden/state.db") })
+    expect(config.sources).toHaveLength(1)
+    const feed = config.sources[0]!
+    expect(feed).toMatchObject({ id: "my-feed", type: "rss", mode: "v1", analyse: ["text"], oversize: "split" })
+    expect(Duration.toMinutes((feed.config as { pollInterval: Duration.Duration }).pollInterval)).toBe(5)
+    expect(feed.rules[0]).toMatchObject({ name: "audit-threats", actions: [], sinks: ["audit"] })
+    expect(config.sinks.map((s) => s.name)).toEqual(["stdout", "audit", "webhook"])
+    const webhook = config.sinks[2]!
+    expect(webhook.type === "webhook" && Redacted.value(webhook.secret!)).toBe("whsec-test-value")
+    expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
+    expect(Redacted.value(config.admin.token!)).toBe(env.WARDEN_TEST_ADMIN_TOKEN)
+    expect(config.cluster.runnerAddress).toEqual({ host: "127.0.0.1", port: 34431 })
+    expect(config.log).toEqual({ content: false, format: "auto", level: "info" })
+  })
+
+  it("never shows a secret when the config is printed", async () => {
+    const config = await Effect.runPromise(loadConfig(join(fixtures, "valid.yaml"), { env }))
+    const shown = `${JSON.stringify(config)} ${String(config.api.apiKey)} ${JSON.stringify(toApiConfigInput(config.api))}`
+    for (const secret of [...Object.values(env), "whsec-test-value"]) expect(shown).not.toContain(secret)
+  })
+
+  it("maps the api section to the transport's ApiConfig.Input", async () => {
+    const config = await Effect.runPromise(loadConfig(join(fixtures, "valid.yaml"), { env }))
+    const input = toApiConfigInput(config.api)
+    expect(input.baseUrls).toMatchObject({ global: "https://api.example.com" })
+    expect(input.failover).toEqual(["us-east"])
+    expect(input.quotas?.endpoints?.analyzeText).toEqual({ requestsPerSecond: 50, burst: 50 })
+  })
+
+  it("applies defaults to a minimal file, and WARDEN_* fill the api section", async () => {
+    const path = write(`sources:\n${source()}`)
+    const r = await check(path, {
+      WARDEN_API_KEY: "k-from-env",
+      WARDEN_BASE_URL: "https://env.example.com",
+      WARDEN_TIMEOUT: "3 seconds"
+    })
+    if (r._tag === "Failure") throw new Error(r.failure.message)
+    const { config, warnings } = r.success as Checked
+    expect(Redacted.value(config.api.apiKey)).toBe("k-from-env")
+    expect(config.api.baseUrl).toBe("https://env.example.com")
+    expect(Duration.toMillis(config.api.timeout)).toBe(3000)
+    expect(config.api.retry.maxAttempts).toBe(5)
+    expect(config.sinks).toEqual([{ type: "stdout", name: "stdout", format: "auto" }])
+    expect(config.state).toEqual({ _tag: "Sqlite", filename: join(dir, ".warden/state.db") })
+    expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
+    expect(config.dryRun).toBe(false)
+    expect(config.sources[0]).toMatchObject({ mode: "v1", analyse: ["text"], autoFeedback: false, dryRun: false })
+    expect(warnings).toEqual([])
+  })
+
+  it("resolves postgres from a secret file, and warns on inline secrets", async () => {
+    writeFileSync(join(dir, "db.url"), "postgres://u:pw-secret@db:5432/warden\n")
+    const path = write(
+      `api:\n  apiKey: inline-key\n  baseUrl: https://api.example.com\nstate:\n  postgres: \${file:db.url}\nsources:\n${source()}`
+    )
+    const r = await check(path)
+    if (r._tag === "Failure") throw new Error(r.failure.message)
+    const { config, warnings } = r.success as Checked
+    expect(config.state._tag).toBe("Postgres")
+    expect(config.state._tag === "Postgres" && Redacted.value(config.state.url)).toBe(
+      "postgres://u:pw-secret@db:5432/warden"
+    )
+    expect(warnings.map((w) => w.path)).toEqual(["api.apiKey"])
+  })
+
+  it("accepts rule actions the connector declares, sink-only rules, and failureMode reject", async () => {
+    const path = write(
+      `${api}sources:\n${source(
+        `    rules:\n      - name: remove\n        when: { severityAtLeast: HIGH }\n        actions: [hide, { kind: delete, reason: policy }]\n      - name: audit-only\n        sinks: [stdout]\n    failureMode: { mode: reject, action: holdForReview }\n`,
+        "mod",
+        "{ room: general }"
+      )}`
+    )
+    const r = await check(path)
+    if (r._tag === "Failure") throw new Error(r.failure.message)
+    expect(r.success.config.sources[0]!.rules[0]!.actions).toEqual([
+      { kind: "hide" },
+      { kind: "delete", reason: "policy" }
+    ])
+    expect(r.success.connectors.get("feed")?.type).toBe("mod")
+  })
+})
+
+describe("loadConfig: broken files", () => {
+  const cases: ReadonlyArray<readonly [name: string, text: string, expected: string, env?: Record<string, string>]> = [
+    ["a wrong type", `${api}dryRun: yes-please\nsources:\n${source()}`, "dryRun: expected boolean"],
+    ["an unknown top-level key", `${api}sorces: []\n`, "sorces: unknown key; did you mean sources?"],
+    [
+      "an unknown source key",
+      `${api}sources:\n${source("    chanelId: x\n")}`,
+      "sources.0.chanelId: unknown key; did you mean channelId?"
+    ],
+    [
+      "an unknown connector config key",
+      `${api}sources:\n${source("", "rss", "{ feeds: [https://e.example/f], polInterval: 1 minutes }")}`,
+      "sources.0.config.polInterval: unknown key; did you mean pollInterval?"
+    ],
+    [
+      "a missing connector config key",
+      `${api}sources:\n${source("", "rss", "{}")}`,
+      "sources.0.config.feeds: required key is missing"
+    ],
+    [
+      "a missing env secret",
+      `api:\n  apiKey: \${env:WARDEN_KEY}\n  baseUrl: https://api.example.com\n`,
+      "api.apiKey: environment variable WARDEN_KEY is not set"
+    ],
+    [
+      "a missing file secret",
+      `${api}admin:\n  token: \${file:nope.txt}\n`,
+      "admin.token: cannot read secret file nope.txt"
+    ],
+    ["no api key at all", "sources: []\n", "api.apiKey: required: set api.apiKey", {}],
+    [
+      "a bad uuid",
+      `${api}sources:\n  - id: feed\n    type: rss\n    channelId: not-a-uuid\n    config: { feeds: [https://e.example/f] }\n`,
+      "sources.0.channelId: must be a UUID"
+    ],
+    [
+      "an unknown connector type",
+      `${api}sources:\n${source("", "nosuch")}`,
+      "sources.0.type: connector type 'nosuch' needs the package @warden/connector-nosuch"
+    ],
+    [
+      "an action the connector cannot do",
+      `${api}sources:\n${source("    rules:\n      - name: r\n        actions: [log]\n      - name: r2\n        actions: [hide]\n")}`,
+      "sources.0.rules.1.actions.0: connector rss cannot 'hide'; it can: (none)"
+    ],
+    [
+      "duplicate source ids",
+      `${api}sources:\n${source()}${source()}`,
+      "sources.1.id: duplicate source id 'feed' (also sources.0)"
+    ],
+    [
+      "duplicate sink names",
+      `${api}sinks:\n  - type: stdout\n  - type: jsonl\n    name: stdout\n    path: x.jsonl\n`,
+      "sinks.1.name: duplicate sink name 'stdout'"
+    ],
+    [
+      "both sqlite and postgres",
+      `${api}state:\n  sqlite: a.db\n  postgres: postgres://h/db\n`,
+      "state: set exactly one of sqlite, postgres"
+    ],
+    [
+      "both type and module",
+      `${api}sources:\n${source("    module: ./x.js\n")}`,
+      "sources.0.type: set exactly one of type"
+    ],
+    [
+      "an unknown sink type",
+      `${api}sinks:\n  - type: kafka\n`,
+      "sinks.0.type: expected one of stdout, jsonl, webhook, sql"
+    ],
+    ["a bad duration", `${api}  timeout: 10 parsecs\n`, "api.timeout: expected a duration such as"],
+    ["a bad listen address", `${api}admin:\n  listen: localhost\n`, "admin.listen: must be HOST:PORT"],
+    [
+      "a rule naming a missing sink",
+      `${api}sources:\n${source("    rules:\n      - name: r\n        sinks: [audit]\n")}`,
+      "sources.0.rules.0.sinks.0: no sink named 'audit'; sinks: stdout"
+    ],
+    [
+      "reject without an action",
+      `${api}sources:\n${source("    failureMode: { mode: reject }\n")}`,
+      "sources.0.failureMode.action: required when mode is reject"
+    ],
+    [
+      "a region without a base URL",
+      `api:\n  apiKey: k\n  region: us-west\nsources:\n${source()}`,
+      "api.baseUrlUsWest: required: region us-west"
+    ],
+    ["a bad env default", `${api}sources: []\n`, "api.keyKind: expected", { ...env, WARDEN_KEY_KIND: "premium" }],
+    ["a YAML syntax error", "api:\n  apiKey: [1, 2\nsinks: x\n", "YAML syntax error"],
+    ["not a mapping", "- just\n- a list\n", "the file must be a YAML mapping"]
+  ]
+  for (const [name, text, expected, e] of cases) {
+    it(name, async () => {
+      const problems = await problemsOf(text, e)
+      expect(
+        problems.some((p) => p.startsWith(expected) || p.includes(`: ${expected}`)),
+        `${expected}\nnot in:\n${problems.join("\n")}`
+      ).toBe(true)
+    })
+  }
+
+  it("reports every problem at once, in file order", async () => {
+    const problems = await problemsOf(
+      `api:\n  apiKey: \${env:NOPE}\n  retyr: {}\nsources:\n${source("    chanelId: x\n", "nosuch")}sinks:\n  - type: kafka\n`
+    )
+    expect(problems.map((p) => p.split(":")[0])).toEqual([
+      "api.apiKey",
+      "api.retyr",
+      "sources.0.type",
+      "sources.0.chanelId",
+      "sinks.0.type"
+    ])
+  })
+
+  it("gives a YAML syntax error a line:column path", async () => {
+    const problems = await problemsOf("api:\n  apiKey: k\n  baseUrl: [a, b\nsinks: []\n")
+    expect(problems[0]).toMatch(/^\d+:\d+: YAML syntax error/)
+  })
+})
