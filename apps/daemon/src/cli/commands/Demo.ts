@@ -1,0 +1,26 @@
+/**
+ * `warden demo` (what `pnpm start` runs): the whole pipeline on this machine with nothing to set up.
+ * See `demo/Demo.ts`.
+ */
+import { Command, Flag } from "effect/cli"
+import * as Demo from "../../demo/Demo.ts"
+
+/** The `demo` subcommand. */
+export const demo = Command.make(
+  "demo",
+  {
+    adminPort: Flag.Int("admin-port").pipe(
+      Flag.withDescription("port of the admin API on 127.0.0.1 (default: a free one)"),
+      Flag.withDefault(0)
+    ),
+    format: Flag.Literals("format", ["auto", "json", "pretty"]).pipe(
+      Flag.withDescription("verdict lines: pretty on a terminal, JSON otherwise (auto)"),
+      Flag.withDefault("auto")
+    )
+  },
+  ({ adminPort, format }) => Demo.run({ adminPort, format })
+).pipe(
+  Command.withDescription(
+    "Run the whole pipeline locally: sandbox API + demo comments feed + RSS source + stdout sink + admin API"
+  )
+)
