@@ -139,6 +139,28 @@ describe("loadConfig: the valid example", () => {
   })
 })
 
+describe("loadConfig: warnings", () => {
+  it("warns (but accepts) rule names outside the known taxonomies, with a hint", async () => {
+    const path = write(
+      `${api}sources:\n${source("    rules:\n      - name: r\n        when: { type: [HATEFULL], severityAtLeast: HIGH, classifications: { anyOf: [THREAT, SPAM_X] } }\n")}`
+    )
+    const r = await check(path)
+    if (r._tag === "Failure") throw new Error(r.failure.message)
+    expect(r.success.warnings.map((w) => `${w.path}: ${w.message}`)).toEqual([
+      "sources.0.rules.0.when.type.0: 'HATEFULL' is not a known analysis type; did you mean HATEFUL?",
+      expect.stringMatching(
+        /^sources\.0\.rules\.0\.when\.classifications\.anyOf\.1: 'SPAM_X' is not a known classification/
+      )
+    ])
+  })
+
+  it("warns when there is no source", async () => {
+    const r = await check(write(api))
+    if (r._tag === "Failure") throw new Error(r.failure.message)
+    expect(r.success.warnings).toEqual([{ path: "sources", message: "no sources: `warden run` needs at least one" }])
+  })
+})
+
 describe("loadConfig: broken files", () => {
   const cases: ReadonlyArray<readonly [name: string, text: string, expected: string, env?: Record<string, string>]> = [
     ["a wrong type", `${api}dryRun: yes-please\nsources:\n${source()}`, "dryRun: expected boolean"],

@@ -7,15 +7,24 @@
 import { readFile } from "node:fs/promises"
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path"
 import type { Connector } from "@warden/connector"
+import {
+  ANALYSIS_TYPES,
+  DIRECTED_AT,
+  RECOMMENDED_ACTIONS,
+  SEVERITIES,
+  TEXT_CLASSIFICATIONS,
+  IMAGE_CLASSIFICATIONS
+} from "@warden/core"
 import { Effect, Schema } from "effect"
 import { type Document, isNode, parseDocument } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
 import * as Connectors from "./Connectors.ts"
-import { fromIssue } from "./internal/Problems.ts"
+import { fromIssue, suggest } from "./internal/Problems.ts"
 import * as SecretRef from "./SecretRef.ts"
 import {
   DEFAULT_SQLITE,
   FailureMode,
+  type RuleWhen,
   type Sink,
   SinkEntry,
   type Source,
@@ -165,6 +174,42 @@ const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(
   return { ok: false, problems }
 }
 
+/**
+ * Warnings for `when` names outside the known taxonomies: they are accepted (the API's lists are open)
+ * but a typo (`HATEFULL`) would silently never match.
+ */
+const unknownNames = (when: RuleWhen, at: string): Array<ConfigProblem> => {
+  const out: Array<ConfigProblem> = []
+  const check = (
+    values: ReadonlyArray<string> | undefined,
+    known: ReadonlyArray<string>,
+    key: string,
+    what: string
+  ) => {
+    for (const [i, value] of (values ?? []).entries()) {
+      if (known.includes(value)) continue
+      const hint = suggest(value, known)
+      out.push({
+        path: `${at}.when.${key}${values === undefined || key === "severityAtLeast" ? "" : `.${i}`}`,
+        message: `'${value}' is not a known ${what}${hint === undefined ? ` (known: ${known.join(", ")})` : `; did you mean ${hint}?`}`
+      })
+    }
+  }
+  const classifications = [...TEXT_CLASSIFICATIONS, ...IMAGE_CLASSIFICATIONS]
+  check(when.type, ANALYSIS_TYPES, "type", "analysis type")
+  check(when.recommendedAction, RECOMMENDED_ACTIONS, "recommendedAction", "recommended action")
+  check(
+    when.severityAtLeast === undefined ? undefined : [when.severityAtLeast],
+    SEVERITIES,
+    "severityAtLeast",
+    "severity"
+  )
+  check(when.classifications?.anyOf, classifications, "classifications.anyOf", "classification")
+  check(when.classifications?.allOf, classifications, "classifications.allOf", "classification")
+  check(when.directedAt, DIRECTED_AT, "directedAt", "directedAt value")
+  return out
+}
+
 /** Orders problems as their paths appear in the file (the closest existing node of each path); stable. */
 const sortByPosition = (yaml: Document, problems: ReadonlyArray<ConfigProblem>): Array<ConfigProblem> => {
   const position = (path: string): number => {
@@ -190,6 +235,9 @@ const startsWithPath = (path: string, prefix: string): boolean =>
  * Never starts anything (no sockets, no database): connectors are imported, not made.
  */
 export const checkConfig = (file: string, options: Options = {}): Effect.Effect<Checked, ConfigError> =>
+  Effect.withSpan(check(file, options), "Config.checkConfig", { attributes: { file } })
+
+const check = (file: string, options: Options): Effect.Effect<Checked, ConfigError> =>
   Effect.gen(function* () {
     const path = resolvePath(file)
     const baseDirectory = dirname(path)
@@ -297,6 +345,7 @@ export const checkConfig = (file: string, options: Options = {}): Effect.Effect<
             message: `duplicate rule name '${rule.name}' (also rules.${seen})`
           })
         else ruleNames.set(rule.name, r)
+        warnings.push(...unknownNames(rule.when, `${at}.rules.${r}`))
         rule.sinks?.forEach((name, s) => {
           if (!sinkNames.includes(name)) {
             const known = [...new Set(sinkNames.filter((n) => n !== undefined))]
