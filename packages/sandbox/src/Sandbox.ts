@@ -110,3 +110,6 @@ export const startPromise = async (options: SandboxOptions = {}): Promise<Runnin
   await server.listen()
   return { ...shapeOf(server), close: () => server.close() }
 }
+
+/** Starts a sandbox for the layer's lifetime (same as `Sandbox.layer` on the service class). */
+export const layer = (options: SandboxOptions = {}): Layer.Layer<Sandbox, SandboxStartError> => Sandbox.layer(options)

@@ -30,7 +30,7 @@ describe("Sandbox.layer", () => {
         yield* sandbox.reset
         assert.strictEqual((yield* sandbox.requests).length, 0)
         return sandbox.url
-      }).pipe(Effect.provide(Sandbox.Sandbox.layer()))
+      }).pipe(Effect.provide(Sandbox.layer()))
       const after = yield* Effect.promise(() =>
         fetch(`${url}/_sandbox/health`).then(
           () => "open",
