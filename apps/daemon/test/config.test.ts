@@ -8,6 +8,7 @@ import {
   type Checked,
   checkConfig,
   ConfigError,
+  DaemonConfig,
   formatProblem,
   loadConfig,
   toApiConfigInput
@@ -278,5 +279,14 @@ describe("loadConfig: broken files", () => {
   it("gives a YAML syntax error a line:column path", async () => {
     const problems = await problemsOf("api:\n  apiKey: k\n  baseUrl: [a, b\nsinks: []\n")
     expect(problems[0]).toMatch(/^\d+:\d+: YAML syntax error/)
+  })
+})
+
+describe("DaemonConfig", () => {
+  it("provides the loaded config as a service", async () => {
+    const config = await Effect.runPromise(
+      Effect.provide(Effect.service(DaemonConfig), DaemonConfig.layer(join(fixtures, "valid.yaml"), { env }))
+    )
+    expect(config.sources[0]?.id).toBe("my-feed")
   })
 })
