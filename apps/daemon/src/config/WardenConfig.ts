@@ -22,7 +22,9 @@ import {
 import { Schema, SchemaTransformation } from "effect"
 import {
   DurationString,
+  durationWithDefault,
   HostPortString,
+  hostPortWithDefault,
   HttpUrl,
   IntBetween,
   PositiveNumber,
@@ -71,9 +73,9 @@ export type Quotas = typeof Quotas.Type
 /** Retry of transient failures. */
 export const Retry = Schema.Struct({
   maxAttempts: IntBetween(1, 100).pipe(withDefault(5)),
-  baseDelay: DurationString.pipe(withDefault("200 millis")),
-  maxDelay: DurationString.pipe(withDefault("10 seconds")),
-  maxElapsed: DurationString.pipe(withDefault("60 seconds"))
+  baseDelay: durationWithDefault("200 millis"),
+  maxDelay: durationWithDefault("10 seconds"),
+  maxElapsed: durationWithDefault("60 seconds")
 })
 /** @see {@link Retry} */
 export type Retry = typeof Retry.Type
@@ -82,7 +84,7 @@ export type Retry = typeof Retry.Type
 export const Regions = Schema.Struct({
   policy: Schema.Literals(["pinned", "failover"]).pipe(withDefault("pinned")),
   failover: Schema.Array(Region).pipe(withDefault([])),
-  recoverAfter: DurationString.pipe(withDefault("60 seconds"))
+  recoverAfter: durationWithDefault("60 seconds")
 })
 /** @see {@link Regions} */
 export type Regions = typeof Regions.Type
@@ -97,7 +99,7 @@ export const ApiSection = Schema.Struct({
   baseUrlUsWest: Schema.optionalKey(HttpUrl),
   legacyBaseUrl: Schema.optionalKey(HttpUrl),
   legacyApiKey: Schema.optionalKey(Secret),
-  timeout: DurationString.pipe(withDefault("10 seconds")),
+  timeout: durationWithDefault("10 seconds"),
   retry: Retry.pipe(withDefault({})),
   quotas: Quotas.pipe(withDefault({})),
   regions: Regions.pipe(withDefault({})),
@@ -186,7 +188,7 @@ export type Rule = Omit<typeof Rule.Type, "actions"> & { readonly actions: Reado
 /** What to do with an item whose analysis keeps failing: `hold` it, `allow` it, or `reject` it (with `action`) after `after`. */
 export const FailureMode = Schema.Struct({
   mode: Schema.Literals(["hold", "allow", "reject"]).pipe(withDefault("hold")),
-  after: DurationString.pipe(withDefault("5 minutes")),
+  after: durationWithDefault("5 minutes"),
   action: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
 }).check(
   Schema.makeFilter(
@@ -266,7 +268,7 @@ export const WebhookSink = Schema.Struct({
   url: HttpUrl,
   secret: Schema.optionalKey(Secret),
   maxAttempts: IntBetween(1, 100).pipe(withDefault(8)),
-  timeout: DurationString.pipe(withDefault("10 seconds"))
+  timeout: durationWithDefault("10 seconds")
 })
 
 /** Verdicts written to a table of the state store. */
@@ -285,7 +287,7 @@ export type Sink = typeof SinkEntry.Type & { readonly name: string }
 
 /** The admin HTTP server. */
 export const AdminSection = Schema.Struct({
-  listen: HostPortString.pipe(withDefault("127.0.0.1:8787")),
+  listen: hostPortWithDefault("127.0.0.1:8787"),
   token: Schema.optionalKey(Secret)
 })
 /** @see {@link AdminSection} */

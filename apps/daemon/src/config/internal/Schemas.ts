@@ -3,11 +3,16 @@
  */
 import { Effect, Schema, SchemaTransformation } from "effect"
 
+const DURATION_DESCRIPTION = "A duration such as '500 millis', '10 seconds', '2 minutes'"
+
 /** A duration written as Effect's duration strings (`500 millis`, `10 seconds`, `2 minutes`), decoded to a `Duration`. */
-export const DurationString = Schema.DurationFromString.annotate({
-  description: "A duration such as '500 millis', '10 seconds', '2 minutes'",
-  message: "expected a duration such as '500 millis', '10 seconds' or '2 minutes'"
-})
+export const DurationString = Schema.DurationFromString.annotate({ description: DURATION_DESCRIPTION })
+
+/** A duration key with a default (shown in the JSON Schema, whose side is the string). */
+export const durationWithDefault = (value: string) =>
+  Schema.String.annotate({ description: DURATION_DESCRIPTION, default: value })
+    .pipe(Schema.decodeTo(Schema.Duration, SchemaTransformation.durationFromString))
+    .pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
 
 /** A secret value, decoded to `Redacted` (written as `${env:NAME}` / `${file:path}`, resolved before decoding). */
 export const Secret = Schema.RedactedFromValue(Schema.String.check(Schema.isNonEmpty({ message: "must not be empty" })))
@@ -28,33 +33,44 @@ export interface HostPort {
 
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/u
 
-/** `HOST:PORT` (`127.0.0.1:8787`, `[::1]:8787`), decoded to `{ host, port }`. */
-export const HostPortString = Schema.String.check(
-  Schema.makeFilter<string>(
-    (s) => {
-      const m = HOST_PORT.exec(s)
-      return (m !== null && Number(m[2]) <= 65535) || "must be HOST:PORT, e.g. 127.0.0.1:8787"
-    },
-    { toJsonSchema: () => ({ pattern: "^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}$" }) }
-  )
-).pipe(
-  Schema.decodeTo(
-    Schema.Struct({ host: Schema.String, port: Schema.Int }),
-    SchemaTransformation.transform({
-      decode: (s: string) => {
-        const m = HOST_PORT.exec(s)!
-        return { host: m[1]!.replace(/^\[|\]$/gu, ""), port: Number(m[2]) }
-      },
-      encode: ({ host, port }) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`)
-    })
-  )
-)
+const hostPort = (annotations: Schema.Annotations.Annotations) =>
+  Schema.String.annotate(annotations)
+    .check(
+      Schema.makeFilter<string>(
+        (s) => {
+          const m = HOST_PORT.exec(s)
+          return (m !== null && Number(m[2]) <= 65535) || "must be HOST:PORT, e.g. 127.0.0.1:8787"
+        },
+        { toJsonSchema: () => ({ pattern: "^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}$" }) }
+      )
+    )
+    .pipe(
+      Schema.decodeTo(
+        Schema.Struct({ host: Schema.String, port: Schema.Int }),
+        SchemaTransformation.transform({
+          decode: (s: string) => {
+            const m = HOST_PORT.exec(s)!
+            return { host: m[1]!.replace(/^\[|\]$/gu, ""), port: Number(m[2]) }
+          },
+          encode: ({ host, port }) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`)
+        })
+      )
+    )
 
-/** A key with a default: optional in the file, always present once decoded. */
+/** `HOST:PORT` (`127.0.0.1:8787`, `[::1]:8787`), decoded to `{ host, port }`. */
+export const HostPortString = hostPort({ description: "HOST:PORT" })
+
+/** A `HOST:PORT` key with a default (shown in the JSON Schema). */
+export const hostPortWithDefault = (value: string) =>
+  hostPort({ description: "HOST:PORT", default: value }).pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+
+/** A key with a default: optional in the file, always present once decoded; the JSON Schema shows the default. */
 export const withDefault =
   <S extends Schema.Top>(value: S["Encoded"]) =>
   (self: S) =>
-    self.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+    (self.annotate({ default: value } as never) as unknown as S).pipe(
+      Schema.withDecodingDefaultKey(Effect.succeed(value))
+    )
 
 /** An integer within bounds. */
 export const IntBetween = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
