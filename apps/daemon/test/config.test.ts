@@ -233,6 +233,11 @@ describe("loadConfig: broken files", () => {
       "sinks.0.type: expected one of stdout, jsonl, webhook, sql"
     ],
     ["a bad duration", `${api}  timeout: 10 parsecs\n`, "api.timeout: expected a duration such as"],
+    [
+      "a number where a duration goes",
+      `${api}cluster:\n  shardLockExpiration: 5\n`,
+      "cluster.shardLockExpiration: expected a duration such as"
+    ],
     ["a bad listen address", `${api}admin:\n  listen: localhost\n`, "admin.listen: must be HOST:PORT"],
     [
       "a rule naming a missing sink",

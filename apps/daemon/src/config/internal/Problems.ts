@@ -52,6 +52,8 @@ const literalValuesOf = (ast: SchemaAST.AST, key: string): ReadonlyArray<string>
 
 const standard = SchemaIssue.makeFormatterStandardSchemaV1()
 
+const DURATION_MESSAGE = "expected a duration such as '500 millis', '10 seconds' or '2 minutes'"
+
 const structural = new Set(["Pointer", "Composite", "AnyOf", "Encoding", "UnexpectedKey"])
 
 const tidy = (message: string): string => {
@@ -98,6 +100,12 @@ export const fromIssue = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<Proper
         }
         break
       }
+      case "InvalidType":
+        if (String(i.ast.annotations?.description ?? "").startsWith("A duration")) {
+          out.push({ path: at(path), message: DURATION_MESSAGE })
+          return
+        }
+        break
       default:
         break
     }

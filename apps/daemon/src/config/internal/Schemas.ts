@@ -6,7 +6,9 @@ import { Effect, Schema, SchemaTransformation } from "effect"
 const DURATION_DESCRIPTION = "A duration such as '500 millis', '10 seconds', '2 minutes'"
 
 /** A duration written as Effect's duration strings (`500 millis`, `10 seconds`, `2 minutes`), decoded to a `Duration`. */
-export const DurationString = Schema.DurationFromString.annotate({ description: DURATION_DESCRIPTION })
+export const DurationString = Schema.String.annotate({ description: DURATION_DESCRIPTION }).pipe(
+  Schema.decodeTo(Schema.Duration, SchemaTransformation.durationFromString)
+)
 
 /** A duration key with a default (shown in the JSON Schema, whose side is the string). */
 export const durationWithDefault = (value: string) =>
