@@ -44,14 +44,30 @@ export const failovers = Metric.counter("warden_api_region_failovers_total", {
   incremental: true
 })
 
+/**
+ * One metric instance per series, reused: a fresh `withAttributes` instance would recompute its
+ * series key (a sort and a JSON encoding) on every update, which shows at thousands of calls/s.
+ */
+const series = new Map<string, Metric.Metric<number, unknown>>()
+const withLabels = <M extends Metric.Metric<number, unknown>>(metric: M, attributes: Record<string, string>): M => {
+  let key = metric.id
+  for (const k in attributes) key += `\u0000${k}=${attributes[k]}`
+  let m = series.get(key)
+  if (m === undefined) {
+    m = Metric.withAttributes(metric, attributes)
+    series.set(key, m)
+  }
+  return m as M
+}
+
 const count = (metric: Metric.Metric<number, unknown>, attributes: Record<string, string>, value = 1) =>
-  Metric.update(Metric.withAttributes(metric, attributes), value)
+  Metric.update(withLabels(metric, attributes), value)
 
 /** Records one attempt: its outcome and its latency. */
 export const recordAttempt = (endpoint: string, region: string, status: string, seconds: number): Effect.Effect<void> =>
   Effect.andThen(
     count(requests, { endpoint, region, status }),
-    Metric.update(Metric.withAttributes(latency, { endpoint, region }), seconds)
+    Metric.update(withLabels(latency, { endpoint, region }), seconds)
   )
 
 /** Records a retry. */
@@ -63,7 +79,7 @@ export const recordError = (endpoint: string, code: string): Effect.Effect<void>
 
 /** Records a wait for the limiter (also when it was zero, so the histogram counts every call). */
 export const recordLimiterWait = (endpoint: string, millis: number): Effect.Effect<void> =>
-  Metric.update(Metric.withAttributes(limiterWait, { endpoint }), millis / 1000)
+  Metric.update(withLabels(limiterWait, { endpoint }), millis / 1000)
 
 /** Records a failover. */
 export const recordFailover = (from: string, to: string): Effect.Effect<void> => count(failovers, { from, to })

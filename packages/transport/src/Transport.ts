@@ -16,9 +16,8 @@ import {
   TransportError
 } from "@warden/core"
 import { Clock, Context, Duration, Effect, Layer, Redacted, type Config } from "effect"
-import { HttpBody, HttpClient, HttpClientRequest } from "effect/http"
 import { ApiConfig, type ApiConfigError, type Input, type Overrides } from "./ApiConfig.ts"
-import { fromHttpClientError } from "./internal/errors.ts"
+import { fromCause } from "./internal/errors.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { BASE_URL_ENV, type Region } from "./Region.ts"
 import * as RegionPolicy from "./RegionPolicy.ts"
@@ -64,15 +63,17 @@ interface Target {
   readonly headers: Record<string, string>
 }
 
-/** Builds the transport on an `HttpClient`. */
-export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpClient.HttpClient> = Effect.gen(
+const TIMED_OUT = Symbol("timed out")
+
+/** Builds the transport on an undici `Dispatcher` (`NodeHttpClient.Dispatcher`, shareable with other clients). */
+export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHttpClient.Dispatcher> = Effect.gen(
   function* () {
     const config = yield* ApiConfig
     const limiter = yield* RateLimiter
-    const client = yield* HttpClient.HttpClient
+    const dispatcher = yield* NodeHttpClient.Dispatcher
     const regions = RegionPolicy.makeState(config.regions)
     const timeoutMillis = Duration.toMillis(config.timeout)
-    const common = { accept: "application/json", "user-agent": config.userAgent }
+    const common = { accept: "application/json", "content-type": "application/json", "user-agent": config.userAgent }
 
     const targetOf = (endpoint: EndpointName, region: Region | "legacy"): Effect.Effect<Target, TransportError> => {
       if (region === "legacy") {
@@ -108,42 +109,58 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpCli
       })
     }
 
-    /** One HTTP attempt, timed out as a whole (headers and body). */
+    /** One HTTP attempt on the undici dispatcher, timed out as a whole (headers and body). */
     const attemptOnce = (request: Request, target: Target, requestId: string, attempt: number) => {
       const label = endpointLabel(request.endpoint)
-      const httpRequest = HttpClientRequest.post(target.url, {
-        headers: { ...target.headers, "x-request-id": requestId },
-        body: HttpBody.text(request.body, "application/json")
-      })
+      const url = new URL(target.url)
+      const headers = { ...target.headers, "x-request-id": requestId }
       return Effect.gen(function* () {
         const start = yield* Clock.currentTimeMillis
-        const exchange = client.execute(httpRequest).pipe(
-          Effect.flatMap((response) => Effect.map(response.text, (body) => ({ status: response.status, body }))),
-          Effect.mapError((error) => fromHttpClientError(label, error)),
-          Effect.timeoutOrElse({
-            duration: Duration.millis(timeoutMillis),
-            orElse: () =>
-              Effect.fail(
-                new TransportError({
-                  endpoint: label,
-                  reason: "Timeout",
-                  detail: `no complete answer in ${timeoutMillis} ms`
+        const result = yield* Effect.result(
+          Effect.tryPromise({
+            try: async (signal) => {
+              const timeout = AbortSignal.timeout(timeoutMillis)
+              try {
+                const response = await dispatcher.request({
+                  origin: url.origin,
+                  path: url.pathname + url.search,
+                  method: "POST",
+                  headers,
+                  body: request.body,
+                  signal: AbortSignal.any([signal, timeout])
                 })
-              )
+                return { status: response.statusCode, body: await response.body.text() }
+              } catch (cause) {
+                throw timeout.aborted ? TIMED_OUT : cause
+              }
+            },
+            catch: (cause) =>
+              cause === TIMED_OUT
+                ? new TransportError({
+                    endpoint: label,
+                    reason: "Timeout",
+                    detail: `no complete answer in ${timeoutMillis} ms`
+                  })
+                : fromCause(label, cause)
           })
         )
-        const result = yield* Effect.result(exchange)
         const seconds = ((yield* Clock.currentTimeMillis) - start) / 1000
         const status = result._tag === "Success" ? String(result.success.status) : "none"
         yield* Telemetry.recordAttempt(request.endpoint, target.region, status, seconds)
         if (result._tag === "Failure") return yield* Effect.fail<Failure>(result.failure)
         const { status: code, body } = result.success
-        yield* Effect.annotateCurrentSpan({ "http.response.status_code": code })
+        yield* Effect.annotateCurrentSpan("http.response.status_code", code)
         if (code >= 200 && code < 300) return { status: code, body }
         return yield* Effect.fail<Failure>(decodeApiError(label, code, body))
       }).pipe(
         Effect.withSpan("Transport.attempt", {
-          attributes: { "warden.endpoint": request.endpoint, "warden.region": target.region, "warden.attempt": attempt }
+          attributes: {
+            "warden.endpoint": request.endpoint,
+            "warden.region": target.region,
+            "warden.attempt": attempt,
+            "http.request.method": "POST",
+            "url.path": url.pathname
+          }
         })
       )
     }
@@ -216,15 +233,15 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpCli
 
 /** The transport service. */
 export class Transport extends Context.Service<Transport, Shape>()("@warden/transport/Transport") {
-  /** On the `HttpClient`, `ApiConfig` and `RateLimiter` provided. */
-  static readonly layerNoDeps: Layer.Layer<Transport, never, ApiConfig | RateLimiter | HttpClient.HttpClient> =
+  /** On the `ApiConfig`, `RateLimiter` and undici `Dispatcher` provided. */
+  static readonly layerNoDeps: Layer.Layer<Transport, never, ApiConfig | RateLimiter | NodeHttpClient.Dispatcher> =
     Layer.effect(Transport, make)
-  /** On a given `HttpClient` and `ApiConfig`, with its own limiter (one per layer instance: share the layer). */
-  static readonly layer: Layer.Layer<Transport | RateLimiter, never, ApiConfig | HttpClient.HttpClient> =
+  /** On a given `Dispatcher` and `ApiConfig`, with its own limiter (one per layer instance: share the layer). */
+  static readonly layer: Layer.Layer<Transport | RateLimiter, never, ApiConfig | NodeHttpClient.Dispatcher> =
     Transport.layerNoDeps.pipe(Layer.provideMerge(RateLimiter.layer))
-  /** On Node's undici `HttpClient`, with its own limiter. */
+  /** On its own undici `Agent` (keep-alive connection pool), with its own limiter. */
   static readonly layerUndici: Layer.Layer<Transport | RateLimiter, never, ApiConfig> = Transport.layer.pipe(
-    Layer.provide(NodeHttpClient.layerUndici)
+    Layer.provide(NodeHttpClient.layerDispatcher)
   )
   /** Settings built in code, on undici: the usual way to build a client. */
   static readonly layerOptions = (input: Input): Layer.Layer<Transport | RateLimiter | ApiConfig, ApiConfigError> =>

@@ -1,6 +1,5 @@
-/** Maps the HTTP client's failures to core's `TransportError`, without any header in the text. */
+/** Maps failed requests to core's `TransportError`, without any header in the text. */
 import { TransportError, type TransportFailure } from "@warden/core"
-import type { HttpClientError } from "effect/http"
 
 const codesOf = (cause: unknown): Array<string> => {
   const codes: Array<string> = []
@@ -28,19 +27,20 @@ const messageOf = (cause: unknown): string => {
   return parts.join(": ")
 }
 
-/** Classifies an HTTP client failure as connect, reset or other, keeping its message (URL, never headers). */
-export const fromHttpClientError = (endpoint: string, error: HttpClientError.HttpClientError): TransportError => {
-  const reason = error.reason
-  const codes = codesOf("cause" in reason ? reason.cause : undefined)
+/** Classifies a failed request (undici / socket error) as connect, reset or other; its text names no header. */
+export const fromCause = (endpoint: string, cause: unknown): TransportError => {
+  const codes = codesOf(cause)
   const kind: TransportFailure = codes.some((c) => CONNECT.includes(c))
     ? "Connect"
-    : codes.some((c) => RESET.includes(c)) || reason._tag === "DecodeError" || reason._tag === "EmptyBodyError"
+    : codes.some((c) => RESET.includes(c))
       ? "Reset"
-      : "Other"
-  const cause = messageOf("cause" in reason ? reason.cause : undefined)
+      : codes.includes("UND_ERR_ABORTED") || (cause instanceof Error && cause.name === "AbortError")
+        ? "Aborted"
+        : "Other"
+  const message = messageOf(cause)
   return new TransportError({
     endpoint,
     reason: kind,
-    detail: `${reason._tag}${codes.length > 0 ? ` ${codes[0]}` : ""}${cause === "" ? "" : `: ${cause}`}`
+    detail: `${codes.length > 0 ? codes[0] : "error"}${message === "" ? "" : `: ${message}`}`
   })
 }
