@@ -15,9 +15,11 @@ import { LegacyBatch } from "@warden/legacy"
 import { Transport } from "@warden/transport"
 import { V1Client } from "@warden/v1"
 import { type Duration, Effect, Layer, Option, type Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
 import { RunnerAddress, SingleRunner, type ShardingConfig } from "effect/cluster"
 import * as Admin from "./admin/AdminServer.ts"
 import { BatchProcessor } from "./engine/BatchProcessor.ts"
+import { FeedbackService } from "./engine/FeedbackService.ts"
 import { LegacyAnalyzer } from "./engine/LegacyAnalyzer.ts"
 import * as Pipeline from "./engine/Pipeline.ts"
 import { SourceStatus } from "./engine/SourceStatus.ts"
@@ -36,7 +38,7 @@ export interface DaemonSpec {
   readonly api: Parameters<typeof Transport.Transport.layerOptions>[0]
   readonly sources: ReadonlyArray<Pipeline.SourceSpec>
   /** The sinks; a sink that holds a resource (a file) is acquired in the layer's scope. */
-  readonly sinks: Layer.Layer<SinkList, unknown>
+  readonly sinks: Layer.Layer<SinkList, unknown, SqlClient.SqlClient>
   readonly sinkNames: ReadonlyArray<string>
   readonly admin: Admin.AdminOptions | undefined
   readonly includeContent: boolean
@@ -88,6 +90,7 @@ export const layer = (spec: DaemonSpec) => {
     includeContent: spec.includeContent,
     concurrency: 32
   }).pipe(Layer.provide(LegacyAnalyzer.layer))
+  const feedback = FeedbackService.layer
   const work = Layer.mergeAll(
     Pipeline.ItemBatchLive.pipe(Layer.provide(processor), Layer.provide(sources)),
     Pipeline.sourcesLayer(spec.sources, pipeline),
@@ -100,8 +103,9 @@ export const layer = (spec: DaemonSpec) => {
   const admin = spec.admin === undefined ? Layer.empty : Admin.layer(spec.admin)
   return Layer.mergeAll(work, admin).pipe(
     Layer.provide(cluster),
-    Layer.provide(spec.sinks),
-    Layer.provide(api),
+    Layer.provide(spec.sinks.pipe(Layer.provide(sql))),
+    Layer.provideMerge(feedback),
+    Layer.provideMerge(api),
     Layer.provideMerge(SourceStatus.layer),
     Layer.provideMerge(store)
   )

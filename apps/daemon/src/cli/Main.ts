@@ -7,11 +7,13 @@ import { analyze } from "./commands/Analyze.ts"
 import { feedback } from "./commands/Feedback.ts"
 import { legacy } from "./commands/Legacy.ts"
 import { config } from "./commands/Config.ts"
+import { demo } from "./commands/Demo.ts"
+import { run as runCommand } from "./commands/Run.ts"
 import { sandbox } from "./commands/Sandbox.ts"
 import { version } from "./Version.ts"
 
 /** Every subcommand of `warden`. Add a command: a module under `cli/commands/`, one line here. */
-const subcommands = [sandbox, analyze, feedback, legacy, config] as const
+const subcommands = [sandbox, analyze, feedback, legacy, config, demo, runCommand] as const
 
 /** The root `warden` command. */
 export const warden = Command.make("warden").pipe(

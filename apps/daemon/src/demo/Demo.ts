@@ -38,7 +38,12 @@ export const run = (options: DemoOptions) =>
         (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
       ))
     const sandbox = yield* Sandbox.start({ port: 0 })
-    const feed = yield* DemoFeedServer.start({ comments: DemoComments.comments, initial: 12, step: 6, everyMillis: 2000 })
+    const feed = yield* DemoFeedServer.start({
+      comments: DemoComments.comments,
+      initial: 12,
+      step: 6,
+      everyMillis: 2000
+    })
     const token = Redacted.make(randomBytes(18).toString("base64url"), { label: "admin token" })
     const spec: Daemon.DaemonSpec = {
       state: { _tag: "sqlite", filename: join(stateDir, "state.db") },

@@ -1,22 +1,24 @@
 /**
- * Processes a batch of source events: dedupe, analyse, persist, queue for the sinks. This is the work
- * the cluster entity does for each persisted message; it is idempotent, because a message may be
- * delivered again after a crash (an unchanged redelivery costs no API call, a recorded version is
- * never recorded twice).
+ * Processes a batch of source events: dedupe, analyse, persist, decide actions, queue for the sinks.
+ * This is the work the cluster entity does for each persisted message; it is idempotent, because a
+ * message may be delivered again after a crash (an unchanged redelivery costs no API call, a recorded
+ * version is never recorded twice, actions are keyed by item version).
  *
  * Events of one reference are handled in order; different references concurrently (v1) or as one
- * legacy micro-batch per round.
+ * legacy micro-batch per round. Moderator reversals and member reports turn into feedback.
  */
 import type { SourceEvent } from "@warden/connector"
 import { AnalyzeV1 } from "@warden/v1"
 import { Context, Effect, Layer, Metric, Option } from "effect"
-import { StateStore } from "../state/StateStore.ts"
+import { type ActionRecord, StateStore } from "../state/StateStore.ts"
 import { analyseV1, failedOutcome } from "./Analyzer.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { EngineError } from "./EngineError.ts"
+import { FeedbackService } from "./FeedbackService.ts"
 import { LegacyAnalyzer } from "./LegacyAnalyzer.ts"
 import * as Metrics from "./Metrics.ts"
-import type { Outcome } from "./Outcome.ts"
+import type { Outcome, Unanalysed } from "./Outcome.ts"
+import * as Policy from "./Policy.ts"
 import * as RequestBuilder from "./RequestBuilder.ts"
 import type { SourceSettings } from "./SourceSettings.ts"
 import * as VerdictRecord from "./VerdictRecord.ts"
@@ -25,20 +27,25 @@ import * as VerdictRecord from "./VerdictRecord.ts"
 export interface Summary {
   readonly analysed: number
   readonly failed: number
+  readonly unanalysed: number
   readonly unchanged: number
   readonly skipped: number
   readonly deleted: number
+  readonly signals: number
 }
 
 /** Options shared by every source. */
 export interface ProcessorOptions {
-  /** Names of every configured sink: each verdict is queued for each. */
+  /** Names of every configured sink: each verdict is queued for each (or for its rule's sinks). */
   readonly sinks: ReadonlyArray<string>
   /** Whether sinks may receive the content text (`log.content: true`). */
   readonly includeContent: boolean
   /** v1 items analysed at once within a batch. */
   readonly concurrency: number
 }
+
+/** How a batch is processed: normally, or without the API (failure mode allow/reject). */
+export type Degraded = "allow" | "reject" | undefined
 
 /** Splits events into rounds holding at most one event per reference, keeping each reference's order. */
 export const rounds = <E extends { readonly reference: string }>(events: ReadonlyArray<E>): Array<Array<E>> => {
@@ -60,18 +67,75 @@ type Work = {
   readonly contentHash: string
 }
 
+/** The actions and sinks a recorded outcome leads to. */
+export const decide = (
+  settings: SourceSettings,
+  outcome: Outcome,
+  allSinks: ReadonlyArray<string>
+): {
+  readonly rule: string | undefined
+  readonly actions: Array<ActionRecord>
+  readonly sinks: ReadonlyArray<string>
+} => {
+  const status = settings.dryRun ? "would-do" : "pending"
+  if (outcome.status === "analysed") {
+    const rule = Policy.firstMatch(settings.rules ?? [], outcome.verdict)
+    if (rule === undefined) return { rule: undefined, actions: [], sinks: allSinks }
+    const reason = Policy.reasonOf(rule.name, outcome.verdict)
+    const verdict = {
+      type: outcome.verdict.type ?? null,
+      severity: outcome.verdict.severity ?? null,
+      recommendedAction: outcome.verdict.recommendedAction ?? null,
+      classifications: [...outcome.verdict.classifications]
+    }
+    return {
+      rule: rule.name,
+      actions: rule.actions.map((a, seq) => ({
+        seq,
+        rule: rule.name,
+        kind: a.kind,
+        params: { ...a.params, verdict },
+        reason: a.reason ?? reason,
+        status
+      })),
+      sinks: rule.sinks ?? allSinks
+    }
+  }
+  if (outcome.status === "unanalysed" && outcome.mode === "reject" && settings.failure?.action !== undefined) {
+    return {
+      rule: "failureMode",
+      actions: [
+        {
+          seq: 0,
+          rule: "failureMode",
+          kind: settings.failure.action,
+          params: {},
+          reason: "warden: the analysis API could not be reached (failure mode reject)",
+          status
+        }
+      ],
+      sinks: allSinks
+    }
+  }
+  return { rule: undefined, actions: [], sinks: allSinks }
+}
+
 const make = (options: ProcessorOptions) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const v1 = yield* AnalyzeV1.AnalyzeV1
     const legacy = yield* LegacyAnalyzer
+    const feedback = yield* FeedbackService
 
     /** Decides whether an upsert needs analysing, and as which version. */
-    const plan = (settings: SourceSettings, event: SourceEvent.Upsert) =>
+    const plan = (settings: SourceSettings, event: SourceEvent.Upsert, degraded: Degraded) =>
       Effect.gen(function* () {
         const contentHash = ContentHash.of(event.content)
         const latest = yield* store.latestVersion(settings.id, event.reference)
-        if (Option.isSome(latest) && latest.value.contentHash === contentHash) return "unchanged" as const
+        if (Option.isSome(latest) && latest.value.contentHash === contentHash) {
+          // An item recorded without a verdict while the API was down is analysed once it is back.
+          if (latest.value.status !== "unanalysed" || degraded !== undefined) return "unchanged" as const
+        }
         if (!settings.analyse.has(event.content.type)) return "skipped" as const
         return { event, version: Option.isSome(latest) ? latest.value.version + 1 : 1, contentHash } satisfies Work
       })
@@ -79,6 +143,7 @@ const make = (options: ProcessorOptions) =>
     const record = (settings: SourceSettings, work: Work, outcome: Outcome) => {
       const analysedAt = new Date().toISOString()
       const { event } = work
+      const decision = decide(settings, outcome, options.sinks)
       const payload = VerdictRecord.fromOutcome({
         source: settings.id,
         reference: event.reference,
@@ -89,7 +154,9 @@ const make = (options: ProcessorOptions) =>
         permalink: event.permalink,
         text: options.includeContent && event.content.type === "text" ? event.content.text : undefined,
         analysedAt,
-        dryRun: settings.dryRun
+        dryRun: settings.dryRun,
+        rule: decision.rule,
+        actions: decision.actions.map((a) => a.kind)
       })
       const { checkpoint: _checkpoint, ...eventWithoutCheckpoint } = event
       return store
@@ -112,34 +179,48 @@ const make = (options: ProcessorOptions) =>
             analysedAt,
             createdAt: Date.now()
           },
-          options.sinks,
-          JSON.stringify(payload)
+          decision.sinks,
+          JSON.stringify(payload),
+          decision.actions
         )
         .pipe(
-          Effect.tap(
-            (inserted): Effect.Effect<unknown> =>
-              inserted
-                ? Effect.all([
-                    Metric.update(
-                      Metric.withAttributes(Metrics.itemsOut, { source: settings.id, status: outcome.status }),
-                      1
-                    ),
-                    outcome.status === "analysed"
-                      ? Metric.update(
-                          Metric.withAttributes(Metrics.verdicts, {
-                            type: outcome.verdict.type ?? "UNKNOWN",
-                            severity: outcome.verdict.severity ?? "UNKNOWN"
-                          }),
-                          1
-                        )
-                      : Effect.void
-                  ])
-                : Effect.void
-          ),
+          Effect.tap((inserted): Effect.Effect<unknown> => {
+            if (!inserted) return Effect.void
+            const counted = Metric.update(
+              Metric.withAttributes(Metrics.itemsOut, { source: settings.id, status: outcome.status }),
+              1
+            )
+            if (outcome.status === "failed") {
+              return Effect.andThen(
+                counted,
+                Effect.logWarning(`item not analysed: ${outcome.error.message}`).pipe(
+                  Effect.annotateLogs({ source: settings.id, reference: event.reference, code: outcome.error.code })
+                )
+              )
+            }
+            if (outcome.status !== "analysed") return counted
+            return Effect.andThen(
+              counted,
+              Metric.update(
+                Metric.withAttributes(Metrics.verdicts, {
+                  type: outcome.verdict.type ?? "UNKNOWN",
+                  severity: outcome.verdict.severity ?? "UNKNOWN"
+                }),
+                1
+              )
+            )
+          }),
           Effect.orDie,
           Effect.as(outcome.status)
         )
     }
+
+    const unanalysed = (mode: "allow" | "reject"): Unanalysed => ({
+      status: "unanalysed",
+      endpoint: undefined,
+      request: undefined,
+      mode
+    })
 
     const analyseRoundV1 = (settings: SourceSettings, work: ReadonlyArray<Work>) =>
       Effect.forEach(
@@ -177,42 +258,88 @@ const make = (options: ProcessorOptions) =>
         )
       })
 
+    /** A moderator undid an action on the platform, or a member reported a miss: tell the API. */
+    const signal = (settings: SourceSettings, event: SourceEvent.Reversal | SourceEvent.Report) =>
+      Effect.gen(function* () {
+        const latest = yield* store.latestVersion(settings.id, event.reference).pipe(Effect.orDie)
+        if (Option.isNone(latest) || latest.value.status !== "analysed") return
+        const origin = event.kind === "reversal" ? "reversal" : "report"
+        if (event.kind === "reversal" && settings.autoFeedback !== true) {
+          return yield* Effect.logInfo("reversal reported; autoFeedback is off, no feedback sent").pipe(
+            Effect.annotateLogs({ source: settings.id, reference: event.reference })
+          )
+        }
+        // Automatic feedback goes once per item version, however often the platform repeats the signal.
+        if (yield* store.hasFeedback(settings.id, event.reference, latest.value.version, origin).pipe(Effect.orDie))
+          return
+        const row = yield* store.item(settings.id, event.reference, latest.value.version).pipe(Effect.orDie)
+        const verdict = Option.isSome(row)
+          ? (JSON.parse(row.value.verdict ?? "{}") as { classifications?: Array<string> })
+          : {}
+        const by = event.by?.username ?? event.by?.identifier
+        const input =
+          event.kind === "reversal"
+            ? {
+                classificationsToRemove: verdict.classifications ?? [],
+                notes: `A moderator${by === undefined ? "" : ` (${by})`} reversed Warden's ${event.action ?? "action"} on the platform.`,
+                confidence: "HIGH" as const
+              }
+            : {
+                notes: event.note ?? `Reported as harmful by a member${by === undefined ? "" : ` (${by})`}.`,
+                confidence: "LOW" as const
+              }
+        yield* feedback
+          .send({ source: settings.id, reference: event.reference, version: latest.value.version, origin, input })
+          .pipe(
+            Effect.tap((sent) =>
+              Effect.logInfo(`${origin} feedback sent: ${sent.id}`).pipe(
+                Effect.annotateLogs({ source: settings.id, reference: event.reference })
+              )
+            ),
+            Effect.catch((refused) =>
+              Effect.logWarning(`${origin} feedback not sent: ${refused.message}`).pipe(
+                Effect.annotateLogs({ source: settings.id, reference: event.reference })
+              )
+            )
+          )
+      })
+
     const process = (
       settings: SourceSettings,
-      events: ReadonlyArray<SourceEvent.ItemEvent>
+      events: ReadonlyArray<SourceEvent.ItemEvent>,
+      degraded: Degraded = undefined
     ): Effect.Effect<Summary, EngineError> =>
       Effect.gen(function* () {
-        let unchanged = 0
-        let skipped = 0
-        let deleted = 0
-        let analysed = 0
-        let failed = 0
+        const counts = { analysed: 0, failed: 0, unanalysed: 0, unchanged: 0, skipped: 0, deleted: 0, signals: 0 }
         yield* Metric.update(Metric.withAttributes(Metrics.itemsIn, { source: settings.id }), events.length)
         for (const round of rounds(events)) {
           const work: Array<Work> = []
           for (const event of round) {
             if (event.kind === "delete") {
               yield* store.markDeleted(settings.id, event.reference).pipe(Effect.orDie)
-              deleted++
+              counts.deleted++
               continue
             }
-            if (event.kind !== "upsert") continue
-            const planned = yield* plan(settings, event).pipe(Effect.orDie)
-            if (planned === "unchanged") unchanged++
-            else if (planned === "skipped") skipped++
+            if (event.kind === "reversal" || event.kind === "report") {
+              counts.signals++
+              yield* signal(settings, event)
+              continue
+            }
+            const planned = yield* plan(settings, event, degraded).pipe(Effect.orDie)
+            if (planned === "unchanged") counts.unchanged++
+            else if (planned === "skipped") counts.skipped++
             else work.push(planned)
           }
           if (work.length === 0) continue
           const statuses =
-            settings.mode === "legacy"
-              ? yield* analyseRoundLegacy(settings, work)
-              : yield* analyseRoundV1(settings, work)
-          for (const status of statuses) {
-            if (status === "failed") failed++
-            else analysed++
-          }
+            degraded !== undefined
+              ? yield* Effect.forEach(work, (w) => record(settings, w, unanalysed(degraded)))
+              : settings.mode === "legacy"
+                ? yield* analyseRoundLegacy(settings, work)
+                : yield* analyseRoundV1(settings, work)
+          for (const status of statuses) counts[status]++
         }
-        return { analysed, failed, unchanged, skipped, deleted }
+        return counts
       })
 
     return { process }

@@ -26,5 +26,16 @@ export interface Failed {
   }
 }
 
+/**
+ * The API could not be reached for longer than the source's failure-mode delay and the mode is
+ * `allow` or `reject`: the item is recorded without a verdict and analysed again when the API is back.
+ */
+export interface Unanalysed {
+  readonly status: "unanalysed"
+  readonly endpoint: undefined
+  readonly request: undefined
+  readonly mode: "allow" | "reject"
+}
+
 /** An item outcome. */
-export type Outcome = Analysed | Failed
+export type Outcome = Analysed | Failed | Unanalysed

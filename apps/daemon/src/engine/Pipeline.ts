@@ -11,10 +11,11 @@
  */
 import { createHash } from "node:crypto"
 import { type Connector, SourceEvent } from "@warden/connector"
-import { Context, Duration, Effect, Layer, Metric, Option, Schedule, Schema, Stream } from "effect"
+import { Cause, Context, Duration, Effect, Layer, Metric, Option, Schema, Stream } from "effect"
 import { ClusterSchema, Entity, Singleton } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { StateStore } from "../state/StateStore.ts"
+import * as ActionExecutor from "./ActionExecutor.ts"
 import { BatchProcessor } from "./BatchProcessor.ts"
 import { ApiUnavailable, SourcePaused } from "./EngineError.ts"
 import * as Metrics from "./Metrics.ts"
@@ -25,13 +26,20 @@ const ItemEvent = Schema.Union([SourceEvent.Upsert, SourceEvent.Delete, SourceEv
 
 /** Process one batch of a source's events. Persisted: accepted work survives a crash. */
 export const Process = Rpc.make("Process", {
-  payload: { source: Schema.String, events: Schema.Array(ItemEvent) },
+  payload: {
+    source: Schema.String,
+    events: Schema.Array(ItemEvent),
+    /** Set when the API has been unreachable past the source's failure-mode delay (allow/reject). */
+    degraded: Schema.optionalKey(Schema.Literals(["allow", "reject"]))
+  },
   success: Schema.Struct({
     analysed: Schema.Int,
     failed: Schema.Int,
+    unanalysed: Schema.Int,
     unchanged: Schema.Int,
     skipped: Schema.Int,
-    deleted: Schema.Int
+    deleted: Schema.Int,
+    signals: Schema.Int
   }),
   error: Schema.Union([SourcePaused, ApiUnavailable])
 }).annotate(ClusterSchema.Persisted, true)
@@ -76,10 +84,18 @@ export const ItemBatchLive = ItemBatch.toLayer(
           // A batch persisted before the source was removed from the config: nothing to do with it.
           return Effect.logWarning("batch of an unconfigured source dropped").pipe(
             Effect.annotateLogs({ source: payload.source }),
-            Effect.as({ analysed: 0, failed: 0, unchanged: 0, skipped: payload.events.length, deleted: 0 })
+            Effect.as({
+              analysed: 0,
+              failed: 0,
+              unanalysed: 0,
+              unchanged: 0,
+              skipped: payload.events.length,
+              deleted: 0,
+              signals: 0
+            })
           )
         }
-        return processor.process(spec.settings, payload.events)
+        return processor.process(spec.settings, payload.events, payload.degraded)
       }
     })
   })
@@ -97,7 +113,13 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     const id = spec.settings.id
     let lastPauseLog = 0
 
-    const send = (events: ReadonlyArray<SourceEvent.ItemEvent>) => {
+    const failure = spec.settings.failure ?? { mode: "hold" as const, afterMillis: Number.POSITIVE_INFINITY }
+    /** Since when the API has been unavailable to this source (undefined: it answers). */
+    let unavailableSince: number | undefined
+    /** When a degraded source last tried the API again. */
+    let lastProbe = 0
+
+    const send = (events: ReadonlyArray<SourceEvent.ItemEvent>, degraded: "allow" | "reject" | undefined) => {
       const byPartition = new Map<number, Array<SourceEvent.ItemEvent>>()
       for (const event of events) {
         const p = partitionOf(event.reference, options.partitions)
@@ -107,46 +129,97 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       }
       return Effect.forEach(
         byPartition,
-        ([p, batch]) => clientFor(`${id}/${p}`).Process({ source: id, events: batch }),
+        ([p, batch]) =>
+          clientFor(`${id}/${p}`).Process({
+            source: id,
+            events: batch,
+            ...(degraded === undefined ? {} : { degraded })
+          }),
         { concurrency: "unbounded", discard: true }
       )
     }
 
-    /** Sends a batch until it is acknowledged: a pause or an outage holds the source, never drops. */
+    /** The failure mode in force for the next batch: degraded only past the configured delay. */
+    const degradedNow = (): "allow" | "reject" | undefined => {
+      if (failure.mode === "hold" || unavailableSince === undefined) return undefined
+      if (Date.now() - unavailableSince < failure.afterMillis) return undefined
+      // While degraded, try the API for real at most every 10 s; the other batches go through degraded.
+      if (Date.now() - lastProbe >= 10_000) {
+        lastProbe = Date.now()
+        return undefined
+      }
+      return failure.mode
+    }
+
+    /**
+     * Sends a batch until it is acknowledged: a pause or an outage holds the source (or, past the
+     * failure-mode delay, records the items unanalysed), never drops them.
+     */
     const dispatch = (events: ReadonlyArray<SourceEvent.ItemEvent>) =>
-      send(events).pipe(
-        Effect.tapError((error) =>
-          Effect.gen(function* () {
-            if (error._tag === "SourcePaused") {
-              yield* status.set(id, { state: "paused", reason: error.message })
-              if (Date.now() - lastPauseLog >= 60_000) {
-                lastPauseLog = Date.now()
-                yield* Effect.logError(
-                  `source paused: ${error.message}; retrying every ${Duration.format(Duration.fromInputUnsafe(options.pauseRetry))}`
-                ).pipe(Effect.annotateLogs({ source: id }))
+      Effect.gen(function* () {
+        let attempt = 0
+        while (true) {
+          const degraded = degradedNow()
+          const exit = yield* Effect.exit(send(events, degraded))
+          if (exit._tag === "Success") {
+            if (degraded === undefined) {
+              if (unavailableSince !== undefined) {
+                yield* Effect.logInfo("the API answers again").pipe(Effect.annotateLogs({ source: id }))
               }
-            } else {
-              yield* Metric.update(Metric.withAttributes(Metrics.batchRetries, { source: id }), 1)
-              yield* Effect.logWarning(`batch handed back: ${error.message}`).pipe(Effect.annotateLogs({ source: id }))
+              unavailableSince = undefined
+              yield* status.set(id, { state: "running" })
             }
-          })
-        ),
-        Effect.retry({
-          schedule: Schedule.exponential("500 millis", 2).pipe(
-            Schedule.modifyDelay(({ duration }) =>
-              Effect.succeed(Duration.min(duration, Duration.fromInputUnsafe(options.pauseRetry)))
-            )
+            return events.at(-1)?.checkpoint
+          }
+          attempt++
+          const error = Cause.squash(exit.cause) as { _tag?: string; message?: string }
+          if (error._tag === "SourcePaused") {
+            yield* status.set(id, { state: "paused", reason: error.message ?? "paused" })
+            if (Date.now() - lastPauseLog >= 60_000) {
+              lastPauseLog = Date.now()
+              yield* Effect.logError(
+                `source paused: ${error.message}; retrying every ${Duration.format(Duration.fromInputUnsafe(options.pauseRetry))}`
+              ).pipe(Effect.annotateLogs({ source: id }))
+            }
+            yield* Effect.sleep(options.pauseRetry)
+            continue
+          }
+          if (error._tag === "ApiUnavailable") unavailableSince ??= Date.now()
+          yield* Metric.update(Metric.withAttributes(Metrics.batchRetries, { source: id }), 1)
+          yield* Effect.logWarning(`batch handed back: ${error.message ?? String(error)}`).pipe(
+            Effect.annotateLogs({ source: id, attempt })
           )
-        }),
-        Effect.tap(() => status.set(id, { state: "running" })),
-        Effect.as(events.at(-1)?.checkpoint)
+          const delay = Math.min(
+            500 * 2 ** Math.min(attempt - 1, 10),
+            Duration.toMillis(Duration.fromInputUnsafe(options.pauseRetry))
+          )
+          yield* Effect.sleep(Duration.millis(delay * (0.5 + Math.random() / 2)))
+        }
+      })
+
+    /** Items recorded without a verdict while the API was down get one once it answers again. */
+    const reanalyse = Effect.gen(function* () {
+      if (unavailableSince !== undefined) return
+      const rows = yield* store.unanalysed(id, options.batchSize)
+      if (rows.length === 0) return
+      const events = rows.map((r) => ({ ...(JSON.parse(r.event) as object), checkpoint: null }) as SourceEvent.Upsert)
+      yield* Effect.logInfo(`analysing ${events.length} items recorded while the API was unavailable`).pipe(
+        Effect.annotateLogs({ source: id })
       )
+      yield* dispatch(events)
+    }).pipe(
+      Effect.catchCause((cause) => Effect.logWarning("re-analysis sweep failed", cause)),
+      Effect.andThen(Effect.sleep("5 seconds")),
+      Effect.forever
+    )
 
     const once = Effect.gen(function* () {
       const stored = yield* store.getCheckpoint(id)
       const from = Option.map(stored, (text) => JSON.parse(text) as SourceEvent.Upsert["checkpoint"])
       const source = yield* spec.connector.make(spec.config)
       yield* status.set(id, { state: "running" })
+      yield* Effect.forkScoped(ActionExecutor.run(id, source))
+      if (failure.mode !== "hold") yield* Effect.forkScoped(reanalyse)
       yield* source.events(from).pipe(
         Stream.tap((event) =>
           SourceEvent.isErrorEvent(event)

@@ -1,4 +1,15 @@
 /** What the engine needs to know of a configured source, independent of how the config file spells it. */
+import type { Rule } from "../config/WardenConfig.ts"
+
+/** What to do while the API cannot be reached for longer than `afterMillis`. */
+export interface FailurePolicy {
+  /** `hold`: queue and wait; `allow`: record "unanalysed", act on nothing; `reject`: apply `action`. */
+  readonly mode: "hold" | "allow" | "reject"
+  readonly afterMillis: number
+  readonly action?: string | undefined
+}
+
+/** A source as the engine runs it. */
 export interface SourceSettings {
   readonly id: string
   /** The connector's `type`, or the plugin module path. */
@@ -8,4 +19,7 @@ export interface SourceSettings {
   readonly analyse: ReadonlySet<"text" | "image" | "username">
   readonly oversize: "split" | "truncate" | "reject"
   readonly dryRun: boolean
+  readonly rules?: ReadonlyArray<Rule> | undefined
+  readonly failure?: FailurePolicy | undefined
+  readonly autoFeedback?: boolean | undefined
 }

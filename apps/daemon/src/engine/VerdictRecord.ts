@@ -21,6 +21,10 @@ export interface VerdictRecord {
   readonly segments: number
   readonly analysedAt: string
   readonly dryRun: boolean
+  /** The rule that matched, if any. */
+  readonly rule?: string
+  /** The actions decided (run, or only recorded in a dry run). */
+  readonly actions?: ReadonlyArray<string>
 }
 
 /** Builds the record of an outcome. */
@@ -35,6 +39,8 @@ export const fromOutcome = (fields: {
   readonly text: string | undefined
   readonly analysedAt: string
   readonly dryRun: boolean
+  readonly rule: string | undefined
+  readonly actions: ReadonlyArray<string>
 }): VerdictRecord => ({
   source: fields.source,
   reference: fields.reference,
@@ -44,10 +50,19 @@ export const fromOutcome = (fields: {
   mode: fields.mode,
   ...(fields.outcome.status === "analysed"
     ? { verdict: fields.outcome.verdict }
-    : { error: { code: fields.outcome.error.code, message: fields.outcome.error.message } }),
+    : fields.outcome.status === "failed"
+      ? { error: { code: fields.outcome.error.code, message: fields.outcome.error.message } }
+      : {
+          error: {
+            code: "UNANALYSED",
+            message: `the API could not be reached; failure mode ${fields.outcome.mode} (analysed when it is back)`
+          }
+        }),
   ...(fields.permalink === undefined ? {} : { permalink: fields.permalink }),
   ...(fields.text === undefined ? {} : { text: fields.text }),
   segments: fields.outcome.status === "analysed" ? fields.outcome.segments.length : 0,
   analysedAt: fields.analysedAt,
-  dryRun: fields.dryRun
+  dryRun: fields.dryRun,
+  ...(fields.rule === undefined ? {} : { rule: fields.rule }),
+  ...(fields.actions.length === 0 ? {} : { actions: fields.actions })
 })

@@ -84,8 +84,50 @@ const createItems = Effect.gen(function* () {
   yield* sql`CREATE INDEX IF NOT EXISTS warden_source_errors_at ON warden_source_errors (source, at)`
 })
 
+const createActionsFeedback = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // Platform actions decided by a source's rules, one row per action of a verdict: run after the
+  // verdict is persisted, retried with backoff, recorded with their outcome; dry runs record "would-do".
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_actions (
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    rule TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    params TEXT,
+    reason TEXT,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    next_attempt_at BIGINT NOT NULL DEFAULT 0,
+    created_at BIGINT NOT NULL,
+    done_at BIGINT,
+    PRIMARY KEY (source, reference, version, seq)
+  )`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_actions_pending ON warden_actions (source, status, next_attempt_at)`
+  // Feedback sent to the API about an item version; `origin` says who asked (an operator, a
+  // moderator's reversal on the platform, an end-user report) and keeps automatic feedback to one.
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_feedback (
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    origin TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    feedback_id TEXT,
+    request TEXT NOT NULL,
+    status TEXT NOT NULL,
+    error TEXT,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (source, reference, version, origin, seq)
+  )`
+})
+
 /** Runs every pending migration of the state store. */
 export const run = Migrator.make({})({
-  loader: Migrator.fromRecord({ "0001_items_outbox_checkpoints": createItems }),
+  loader: Migrator.fromRecord({
+    "0001_items_outbox_checkpoints": createItems,
+    "0002_actions_feedback": createActionsFeedback
+  }),
   table: "warden_migrations"
 })

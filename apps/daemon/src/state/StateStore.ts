@@ -44,6 +44,32 @@ export interface ItemRecord {
   readonly createdAt: number
 }
 
+/** A platform action decided for an item version. */
+export interface ActionRecord {
+  readonly seq: number
+  readonly rule: string
+  readonly kind: string
+  readonly params: unknown
+  readonly reason: string | undefined
+  /** `pending` to run, `would-do` in a dry run. */
+  readonly status: "pending" | "would-do"
+}
+
+/** A stored action, as the executor and the admin API see it. */
+export interface ActionRow {
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+  readonly seq: number
+  readonly rule: string
+  readonly kind: string
+  readonly params: unknown
+  readonly reason: string | null
+  readonly status: string
+  readonly attempts: number
+  readonly lastError: string | null
+}
+
 /** A row of the sink outbox. */
 export interface OutboxRow {
   readonly id: string
@@ -136,7 +162,12 @@ const make = Effect.gen(function* () {
    * Records an item version and queues it for every sink, in one transaction. A version recorded
    * before (a redelivery) is left as it is: returns `false` then.
    */
-  const recordItem = (item: ItemRecord, sinks: ReadonlyArray<string>, payload: string) =>
+  const recordItem = (
+    item: ItemRecord,
+    sinks: ReadonlyArray<string>,
+    payload: string,
+    actions: ReadonlyArray<ActionRecord> = []
+  ) =>
     sql.withTransaction(
       Effect.gen(function* () {
         const existing = yield* sql`SELECT 1 AS one FROM warden_items
@@ -198,9 +229,122 @@ const make = Effect.gen(function* () {
             }))
           )} ON CONFLICT DO NOTHING`
         }
+        if (Arr.isReadonlyArrayNonEmpty(actions)) {
+          const now = Date.now()
+          yield* sql`INSERT INTO warden_actions ${sql.insert(
+            Arr.map(actions, (a) => ({
+              source: item.source,
+              reference: item.reference,
+              version: item.version,
+              seq: a.seq,
+              rule: a.rule,
+              kind: a.kind,
+              params: a.params === undefined ? null : JSON.stringify(a.params),
+              reason: a.reason ?? null,
+              status: a.status,
+              attempts: 0,
+              next_attempt_at: 0,
+              created_at: now
+            }))
+          )} ON CONFLICT DO NOTHING`
+        }
         return true
       })
     )
+
+  const toActionRow = (r: any): ActionRow => ({
+    source: r.source,
+    reference: r.reference,
+    version: Number(r.version),
+    seq: Number(r.seq),
+    rule: r.rule,
+    kind: r.kind,
+    params: parseJson(r.params),
+    reason: r.reason ?? null,
+    status: r.status,
+    attempts: Number(r.attempts),
+    lastError: r.last_error ?? null
+  })
+
+  /** The due pending actions of a source, oldest first. */
+  const pendingActions = (source: string, limit: number) =>
+    sql`SELECT * FROM warden_actions WHERE source = ${source} AND status = 'pending' AND next_attempt_at <= ${Date.now()}
+        ORDER BY created_at, reference, version, seq LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toActionRow)))
+
+  const finishAction = (a: ActionRow, status: "done" | "failed", error: string | undefined) =>
+    sql`UPDATE warden_actions SET status = ${status}, attempts = attempts + 1, last_error = ${error ?? null},
+        done_at = ${Date.now()} WHERE source = ${a.source} AND reference = ${a.reference}
+        AND version = ${a.version} AND seq = ${a.seq} AND status = 'pending'`.pipe(Effect.asVoid)
+
+  const retryAction = (a: ActionRow, error: string, retryAt: number) =>
+    sql`UPDATE warden_actions SET attempts = attempts + 1, last_error = ${error}, next_attempt_at = ${retryAt}
+        WHERE source = ${a.source} AND reference = ${a.reference} AND version = ${a.version} AND seq = ${a.seq}`.pipe(
+      Effect.asVoid
+    )
+
+  const actionsOf = (reference: string) =>
+    sql`SELECT * FROM warden_actions WHERE reference = ${reference} ORDER BY version DESC, seq`.pipe(
+      Effect.map((rows) => rows.map(toActionRow))
+    )
+
+  /** The stored item row of a version (the latest when `version` is undefined). */
+  const item = (source: string | undefined, reference: string, version: number | undefined) =>
+    sql`SELECT * FROM warden_items WHERE reference = ${reference}
+      ${source === undefined ? sql`` : sql`AND source = ${source}`}
+      ${version === undefined ? sql`` : sql`AND version = ${version}`}
+      ORDER BY version DESC LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullishOr(rows[0] as any)))
+
+  /** Records feedback sent (or refused) for an item version. */
+  const recordFeedback = (row: {
+    readonly source: string
+    readonly reference: string
+    readonly version: number
+    readonly origin: string
+    readonly feedbackId: string | undefined
+    readonly request: string
+    readonly status: "sent" | "failed"
+    readonly error: string | undefined
+  }) =>
+    sql`INSERT INTO warden_feedback ${sql.insert({
+      source: row.source,
+      reference: row.reference,
+      version: row.version,
+      origin: row.origin,
+      seq: Date.now(),
+      feedback_id: row.feedbackId ?? null,
+      request: row.request,
+      status: row.status,
+      error: row.error ?? null,
+      created_at: Date.now()
+    })} ON CONFLICT DO NOTHING`.pipe(Effect.asVoid)
+
+  /** Whether feedback of an origin was already sent for an item version (automatic feedback: once). */
+  const hasFeedback = (source: string, reference: string, version: number, origin: string) =>
+    sql`SELECT 1 AS one FROM warden_feedback WHERE source = ${source} AND reference = ${reference}
+        AND version = ${version} AND origin = ${origin} AND status = 'sent'`.pipe(Effect.map((rows) => rows.length > 0))
+
+  const feedbackOf = (reference: string) =>
+    sql<any>`SELECT * FROM warden_feedback WHERE reference = ${reference} ORDER BY created_at`.pipe(
+      Effect.map((rows) =>
+        rows.map((r) => ({
+          source: r.source,
+          version: Number(r.version),
+          origin: r.origin,
+          id: r.feedback_id ?? null,
+          status: r.status,
+          error: r.error ?? null,
+          request: JSON.parse(r.request),
+          createdAt: Number(r.created_at)
+        }))
+      )
+    )
+
+  /** Items recorded "unanalysed" (API was down, failure mode allow/reject) waiting for a real verdict. */
+  const unanalysed = (source: string, limit: number) =>
+    sql<{ reference: string; version: number; event: string }>`SELECT reference, version, event FROM warden_items i
+      WHERE source = ${source} AND status = 'unanalysed' AND NOT EXISTS (
+        SELECT 1 FROM warden_items j WHERE j.source = i.source AND j.reference = i.reference AND j.version > i.version)
+      ORDER BY created_at LIMIT ${limit}`
 
   const markDeleted = (source: string, reference: string) =>
     sql`UPDATE warden_items SET deleted_at = ${new Date().toISOString()}
@@ -271,6 +415,15 @@ const make = Effect.gen(function* () {
   const writable = sql`UPDATE warden_checkpoints SET updated_at = updated_at WHERE source = ''`.pipe(Effect.asVoid)
 
   return {
+    pendingActions,
+    finishAction,
+    retryAction,
+    actionsOf,
+    item,
+    recordFeedback,
+    hasFeedback,
+    feedbackOf,
+    unanalysed,
     getCheckpoint,
     commitCheckpoint,
     latestVersion,

@@ -1,0 +1,107 @@
+/**
+ * From a checked config file to the `DaemonSpec` the daemon runs: connectors resolved, sinks built,
+ * settings mapped. The admin token is generated when the file sets none (printed once by `warden run`).
+ */
+import { randomBytes } from "node:crypto"
+import type { Connector } from "@warden/connector"
+import { Duration, Effect, Layer, Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
+import { type Checked, toApiConfigInput } from "./config/index.ts"
+import type * as Daemon from "./Daemon.ts"
+import type { SourceSpec } from "./engine/Pipeline.ts"
+import * as JsonlSink from "./sinks/JsonlSink.ts"
+import type { Sink } from "./sinks/Sink.ts"
+import { SinkList } from "./sinks/SinkList.ts"
+import * as SqlSink from "./sinks/SqlSink.ts"
+import * as StdoutSink from "./sinks/StdoutSink.ts"
+import * as WebhookSink from "./sinks/WebhookSink.ts"
+
+/** The spec, and whether the admin token was generated (then it must be shown to the operator once). */
+export interface FromConfig {
+  readonly spec: Daemon.DaemonSpec
+  readonly generatedToken: boolean
+}
+
+/** Maps a checked config to the daemon's spec. */
+export const specOf = (checked: Checked): FromConfig => {
+  const config = checked.config
+  const sources: Array<SourceSpec> = config.sources.map((source) => {
+    const connector = checked.connectors.get(source.id) as Connector.Connector
+    return {
+      settings: {
+        id: source.id,
+        connector: source.type ?? source.module ?? connector.type,
+        channelId: source.channelId,
+        mode: source.mode,
+        analyse: new Set(source.analyse),
+        oversize: source.oversize,
+        dryRun: source.dryRun || config.dryRun,
+        rules: source.rules,
+        failure: {
+          mode: source.failureMode.mode,
+          afterMillis: Duration.toMillis(Duration.fromInputUnsafe(source.failureMode.after as Duration.Input)),
+          action: source.failureMode.action
+        },
+        autoFeedback: source.autoFeedback
+      },
+      connector,
+      config: source.config
+    }
+  })
+  const sinks = Layer.effect(
+    SinkList,
+    Effect.forEach(config.sinks, (sink): Effect.Effect<Sink, never, any> => {
+      switch (sink.type) {
+        case "stdout":
+          return Effect.succeed(StdoutSink.make({ name: sink.name, format: sink.format }))
+        case "jsonl":
+          return JsonlSink.make({ name: sink.name, path: sink.path })
+        case "webhook":
+          return Effect.succeed(
+            WebhookSink.make({
+              name: sink.name,
+              url: sink.url,
+              secret: sink.secret,
+              maxAttempts: sink.maxAttempts,
+              timeoutMillis: Duration.toMillis(Duration.fromInputUnsafe(sink.timeout as Duration.Input))
+            })
+          )
+        case "sql":
+          return Effect.orDie(SqlSink.make({ name: sink.name }))
+      }
+    })
+  ) as Layer.Layer<SinkList, never, SqlClient.SqlClient>
+  const token = config.admin.token ?? Redacted.make(randomBytes(18).toString("base64url"), { label: "admin token" })
+  return {
+    generatedToken: config.admin.token === undefined,
+    spec: {
+      state:
+        config.state._tag === "Sqlite"
+          ? { _tag: "sqlite", filename: config.state.filename }
+          : { _tag: "postgres", url: config.state.url },
+      api: toApiConfigInput(config.api),
+      sources,
+      sinks,
+      sinkNames: config.sinks.map((s) => s.name),
+      admin: { host: config.admin.listen.host, port: config.admin.listen.port, token },
+      includeContent: config.log.content,
+      cluster: {
+        ...(config.cluster.shardLockExpiration === undefined
+          ? {}
+          : { shardLockExpiration: config.cluster.shardLockExpiration as Duration.Input }),
+        ...(config.cluster.shardLockRefreshInterval === undefined
+          ? {}
+          : { shardLockRefreshInterval: config.cluster.shardLockRefreshInterval as Duration.Input }),
+        ...(config.cluster.refreshAssignmentsInterval === undefined
+          ? {}
+          : { refreshAssignmentsInterval: config.cluster.refreshAssignmentsInterval as Duration.Input }),
+        ...(config.cluster.runnerHealthCheckInterval === undefined
+          ? {}
+          : { runnerHealthCheckInterval: config.cluster.runnerHealthCheckInterval as Duration.Input }),
+        ...(config.cluster.entityMessagePollInterval === undefined
+          ? {}
+          : { entityMessagePollInterval: config.cluster.entityMessagePollInterval as Duration.Input })
+      }
+    }
+  }
+}

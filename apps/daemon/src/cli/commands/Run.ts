@@ -1,0 +1,61 @@
+/**
+ * `warden run --config FILE`: the long-running ingestion service. The file is checked first (the same
+ * problems `warden config check` prints, exit 78); then the daemon runs until SIGINT/SIGTERM, which
+ * stop taking events, hand back in-flight work and exit 0.
+ */
+import { Console, Effect, Redacted, Runtime, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import { AdminServer } from "../../admin/AdminServer.ts"
+import { checkConfig, formatProblem } from "../../config/index.ts"
+import * as Daemon from "../../Daemon.ts"
+import * as FromConfig from "../../FromConfig.ts"
+import * as Logging from "../../Logging.ts"
+
+/** The configuration was refused (problems printed already): exit 78. */
+class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", { file: Schema.String }) {
+  override readonly [Runtime.errorExitCode] = 78
+  override readonly [Runtime.errorReported] = false
+}
+
+/** The `run` subcommand. */
+export const run = Command.make(
+  "run",
+  {
+    config: Flag.String("config").pipe(
+      Flag.withAlias("c"),
+      Flag.withDescription("the warden.yaml to run"),
+      Flag.withDefault("warden.yaml")
+    )
+  },
+  ({ config: file }) =>
+    Effect.gen(function* () {
+      const checked = yield* checkConfig(file).pipe(
+        Effect.catchTag("ConfigError", (error) =>
+          Effect.gen(function* () {
+            for (const problem of error.problems) yield* Console.error(formatProblem(problem))
+            return yield* new InvalidConfig({ file })
+          })
+        )
+      )
+      for (const warning of checked.warnings) yield* Console.error(`warning: ${formatProblem(warning)}`)
+      if (checked.config.sources.length === 0) {
+        yield* Console.error("sources: nothing to run; add at least one source")
+        return yield* new InvalidConfig({ file })
+      }
+      const { spec, generatedToken } = FromConfig.specOf(checked)
+      const log = checked.config.log
+      yield* Effect.gen(function* () {
+        const admin = yield* AdminServer
+        yield* Effect.logInfo(
+          `warden running: ${spec.sources.length} source(s), ${spec.sinkNames.length} sink(s); admin API ${admin.url}`
+        )
+        if (generatedToken && spec.admin !== undefined) {
+          // Shown once, on stderr: the file sets no admin token, so this run made one.
+          yield* Console.error(
+            `admin token (generated for this run; set admin.token to keep one): ${Redacted.value(spec.admin.token)}`
+          )
+        }
+        return yield* Effect.never
+      }).pipe(Effect.provide(Daemon.layer(spec)), Effect.provide(Logging.layer(log.format, log.level)))
+    })
+).pipe(Command.withDescription("Run the ingestion service described by a config file until SIGINT/SIGTERM"))

@@ -1,0 +1,74 @@
+/**
+ * Runs the platform actions decided for a source's verdicts, after the verdict is persisted: oldest
+ * first, each recorded with its outcome; a retryable platform error is retried with backoff (honouring
+ * the platform's retry-after), a permanent one is recorded as failed with its reason. Actions are keyed
+ * by item version and marked done once run, so they do not run again after a restart.
+ * Runs next to the source (in its singleton), since only the source's connector can act.
+ */
+import type { Source } from "@warden/connector"
+import { Effect } from "effect"
+import { type ActionRow, StateStore } from "../state/StateStore.ts"
+
+/** Attempts before a retryable action is given up as failed. */
+export const MAX_ATTEMPTS = 8
+
+/** Backoff before retry `attempt` (1-based) of an action. */
+export const retryDelayMillis = (attempt: number, retryAfterMillis?: number): number =>
+  Math.max(retryAfterMillis ?? 0, Math.min(1000 * 2 ** (attempt - 1), 5 * 60_000))
+
+/** Runs the due actions of `sourceId` with `source.act` until interrupted. */
+export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const runOne = (row: ActionRow) =>
+      Effect.gen(function* () {
+        const log = (message: string) =>
+          Effect.annotateLogs({ source: sourceId, reference: row.reference, action: row.kind, version: row.version })(
+            Effect.logInfo(message)
+          )
+        if (source.act === undefined) {
+          yield* store.finishAction(row, "failed", "this source's connector cannot act on its platform")
+          return yield* log("action failed: the connector cannot act")
+        }
+        const outcome = yield* Effect.result(
+          source.act({
+            kind: row.kind,
+            reference: row.reference,
+            ...(row.params === null || row.params === undefined ? {} : { params: row.params as Record<string, never> }),
+            ...(row.reason === null ? {} : { reason: row.reason })
+          })
+        )
+        if (outcome._tag === "Success") {
+          yield* store.finishAction(row, "done", outcome.success.detail)
+          return yield* log(`action ${outcome.success.status}`)
+        }
+        const error = outcome.failure
+        if (error.retryable && row.attempts + 1 < MAX_ATTEMPTS) {
+          yield* store.retryAction(
+            row,
+            error.message,
+            Date.now() + retryDelayMillis(row.attempts + 1, error.retryAfterMillis)
+          )
+          return yield* log(`action failed, will retry: ${error.message}`)
+        }
+        yield* store.finishAction(row, "failed", error.message)
+        yield* Effect.logError(`action failed: ${error.message}`).pipe(
+          Effect.annotateLogs({ source: sourceId, reference: row.reference, action: row.kind })
+        )
+      })
+    const step = Effect.gen(function* () {
+      const rows = yield* store.pendingActions(sourceId, 20)
+      yield* Effect.forEach(rows, runOne, { discard: true })
+      return rows.length > 0
+    })
+    return yield* step.pipe(
+      Effect.flatMap((busy) => (busy ? Effect.void : Effect.sleep(idleMillis))),
+      Effect.catchCause((cause) =>
+        Effect.logError("action executor step failed", cause).pipe(
+          Effect.annotateLogs({ source: sourceId }),
+          Effect.andThen(Effect.sleep("1 second"))
+        )
+      ),
+      Effect.forever
+    )
+  })

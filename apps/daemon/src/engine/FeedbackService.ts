@@ -1,0 +1,149 @@
+/**
+ * Feedback by reference: a moderator names an item (and optionally its version); the daemon loads the
+ * exact request body it sent for that version and calls `/feedback/v1/text` or `/image` with it
+ * byte-for-byte as `analyzeRequest` (spec rule 3). The API's `id` is stored with the item.
+ *
+ * Refused, with a clear reason and no API call: an item never analysed (unknown, failed, unanalysed),
+ * an item analysed in legacy mode (the feedback endpoints take a v1 analyze body), and a feedback with
+ * none of `classificationsToAdd`, `classificationsToRemove`, `notes` (as the API would).
+ */
+import { type Confidence, FEEDBACK_INPUTS_MESSAGE } from "@warden/core"
+import { FeedbackV1 } from "@warden/v1"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { StateStore } from "../state/StateStore.ts"
+
+/** What a feedback says about the verdict. */
+export interface FeedbackInput {
+  readonly classificationsToAdd?: ReadonlyArray<string> | undefined
+  readonly classificationsToRemove?: ReadonlyArray<string> | undefined
+  readonly notes?: string | undefined
+  readonly confidence?: Confidence | undefined
+}
+
+/** Feedback that cannot be sent; `status` is the HTTP status the admin API answers with. */
+export class FeedbackRefused extends Schema.TaggedError<FeedbackRefused>()("FeedbackRefused", {
+  status: Schema.Int,
+  code: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `${this.code}: ${this.reason}`
+  }
+}
+
+/** Feedback recorded by the API. */
+export interface FeedbackSent {
+  readonly id: string
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+  readonly endpoint: string
+}
+
+const hasInput = (input: FeedbackInput) =>
+  input.classificationsToAdd !== undefined || input.classificationsToRemove !== undefined || input.notes !== undefined
+
+const defined = <A extends object>(a: A): A =>
+  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as A
+
+const make = Effect.gen(function* () {
+  const store = yield* StateStore
+  const client = yield* FeedbackV1.FeedbackV1
+
+  const send = (options: {
+    readonly reference: string
+    readonly source?: string | undefined
+    readonly version?: number | undefined
+    readonly origin: "manual" | "reversal" | "report"
+    readonly input: FeedbackInput
+  }): Effect.Effect<FeedbackSent, FeedbackRefused> =>
+    Effect.gen(function* () {
+      if (!hasInput(options.input)) {
+        return yield* new FeedbackRefused({ status: 400, code: "BAD_REQUEST_ERROR", reason: FEEDBACK_INPUTS_MESSAGE })
+      }
+      const found = yield* store.item(options.source, options.reference, options.version).pipe(Effect.orDie)
+      if (Option.isNone(found)) {
+        return yield* new FeedbackRefused({
+          status: 404,
+          code: "NOT_ANALYSED",
+          reason: `no item ${options.reference}${options.version === undefined ? "" : ` version ${options.version}`} was ever analysed`
+        })
+      }
+      const row = found.value
+      if (row.status !== "analysed" || row.request === null) {
+        return yield* new FeedbackRefused({
+          status: 409,
+          code: "NOT_ANALYSED",
+          reason: `${options.reference} version ${row.version} has no verdict (status ${row.status}): there is nothing to give feedback on`
+        })
+      }
+      const endpoint: string = row.endpoint ?? ""
+      if (endpoint !== "/analyze/v1/text" && endpoint !== "/analyze/v1/image") {
+        return yield* new FeedbackRefused({
+          status: 409,
+          code: "NO_FEEDBACK_ENDPOINT",
+          reason: `${options.reference} was analysed by ${endpoint || "an unknown endpoint"}; the API takes feedback on text and image analyses (v1) only`
+        })
+      }
+      const common = defined({
+        classificationsToAdd: options.input.classificationsToAdd,
+        classificationsToRemove: options.input.classificationsToRemove,
+        notes: options.input.notes,
+        confidence: options.input.confidence
+      })
+      const request: string = row.request
+      const sent = yield* (
+        endpoint === "/analyze/v1/text"
+          ? client.textWithRequest({ analyzeRequest: request, ...common } as FeedbackV1.TextFeedbackInput)
+          : client.imageWithRequest({ analyzeRequest: request, ...common } as FeedbackV1.ImageFeedbackInput)
+      ).pipe(
+        Effect.tapError((error) =>
+          store
+            .recordFeedback({
+              source: row.source,
+              reference: row.reference,
+              version: Number(row.version),
+              origin: options.origin,
+              feedbackId: undefined,
+              request: JSON.stringify(common),
+              status: "failed",
+              error: error.message
+            })
+            .pipe(Effect.ignore)
+        ),
+        Effect.mapError((error) => {
+          const code = (error as { error?: { code?: string } }).error?.code ?? error._tag
+          const status = error._tag === "RequestValidationError" || error._tag === "BadRequestError" ? 400 : 502
+          return new FeedbackRefused({ status, code, reason: error.message })
+        })
+      )
+      yield* store
+        .recordFeedback({
+          source: row.source,
+          reference: row.reference,
+          version: Number(row.version),
+          origin: options.origin,
+          feedbackId: sent.response.id,
+          request: sent.request,
+          status: "sent",
+          error: undefined
+        })
+        .pipe(Effect.orDie)
+      return {
+        id: sent.response.id,
+        source: row.source,
+        reference: row.reference,
+        version: Number(row.version),
+        endpoint: endpoint.replace("analyze", "feedback")
+      }
+    })
+
+  return { send }
+})
+
+/** Sends feedback by reference. */
+export class FeedbackService extends Context.Service<FeedbackService, Effect.Success<typeof make>>()(
+  "@warden/daemon/FeedbackService"
+) {
+  static readonly layer = Layer.effect(FeedbackService, make)
+}
