@@ -1,0 +1,96 @@
+/**
+ * The config of a Discord source, decoded from the user's YAML:
+ *
+ * ```yaml
+ * sources:
+ *   - type: discord
+ *     token: ${env:DISCORD_BOT_TOKEN}
+ *     guilds:
+ *       - id: "123456789012345678"
+ *         channels: { include: ["234567890123456789"], exclude: [] }
+ *     modLogChannel: "345678901234567890"
+ *     reportEmoji: "🚩"
+ *     moderatorRoles: ["456789012345678901"]
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+
+/** A Discord id (snowflake): 1 to 20 decimal digits. */
+export const Snowflake = Schema.String.check(Schema.isPattern(/^[0-9]{1,20}$/u)).annotate({
+  description: "A Discord id (snowflake), as a string of digits"
+})
+
+const defaulted = <S extends Schema.Top>(schema: S, value: S["Type"]) =>
+  schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value) as never))
+
+const ids = Schema.Array(Snowflake)
+
+/** Which channels of a guild are watched: `include` (empty: every text channel) minus `exclude`. */
+export const ChannelFilter = Schema.Struct({
+  include: defaulted(ids, []),
+  exclude: defaulted(ids, [])
+})
+/** @see {@link ChannelFilter} */
+export type ChannelFilter = typeof ChannelFilter.Type
+
+/** One guild (server) and its channel filter. */
+export const Guild = Schema.Struct({
+  id: Snowflake,
+  channels: defaulted(ChannelFilter, { include: [], exclude: [] })
+})
+/** @see {@link Guild} */
+export type Guild = typeof Guild.Type
+
+/** Backoff of reconnects and failed REST reads: `initial` doubles per failure up to `max`. */
+export const Retry = Schema.Struct({
+  initial: defaulted(Schema.DurationFromString, "1 second" as never),
+  max: defaulted(Schema.DurationFromString, "5 minutes" as never)
+})
+
+/** The whole Discord source config; every field but `token` and `guilds` has a default. */
+export const Config = Schema.Struct({
+  /**
+   * The bot token. The daemon resolves `${env:NAME}` before decoding; the decoded value is Redacted and
+   * never appears in logs, errors or events.
+   */
+  token: Schema.RedactedFromValue(Schema.String.check(Schema.isNonEmpty())),
+  /** The REST API base, without the version (default `https://discord.com/api`); tests point it at a fake. */
+  apiBaseUrl: defaulted(Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s]+$/u)), "https://discord.com/api"),
+  /** The guilds watched, each with its channel include/exclude lists. */
+  guilds: Schema.Array(Guild).check(Schema.isMinLength(1)),
+  /** Also watch the threads of included channels (default true). */
+  threads: defaulted(Schema.Boolean, true),
+  /** Ignore messages written by bots and webhooks (default true). Warden's own posts are always ignored. */
+  ignoreBots: defaulted(Schema.Boolean, true),
+  /** Ignore messages of members having any of these role ids (e.g. staff). */
+  ignoreRoles: defaulted(ids, []),
+  /** Analyse message text (default true). */
+  messages: defaulted(Schema.Boolean, true),
+  /** Analyse image attachments by URL (default true). */
+  attachments: defaulted(Schema.Boolean, true),
+  /** Analyse the usernames of members who join (default false: needs the privileged Server Members intent). */
+  memberJoins: defaulted(Schema.Boolean, false),
+  /** Channel where `modLog` actions post (required for the `modLog` action). */
+  modLogChannel: Schema.optionalKey(Snowflake),
+  /** Reaction by which an ordinary member reports a message Warden kept (default 🚩). */
+  reportEmoji: defaulted(Schema.String.check(Schema.isNonEmpty()), "🚩"),
+  /** Reaction by which a moderator marks an action of Warden as wrong (default ✅). */
+  notHarmfulEmoji: defaulted(Schema.String.check(Schema.isNonEmpty()), "✅"),
+  /** Role ids of moderators: their `notHarmfulEmoji` reactions are reversals. */
+  moderatorRoles: defaulted(ids, []),
+  /**
+   * Messages per channel read when starting without a checkpoint (default 0: only new messages).
+   * With a checkpoint, everything after it is read, whatever this says.
+   */
+  history: defaulted(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 })), 0),
+  /** Reconnect / retry backoff. */
+  retry: defaulted(Retry, {} as never),
+  /** Timeout of one REST request (default 15 seconds). */
+  requestTimeout: defaulted(Schema.DurationFromString, "15 seconds" as never)
+})
+/** The decoded config. */
+export type Config = typeof Config.Type
+/** The config as a user writes it. */
+export type ConfigInput = typeof Config.Encoded
