@@ -1,0 +1,47 @@
+/** Runs `warden run` as a real child process (from source, on the same Node), for crash and signal tests. */
+import { type ChildProcess, spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+
+const bin = new URL("../../src/bin.ts", import.meta.url).pathname
+
+/** A running daemon process. */
+export interface DaemonProcess {
+  readonly child: ChildProcess
+  readonly stderr: () => string
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** Starts `warden run --config file`. */
+export const startDaemon = (configFile: string, env: Record<string, string> = {}): DaemonProcess => {
+  const child = spawn(process.execPath, ["--conditions=@warden/source", bin, "run", "--config", configFile], {
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: "1" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let err = ""
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString()
+  })
+  child.stdout?.resume()
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal }))
+  )
+  return { child, stderr: () => err, exited }
+}
+
+/** Writes a YAML config (JSON is YAML) into `dir` and returns its path. */
+export const writeConfig = (dir: string, config: unknown): string => {
+  const file = join(dir, "warden.yaml")
+  writeFileSync(file, JSON.stringify(config, null, 2))
+  return file
+}
+
+/** Polls `check` every 50 ms until it holds or `timeoutMs` passes. */
+export const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await check()) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+}
