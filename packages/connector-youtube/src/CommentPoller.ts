@@ -53,13 +53,16 @@ export const scopes = (config: YouTubeConfig.Config): Array<Scope> => {
 /** Video titles by id, cached for the life of a source (bounded). */
 export class TitleCache {
   private readonly titles = new Map<string, string>()
+  /** How many titles are kept. */
   readonly capacity: number
   constructor(capacity = 2000) {
     this.capacity = capacity
   }
+  /** The cached title of a video. */
   get(videoId: string): string | undefined {
     return this.titles.get(videoId)
   }
+  /** Caches a title, evicting the oldest entry when full. */
   set(videoId: string, title: string): void {
     if (this.titles.size >= this.capacity) {
       const oldest = this.titles.keys().next().value

@@ -102,7 +102,7 @@ export const errorFromBody = (method: string, status: number, body: unknown): Ap
 export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClient => {
   const base = options.baseUrl.replace(/\/+$/, "")
 
-  const send = (method: YouTubeApi.Method, request: HttpClientRequest.HttpClientRequest, retried: boolean) =>
+  const send = (method: YouTubeApi.Method, request: HttpClientRequest.HttpClientRequest) =>
     Effect.gen(function* () {
       let req = HttpClientRequest.acceptJson(request)
       if (options.auth._tag === "ApiKey") req = HttpClientRequest.setUrlParam(req, "key", options.auth.key)
@@ -124,7 +124,7 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
           Effect.fail(new ApiError({ method, kind: "Unavailable", message: `${method}: ${e.reason._tag}` }))
         )
       )
-      return { response, retried }
+      return response
     })
 
   const execute = (
@@ -132,11 +132,11 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
     request: HttpClientRequest.HttpClientRequest
   ): Effect.Effect<{ readonly status: number; readonly body: unknown }, ApiError | OAuth.OAuthError> =>
     Effect.gen(function* () {
-      let { response } = yield* send(method, request, false)
+      let response = yield* send(method, request)
       if (response.status === 401 && options.auth._tag === "OAuth") {
         // The access token may have been revoked early: refresh once and try again.
         yield* options.auth.tokens.invalidate
-        response = (yield* send(method, request, true)).response
+        response = yield* send(method, request)
       }
       const text = yield* response.text.pipe(
         Effect.catchTag("HttpClientError", () =>

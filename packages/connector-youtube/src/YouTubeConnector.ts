@@ -126,7 +126,7 @@ export const make = (
             })
             for (const key of outcome.truncated) {
               yield* Effect.logWarning(
-                `youtube ${sourceLabel}: ${key} has more than ${config.maxPagesPerPoll} pages of new threads; older ones wait (raise maxPagesPerPoll)`
+                `youtube ${sourceLabel}: ${key} had more than ${config.maxPagesPerPoll} pages of new threads: the older ones were not read and will not be (raise maxPagesPerPoll or poll more often)`
               )
             }
             let reversals: Array<Omit<SourceEvent.Reversal, "checkpoint">> = []

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Connector, ConnectorError } from "@warden/connector"
 import { Cause, Effect, Exit, Fiber, Option, Redacted } from "effect"
-import { connector, OAuth, QuotaBudget } from "../src/index.ts"
+import { connector, OAuth, QuotaBudget, YouTubeApi } from "../src/index.ts"
 import { apiClient } from "./fixtures/client.ts"
 import * as FakeYouTube from "./fixtures/FakeYouTube.ts"
 import { collect, collectFrom, errors, fast, lastCheckpoint, upserts } from "./fixtures/run.ts"
@@ -28,6 +28,35 @@ describe("OAuth", () => {
         assert.notStrictEqual(Redacted.value(c), Redacted.value(a))
         assert.strictEqual(fake.state.tokensIssued, 2)
         assert.notInclude(String(c), "access-", "a token prints redacted")
+      })
+    )
+  )
+
+  it.live("a 401 with OAuth refreshes the token and tries once more, only once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const fake = yield* FakeYouTube.make()
+        const { client } = yield* apiClient(fake)
+        const list = client.list(
+          "videos.list",
+          "/videos",
+          { part: "snippet", id: FakeYouTube.videoA },
+          YouTubeApi.VideoListResponse
+        )
+        yield* list
+        fake.state.validTokens.clear() // revoked early
+        const answer = yield* list
+        assert.strictEqual(answer.items[0]!.snippet.title, "Video A")
+        assert.strictEqual(fake.state.tokensIssued, 2)
+        assert.strictEqual(fake.calls("/youtube/v3/videos").length, 3)
+        // Still 401 after a fresh token: an Unauthorized error, no third try.
+        fake.state.validTokens.clear()
+        const original = fake.state.validTokens.add.bind(fake.state.validTokens)
+        fake.state.validTokens.add = (_token: string) => fake.state.validTokens
+        const error = yield* Effect.flip(list)
+        fake.state.validTokens.add = original
+        assert.strictEqual(error._tag === "ApiError" ? error.kind : error._tag, "Unauthorized")
+        assert.strictEqual(fake.calls("/youtube/v3/videos").length, 5)
       })
     )
   )
