@@ -2,11 +2,12 @@
  * The transport's metrics, named `warden_api_*` for the daemon's Prometheus `/metrics`. Labels stay
  * low-cardinality: `endpoint` (one of six names), `region` (three, plus `legacy`), `status` (an HTTP
  * status or `none` when no answer came back), `code` (an error code or a client-side tag), `reason`.
- * Spans: every call is a `Transport.send` span with `warden.endpoint`, `warden.region`,
- * `warden.attempts`, `http.response.status_code` and `warden.error.code`; each attempt is a
- * `Transport.attempt` child span. The key is never an attribute.
+ * Spans: every call is one `Transport.send` span with `warden.endpoint`, `warden.region`,
+ * `warden.attempts`, `http.response.status_code` and `warden.error.code`, and a `retry` event per
+ * retry (attempt, region, reason, delay). No span per attempt: spans cost more than the HTTP exchange
+ * itself at thousands of calls/s. The key is never an attribute.
  */
-import { Effect, Metric } from "effect"
+import { type Context, Effect, Metric } from "effect"
 
 /** HTTP attempts sent, by `endpoint`, `region` and `status`. */
 export const requests = Metric.counter("warden_api_requests_total", {
@@ -87,3 +88,31 @@ export const recordFailover = (from: string, to: string): Effect.Effect<void> =>
 /** The code an error is counted under: the API's code, or the client-side tag. */
 export const errorCode = (error: { readonly _tag: string; readonly error?: { readonly code?: string } }): string =>
   error.error?.code ?? error._tag
+
+/** Records one attempt synchronously, with the metrics registry of `context` (the transport's hot path). */
+export const recordAttemptUnsafe = (
+  context: Context.Context<never>,
+  endpoint: string,
+  region: string,
+  status: string,
+  seconds: number
+): void => {
+  withLabels(requests, { endpoint, region, status }).updateUnsafe(1, context)
+  withLabels(latency, { endpoint, region }).updateUnsafe(seconds, context)
+}
+
+/** `recordLimiterWait`, synchronously. */
+export const recordLimiterWaitUnsafe = (context: Context.Context<never>, endpoint: string, millis: number): void =>
+  withLabels(limiterWait, { endpoint }).updateUnsafe(millis / 1000, context)
+
+/** `recordRetry`, synchronously. */
+export const recordRetryUnsafe = (context: Context.Context<never>, endpoint: string, reason: string): void =>
+  withLabels(retries, { endpoint, reason }).updateUnsafe(1, context)
+
+/** `recordError`, synchronously. */
+export const recordErrorUnsafe = (context: Context.Context<never>, endpoint: string, code: string): void =>
+  withLabels(errors, { endpoint, code }).updateUnsafe(1, context)
+
+/** `recordFailover`, synchronously. */
+export const recordFailoverUnsafe = (context: Context.Context<never>, from: string, to: string): void =>
+  withLabels(failovers, { from, to }).updateUnsafe(1, context)

@@ -15,11 +15,12 @@ import {
   type ResponseDecodeError,
   TransportError
 } from "@warden/core"
-import { Clock, Context, Duration, Effect, Layer, Redacted, type Config } from "effect"
+import { type Config, Context, Duration, Effect, Layer, Redacted, Result } from "effect"
 import { ApiConfig, type ApiConfigError, type Input, type Overrides } from "./ApiConfig.ts"
 import { fromCause } from "./internal/errors.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { BASE_URL_ENV, type Region } from "./Region.ts"
+import * as QuotaPolicy from "./QuotaPolicy.ts"
 import * as RegionPolicy from "./RegionPolicy.ts"
 import * as RetryPolicy from "./RetryPolicy.ts"
 import * as Telemetry from "./Telemetry.ts"
@@ -59,11 +60,23 @@ export const endpointLabel = (endpoint: EndpointName): string => `POST ${PATHS[e
 
 interface Target {
   readonly region: Region | "legacy"
-  readonly url: string
+  readonly origin: string
+  readonly path: string
   readonly headers: Record<string, string>
 }
 
+const targetAt = (
+  region: Region | "legacy",
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>
+): Target => {
+  const url = new URL(baseUrl + path)
+  return { region, origin: url.origin, path: url.pathname + url.search, headers }
+}
+
 const TIMED_OUT = Symbol("timed out")
+const LEGACY_PLAN: ReadonlyArray<"legacy"> = ["legacy"]
 
 /** Builds the transport on an undici `Dispatcher` (`NodeHttpClient.Dispatcher`, shareable with other clients). */
 export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHttpClient.Dispatcher> = Effect.gen(
@@ -75,155 +88,208 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
     const timeoutMillis = Duration.toMillis(config.timeout)
     const common = { accept: "application/json", "content-type": "application/json", "user-agent": config.userAgent }
 
-    const targetOf = (endpoint: EndpointName, region: Region | "legacy"): Effect.Effect<Target, TransportError> => {
+    const targets = new Map<string, Result.Result<Target, TransportError>>()
+    /** Where a call to `endpoint` in `region` goes, built once (URL parsed, headers with the key). */
+    const targetOf = (endpoint: EndpointName, region: Region | "legacy"): Result.Result<Target, TransportError> => {
+      const key = `${endpoint} ${region}`
+      let target = targets.get(key)
+      if (target === undefined) {
+        target = buildTarget(endpoint, region)
+        targets.set(key, target)
+      }
+      return target
+    }
+    const buildTarget = (endpoint: EndpointName, region: Region | "legacy"): Result.Result<Target, TransportError> => {
+      const missing = (detail: string) =>
+        Result.fail(new TransportError({ endpoint: endpointLabel(endpoint), reason: "Other", detail }))
       if (region === "legacy") {
-        if (config.legacyBaseUrl === undefined) {
-          return Effect.fail(
-            new TransportError({
-              endpoint: endpointLabel(endpoint),
-              reason: "Other",
-              detail: "no legacy base URL configured (WARDEN_LEGACY_BASE_URL)"
-            })
-          )
-        }
-        return Effect.succeed({
-          region,
-          url: config.legacyBaseUrl + PATHS[endpoint],
-          headers: { ...common, "x-api-key": Redacted.value(config.legacyApiKey) }
-        })
+        if (config.legacyBaseUrl === undefined) return missing("no legacy base URL configured (WARDEN_LEGACY_BASE_URL)")
+        return Result.succeed(
+          targetAt(region, config.legacyBaseUrl, PATHS[endpoint], {
+            ...common,
+            "x-api-key": Redacted.value(config.legacyApiKey)
+          })
+        )
       }
       const baseUrl = config.baseUrls[region]
       if (baseUrl === undefined) {
-        return Effect.fail(
-          new TransportError({
-            endpoint: endpointLabel(endpoint),
-            reason: "Other",
-            detail: `no base URL configured for region ${region} (${BASE_URL_ENV[region]})`
-          })
-        )
+        return missing(`no base URL configured for region ${region} (${BASE_URL_ENV[region]})`)
       }
-      return Effect.succeed({
-        region,
-        url: baseUrl + PATHS[endpoint],
-        headers: { ...common, authorization: `ApiKey ${Redacted.value(config.apiKey)}` }
-      })
-    }
-
-    /** One HTTP attempt on the undici dispatcher, timed out as a whole (headers and body). */
-    const attemptOnce = (request: Request, target: Target, requestId: string, attempt: number) => {
-      const label = endpointLabel(request.endpoint)
-      const url = new URL(target.url)
-      const headers = { ...target.headers, "x-request-id": requestId }
-      return Effect.gen(function* () {
-        const start = yield* Clock.currentTimeMillis
-        const result = yield* Effect.result(
-          Effect.tryPromise({
-            try: async (signal) => {
-              const timeout = AbortSignal.timeout(timeoutMillis)
-              try {
-                const response = await dispatcher.request({
-                  origin: url.origin,
-                  path: url.pathname + url.search,
-                  method: "POST",
-                  headers,
-                  body: request.body,
-                  signal: AbortSignal.any([signal, timeout])
-                })
-                return { status: response.statusCode, body: await response.body.text() }
-              } catch (cause) {
-                throw timeout.aborted ? TIMED_OUT : cause
-              }
-            },
-            catch: (cause) =>
-              cause === TIMED_OUT
-                ? new TransportError({
-                    endpoint: label,
-                    reason: "Timeout",
-                    detail: `no complete answer in ${timeoutMillis} ms`
-                  })
-                : fromCause(label, cause)
-          })
-        )
-        const seconds = ((yield* Clock.currentTimeMillis) - start) / 1000
-        const status = result._tag === "Success" ? String(result.success.status) : "none"
-        yield* Telemetry.recordAttempt(request.endpoint, target.region, status, seconds)
-        if (result._tag === "Failure") return yield* Effect.fail<Failure>(result.failure)
-        const { status: code, body } = result.success
-        yield* Effect.annotateCurrentSpan("http.response.status_code", code)
-        if (code >= 200 && code < 300) return { status: code, body }
-        return yield* Effect.fail<Failure>(decodeApiError(label, code, body))
-      }).pipe(
-        Effect.withSpan("Transport.attempt", {
-          attributes: {
-            "warden.endpoint": request.endpoint,
-            "warden.region": target.region,
-            "warden.attempt": attempt,
-            "http.request.method": "POST",
-            "url.path": url.pathname
-          }
+      return Result.succeed(
+        targetAt(region, baseUrl, PATHS[endpoint], {
+          ...common,
+          authorization: `ApiKey ${Redacted.value(config.apiKey)}`
         })
       )
     }
+    const limited = new Map<EndpointName, boolean>()
+    const isLimited = (endpoint: EndpointName): boolean => {
+      let l = limited.get(endpoint)
+      if (l === undefined) {
+        l = QuotaPolicy.effectiveRate(config.quotas, endpoint) !== undefined
+        limited.set(endpoint, l)
+      }
+      return l
+    }
+    const pinnedPlan = config.regions._tag === "Pinned" ? [config.regions.region] : undefined
 
-    /** Every attempt in one region: retries what may be retried, within the budgets. */
-    const inRegion = (request: Request, target: Target, requestId: string, counter: { attempts: number }) =>
-      Effect.gen(function* () {
-        const started = yield* Clock.currentTimeMillis
-        for (let attempt = 1; ; attempt++) {
-          const waited = yield* limiter.acquire(request.endpoint)
-          yield* Telemetry.recordLimiterWait(request.endpoint, waited)
-          counter.attempts++
-          const result = yield* Effect.result(attemptOnce(request, target, requestId, counter.attempts))
-          if (result._tag === "Success") return result.success
-          const error = result.failure
-          if (error._tag === "QuotaError") yield* limiter.penalize(request.endpoint, error.violations)
-          if (!RetryPolicy.isRetryable(error)) return yield* Effect.fail(error)
-          const delay = RetryPolicy.delayMillis(config.retry, attempt)
-          const elapsed = (yield* Clock.currentTimeMillis) - started
-          if (!RetryPolicy.mayRetry(config.retry, attempt, elapsed, delay)) return yield* Effect.fail(error)
-          yield* Telemetry.recordRetry(
-            request.endpoint,
-            error._tag === "TransportError" ? error.reason : error.error.code
-          )
-          yield* Effect.sleep(Duration.millis(delay))
-        }
-      })
+    /**
+     * The HTTP exchange itself: one request, the whole answer read, aborted when the fiber is
+     * interrupted or when the timeout passes (one timer; cheaper than `AbortSignal.any`/`timeout`).
+     * The attempt's metrics are recorded here, synchronously.
+     */
+    const exchange = (
+      request: Request,
+      target: Target,
+      headers: Record<string, string>,
+      interrupted: AbortSignal,
+      context: Context.Context<never>
+    ): Promise<{ status: number; body: string }> => {
+      const start = performance.now()
+      const controller = new AbortController()
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        controller.abort()
+      }, timeoutMillis)
+      const onInterrupt = () => controller.abort()
+      interrupted.addEventListener("abort", onInterrupt, { once: true })
+      const done = (status: string) => {
+        clearTimeout(timer)
+        interrupted.removeEventListener("abort", onInterrupt)
+        Telemetry.recordAttemptUnsafe(
+          context,
+          request.endpoint,
+          target.region,
+          status,
+          (performance.now() - start) / 1000
+        )
+      }
+      return dispatcher
+        .request({
+          origin: target.origin,
+          path: target.path,
+          method: "POST",
+          headers,
+          body: request.body,
+          signal: controller.signal
+        })
+        .then((response) => response.body.text().then((text) => ({ status: response.statusCode, body: text })))
+        .then(
+          (answer) => {
+            done(String(answer.status))
+            return answer
+          },
+          (cause: unknown) => {
+            done("none")
+            throw timedOut ? TIMED_OUT : cause
+          }
+        )
+    }
+
+    /** One HTTP attempt: a 2xx answer, or the typed failure (the error envelope decoded). */
+    const attemptOnce = (
+      request: Request,
+      target: Target,
+      headers: Record<string, string>,
+      context: Context.Context<never>
+    ): Effect.Effect<{ status: number; body: string }, Failure> => {
+      const label = endpointLabel(request.endpoint)
+      return Effect.flatMap(
+        Effect.tryPromise({
+          try: (signal) => exchange(request, target, headers, signal, context),
+          catch: (cause) =>
+            cause === TIMED_OUT
+              ? new TransportError({
+                  endpoint: label,
+                  reason: "Timeout",
+                  detail: `no complete answer in ${timeoutMillis} ms`
+                })
+              : fromCause(label, cause)
+        }),
+        (answer) =>
+          answer.status >= 200 && answer.status < 300
+            ? Effect.succeed(answer)
+            : Effect.fail(decodeApiError(label, answer.status, answer.body))
+      )
+    }
 
     const send = Effect.fn("Transport.send")(function* (request: Request) {
+      const context = yield* Effect.context<never>()
       const requestId = crypto.randomUUID()
-      yield* Effect.annotateCurrentSpan({ "warden.endpoint": request.endpoint, "warden.request_id": requestId })
       const plan: ReadonlyArray<Region | "legacy"> =
-        request.endpoint === "legacyAnalyze" ? ["legacy"] : yield* regions.plan
-      const counter = { attempts: 0 }
+        request.endpoint === "legacyAnalyze" ? LEGACY_PLAN : (pinnedPlan ?? (yield* regions.plan))
+      const limitedEndpoint = isLimited(request.endpoint)
+      let attempts = 0
       let failure: Failure | undefined
       for (let i = 0; i < plan.length; i++) {
         const region = plan[i]!
-        const target = yield* targetOf(request.endpoint, region).pipe(
-          Effect.tapError((e) => Telemetry.recordError(request.endpoint, Telemetry.errorCode(e)))
-        )
-        const result = yield* Effect.result(inRegion(request, target, requestId, counter))
-        if (result._tag === "Success") {
-          yield* Effect.annotateCurrentSpan({
-            "warden.region": region,
-            "warden.attempts": counter.attempts,
-            "http.response.status_code": result.success.status
-          })
-          return { ...result.success, region, attempts: counter.attempts, requestId } satisfies Response
+        const target = targetOf(request.endpoint, region)
+        if (Result.isFailure(target)) {
+          failure = target.failure
+          break
         }
-        failure = result.failure
+        const headers = { ...target.success.headers, "x-request-id": requestId }
+        const started = Date.now()
+        for (let attempt = 1; ; attempt++) {
+          if (limitedEndpoint) {
+            const waited = yield* limiter.acquire(request.endpoint)
+            Telemetry.recordLimiterWaitUnsafe(context, request.endpoint, waited)
+          }
+          attempts++
+          const result = yield* Effect.result(attemptOnce(request, target.success, headers, context))
+          if (Result.isSuccess(result)) {
+            yield* Effect.annotateCurrentSpan({
+              "warden.endpoint": request.endpoint,
+              "warden.request_id": requestId,
+              "warden.region": region,
+              "warden.attempts": attempts,
+              "http.response.status_code": result.success.status
+            })
+            return { ...result.success, region, attempts, requestId } satisfies Response
+          }
+          const error = result.failure
+          failure = error
+          if (error._tag === "QuotaError" && limitedEndpoint)
+            yield* limiter.penalize(request.endpoint, error.violations)
+          if (!RetryPolicy.isRetryable(error)) break
+          const delay = RetryPolicy.delayMillis(config.retry, attempt)
+          if (!RetryPolicy.mayRetry(config.retry, attempt, Date.now() - started, delay)) break
+          const reason = error._tag === "TransportError" ? error.reason : error.error.code
+          Telemetry.recordRetryUnsafe(context, request.endpoint, reason)
+          yield* Effect.currentSpan.pipe(
+            Effect.tap((span) =>
+              Effect.sync(() =>
+                span.event("retry", BigInt(Date.now()) * 1_000_000n, {
+                  "warden.attempt": attempts,
+                  "warden.region": region,
+                  "warden.retry.reason": reason,
+                  "warden.retry.delay_ms": delay
+                })
+              )
+            ),
+            Effect.ignore
+          )
+          yield* Effect.sleep(Duration.millis(delay))
+        }
         const next = plan[i + 1]
         const down = failure._tag === "TransportError" || failure._tag === "TransientError"
         if (next === undefined || !down || region === "legacy") break
         yield* regions.markDown(region)
-        yield* Telemetry.recordFailover(region, next)
+        Telemetry.recordFailoverUnsafe(context, region, next)
         yield* Effect.logWarning(
           `${endpointLabel(request.endpoint)}: region ${region} is down, failing over to ${next}`
         )
       }
       const error = failure!
       const code = Telemetry.errorCode(error)
-      yield* Effect.annotateCurrentSpan({ "warden.attempts": counter.attempts, "warden.error.code": code })
-      yield* Telemetry.recordError(request.endpoint, code)
+      yield* Effect.annotateCurrentSpan({
+        "warden.endpoint": request.endpoint,
+        "warden.request_id": requestId,
+        "warden.attempts": attempts,
+        "warden.error.code": code
+      })
+      Telemetry.recordErrorUnsafe(context, request.endpoint, code)
       return yield* Effect.fail(error)
     })
 
