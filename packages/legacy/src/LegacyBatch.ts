@@ -20,8 +20,8 @@ import {
   RequestValidationError,
   ResponseDecodeError
 } from "@warden/core"
-import { Transport } from "@warden/transport"
-import { Context, Effect, Layer, Result, Schema } from "effect"
+import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
+import { type Config, Context, Effect, Layer, Result, Schema } from "effect"
 
 /** Settings of the batch client. */
 export interface Options {
@@ -173,7 +173,10 @@ export class LegacyBatch extends Context.Service<LegacyBatch, Shape>()("@warden/
     Layer.effect(LegacyBatch, make(options))
   /** On a transport configured from the environment (`WARDEN_LEGACY_BASE_URL`, `WARDEN_LEGACY_API_KEY`, ...). */
   static readonly layerConfig = (
-    overrides: Parameters<typeof Transport.Transport.layerConfig>[0] = {},
+    overrides: ApiConfig.Overrides = {},
     options: Options = {}
-  ) => LegacyBatch.layerOptions(options).pipe(Layer.provideMerge(Transport.Transport.layerConfig(overrides)))
+  ): Layer.Layer<
+    LegacyBatch | Transport.Transport | RateLimiter.RateLimiter | ApiConfig.ApiConfig,
+    ApiConfig.ApiConfigError | Config.ConfigError
+  > => LegacyBatch.layerOptions(options).pipe(Layer.provideMerge(Transport.Transport.layerConfig(overrides)))
 }
