@@ -22,8 +22,8 @@ export const Snowflake = Schema.String.check(Schema.isPattern(/^[0-9]{1,20}$/u))
   description: "A Discord id (snowflake), as a string of digits"
 })
 
-const defaulted = <S extends Schema.Top>(schema: S, value: S["Type"]) =>
-  schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value) as never))
+const defaulted = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
+  schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
 
 const ids = Schema.Array(Snowflake)
 
@@ -45,8 +45,8 @@ export type Guild = typeof Guild.Type
 
 /** Backoff of reconnects and failed REST reads: `initial` doubles per failure up to `max`. */
 export const Retry = Schema.Struct({
-  initial: defaulted(Schema.DurationFromString, "1 second" as never),
-  max: defaulted(Schema.DurationFromString, "5 minutes" as never)
+  initial: defaulted(Schema.DurationFromString, "1 second"),
+  max: defaulted(Schema.DurationFromString, "5 minutes")
 })
 
 /** The whole Discord source config; every field but `token` and `guilds` has a default. */
@@ -86,9 +86,9 @@ export const Config = Schema.Struct({
    */
   history: defaulted(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 })), 0),
   /** Reconnect / retry backoff. */
-  retry: defaulted(Retry, {} as never),
+  retry: defaulted(Retry, {}),
   /** Timeout of one REST request (default 15 seconds). */
-  requestTimeout: defaulted(Schema.DurationFromString, "15 seconds" as never)
+  requestTimeout: defaulted(Schema.DurationFromString, "15 seconds")
 })
 /** The decoded config. */
 export type Config = typeof Config.Type

@@ -295,10 +295,11 @@ export const make = (
               Backfill.latest(rest, info.id, config.history),
               ({ messages, newest }) =>
                 Stream.suspend(() => {
-                  const out = messages.flatMap((m) => onMessage(m, info))
-                  channels[info.id] = DiscordCheckpoint.max(channels[info.id] ?? info.id, newest ?? info.id)
-                  since = DiscordCheckpoint.max(since, channels[info.id]!)
-                  return Stream.fromIterable(out)
+                  // No high-water is set beyond what is emitted: a message posted after READY arrives live.
+                  // `since` moves to the newest id: anything posted later has a higher id, so a restart
+                  // reads this channel after it even if it stays quiet meanwhile.
+                  since = DiscordCheckpoint.max(since, newest ?? "0")
+                  return Stream.fromIterable(messages.flatMap((m) => onMessage(m, info)))
                 }),
               (e) => cannotRead(info, e)
             )

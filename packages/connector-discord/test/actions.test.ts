@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { maxTimeoutSeconds } from "../src/DiscordActions.ts"
 import { GUILD } from "./fixtures/FakeDiscord.ts"
-import { configOf, fake, GENERAL, MOD_ROLE, MODLOG, run, upserts } from "./fixtures/harness.ts"
+import { configOf, fake, GENERAL, MOD_ROLE, MODLOG, ready, run, upserts } from "./fixtures/harness.ts"
 
 const ref = (channel: string, id: string) => `discord:${GUILD}/${channel}/${id}`
 const ALICE = "200000000000000001"
@@ -16,7 +16,7 @@ describe("actions", () => {
       Effect.gen(function* () {
         const f = yield* fake()
         const source = yield* run(configOf(f))
-        yield* Effect.sleep("300 millis")
+        yield* ready(f)
         const m1 = f.post(GENERAL, { content: "you are awful" })
         const m2 = f.post(GENERAL, { content: "borderline" })
         yield* source.until((es) => upserts(es).length >= 2, "two messages")
@@ -93,7 +93,7 @@ describe("actions", () => {
       Effect.gen(function* () {
         const f = yield* fake()
         const source = yield* run(configOf(f))
-        yield* Effect.sleep("300 millis")
+        yield* ready(f)
         const m = f.post(GENERAL, { content: "x" })
         f.faults.push({ method: "DELETE", path: /\/messages\//, status: 429, times: 1, retryAfterSeconds: 1 })
         const started = Date.now()
@@ -143,7 +143,7 @@ describe("feedback from the community", () => {
       Effect.gen(function* () {
         const f = yield* fake()
         const source = yield* run(configOf(f))
-        yield* Effect.sleep("300 millis")
+        yield* ready(f)
         const m1 = f.post(GENERAL, { content: "flagged one" })
         const m2 = f.post(GENERAL, { content: "flagged two" })
         const kept = f.post(GENERAL, { content: "never acted on" })
@@ -173,7 +173,7 @@ describe("feedback from the community", () => {
       Effect.gen(function* () {
         const f = yield* fake()
         const source = yield* run(configOf(f))
-        yield* Effect.sleep("300 millis")
+        yield* ready(f)
         const kept = f.post(GENERAL, { content: "slipped through" })
         const acted = f.post(GENERAL, { content: "already handled" })
         yield* source.until((es) => upserts(es).length >= 2, "messages")

@@ -3,7 +3,7 @@ import type { SourceEvent } from "@warden/connector"
 import { Effect, Option } from "effect"
 import { sortPage } from "../src/Backfill.ts"
 import { GUILD } from "./fixtures/FakeDiscord.ts"
-import { configOf, fake, GENERAL, lastCheckpoint, OFFTOPIC, run, upserts } from "./fixtures/harness.ts"
+import { configOf, fake, GENERAL, lastCheckpoint, OFFTOPIC, ready, run, upserts } from "./fixtures/harness.ts"
 
 const ref = (channel: string, id: string) => `discord:${GUILD}/${channel}/${id}`
 const idOf = (e: SourceEvent.Upsert) => e.reference.split("/").at(-1)!
@@ -29,7 +29,7 @@ describe("backfill", () => {
           const checkpoint = yield* Effect.scoped(
             Effect.gen(function* () {
               const first = yield* run(config)
-              yield* Effect.sleep("300 millis")
+              yield* ready(f)
               const a = f.post(GENERAL, { content: "before stop" })
               f.post(thread.id, { content: "thread before stop" })
               yield* first.until(
@@ -73,7 +73,7 @@ describe("backfill", () => {
         const checkpoint = yield* Effect.scoped(
           Effect.gen(function* () {
             const first = yield* run(config)
-            yield* Effect.sleep("300 millis")
+            yield* ready(f)
             f.post(GENERAL, { content: "seen" })
             yield* first.until((es) => upserts(es).length >= 1, "first run")
             return lastCheckpoint(first.events) as { session?: { id: string } }
@@ -124,12 +124,29 @@ describe("backfill", () => {
     )
   )
 
+  it.live("a fresh start (history 0) emits what is posted after READY, even while the first REST read is pending", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const f = yield* fake()
+        const old = f.post(GENERAL, { content: "before the start" }).id
+        f.delays.push({ method: "GET", path: new RegExp(`^/channels/${GENERAL}/messages$`), ms: 400 })
+        const source = yield* run(configOf(f))
+        yield* ready(f)
+        const during = f.post(GENERAL).id
+        yield* source.until((es) => upserts(es).some((e) => idOf(e) === during), "the message posted during the read")
+        yield* Effect.sleep("500 millis")
+        expect(upserts(source.events).map(idOf)).toEqual([during])
+        expect(old).not.toBe(during)
+      })
+    )
+  )
+
   it.live("a forced gateway close resumes: messages posted meanwhile are replayed, none lost or doubled", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const f = yield* fake()
         const source = yield* run(configOf(f))
-        yield* Effect.sleep("300 millis")
+        yield* ready(f)
         const posted = [f.post(GENERAL).id]
         f.closeGateway(4000)
         posted.push(f.post(GENERAL).id, f.post(OFFTOPIC).id)

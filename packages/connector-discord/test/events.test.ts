@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { GUILD } from "./fixtures/FakeDiscord.ts"
-import { brief, configOf, fake, GENERAL, OFFTOPIC, run, STAFF, upserts } from "./fixtures/harness.ts"
+import { brief, configOf, ready, fake, GENERAL, OFFTOPIC, run, STAFF, upserts } from "./fixtures/harness.ts"
 
 const ref = (channel: string, id: string) => `discord:${GUILD}/${channel}/${id}`
 const BOB = { id: "200000000000000002", username: "bob", global_name: null, avatar: "abc" }
@@ -13,7 +13,7 @@ describe("live events", () => {
       Effect.gen(function* () {
         const f = yield* fake()
         const source = yield* run(configOf(f, { ignoreRoles: ["500000000000000001"] }))
-        yield* Effect.sleep("300 millis")
+        yield* ready(f)
         const first = f.post(GENERAL, { content: "hello world", author: BOB })
         f.post(GENERAL, { content: "beep", author: BOTUSER })
         f.post(STAFF, { content: "staff only" })
@@ -53,7 +53,7 @@ describe("live events", () => {
       Effect.gen(function* () {
         const f = yield* fake()
         const source = yield* run(configOf(f, { memberJoins: true }))
-        yield* Effect.sleep("300 millis")
+        yield* ready(f)
         const parent = f.post(GENERAL, { content: "question" })
         const reply = f.post(GENERAL, {
           content: "answer",
@@ -113,7 +113,7 @@ describe("live events", () => {
       Effect.gen(function* () {
         const f = yield* fake()
         const source = yield* run(configOf(f))
-        yield* Effect.sleep("300 millis")
+        yield* ready(f)
         f.dispatch("MESSAGE_CREATE", {
           id: "1",
           channel_id: GENERAL,
