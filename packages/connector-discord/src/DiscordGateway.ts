@@ -87,7 +87,9 @@ export const make = (options: Options): Effect.Effect<Gateway, never, Scope.Scop
           shardIds: [0],
           helloTimeout: 30_000,
           readyTimeout: 30_000,
-          retrieveSessionInfo: () => session,
+          // After release, a shard still waiting to reconnect (the manager sleeps 500 ms first) would open
+          // a new socket once destroyed: it asks for the session first, and never gets an answer.
+          retrieveSessionInfo: () => (stopped ? new Promise<never>(() => undefined) : session),
           updateSessionInfo: (_shardId, info) => {
             session = info
           }

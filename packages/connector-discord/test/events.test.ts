@@ -151,6 +151,31 @@ describe("live events", () => {
   )
 })
 
+describe("gateway down", () => {
+  it.live("socket errors are error events counting up; closing the source stops reconnecting", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const f = yield* fake()
+        f.gatewayUp = false
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const source = yield* run(configOf(f))
+            yield* source.until((es) => es.filter((e) => e.kind === "error").length >= 3, "three error events")
+            const attempts = source.events.flatMap((e) => (e.kind === "error" ? [e.attempt] : []))
+            expect(attempts.slice(0, 3)).toEqual([1, 2, 3])
+          })
+        )
+        const upgrades = f.stats.upgrades
+        yield* Effect.sleep("1500 millis")
+        f.gatewayUp = true
+        yield* Effect.sleep("1000 millis")
+        expect(f.stats.upgrades).toBe(upgrades)
+        expect(f.liveSockets()).toBe(0)
+      })
+    )
+  )
+})
+
 describe("fatal errors name the fix", () => {
   it.live("close 4004 (bad token on the gateway) fails the stream once with Unauthorized", () =>
     Effect.scoped(
