@@ -6,14 +6,31 @@
  * - `GET /readyz`: 200 when the state store is writable and every source is running; 503 with the
  *   reasons otherwise (a source paused by a refused key, an upstream down).
  * - `GET /metrics`: Prometheus text (items in/out, verdicts, API latency, retries, 429s, backlog, lag).
- * - `GET /api/decisions?source=&since=&classification=&action=&limit=`, `GET /api/decisions/{reference}`.
+ * - `GET /api/decisions?source=&since=&classification=&action=&limit=`, `GET /api/decisions/{reference}`
+ *   (every version, the request sent, the actions and the feedback).
+ * - `POST /api/feedback`: feedback by reference (`{ reference, version?, source?, classificationsToAdd?,
+ *   classificationsToRemove?, notes?, confidence? }`), sent with the exact request stored for the item.
  */
+
+/** The body of `POST /api/feedback`. */
+export const FeedbackBody = Schema.Struct({
+  reference: Schema.String.check(Schema.isNonEmpty()),
+  version: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  source: Schema.optionalKey(Schema.String),
+  classificationsToAdd: Schema.optionalKey(Schema.Array(Schema.String)),
+  classificationsToRemove: Schema.optionalKey(Schema.Array(Schema.String)),
+  notes: Schema.optionalKey(Schema.String),
+  confidence: Schema.optionalKey(Confidence)
+})
+const decodeFeedbackBody = Schema.decodeUnknownEffect(FeedbackBody, { errors: "all", onExcessProperty: "error" })
 import { timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Context, Effect, Layer, Metric, Redacted } from "effect"
+import { Confidence } from "@warden/core"
+import { Context, Effect, Layer, Metric, Redacted, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import * as Metrics from "../engine/Metrics.ts"
+import { FeedbackService } from "../engine/FeedbackService.ts"
 import { SourceStatus } from "../engine/SourceStatus.ts"
 import { StateStore } from "../state/StateStore.ts"
 
@@ -97,6 +114,7 @@ const routes = (options: AdminOptions) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const status = yield* SourceStatus
+    const feedback = yield* FeedbackService
 
     const readiness = Effect.gen(function* () {
       const problems: Array<string> = []
@@ -161,7 +179,25 @@ const routes = (options: AdminOptions) =>
           const reference = decodeURIComponent(one[1]!)
           const versions = yield* store.decision(reference)
           if (versions.length === 0) return json(res, 404, { error: `no decision for ${reference}` })
-          return json(res, 200, { reference, latest: versions[0], versions })
+          const actions = yield* store.actionsOf(reference)
+          const sent = yield* store.feedbackOf(reference)
+          return json(res, 200, { reference, latest: versions[0], versions, actions, feedback: sent })
+        }
+        if (req.method === "POST" && path === "/api/feedback") {
+          const raw = yield* Effect.tryPromise(() => readBody(req)).pipe(Effect.orElseSucceed(() => Symbol.for("bad")))
+          if (typeof raw === "symbol")
+            return json(res, 400, { error: { code: "BAD_REQUEST", reason: "the body is not JSON" } })
+          const body = yield* decodeFeedbackBody(raw).pipe(Effect.result)
+          if (body._tag === "Failure") {
+            return json(res, 400, { error: { code: "BAD_REQUEST", reason: body.failure.message } })
+          }
+          const { reference, version, source, ...input } = body.success
+          const result = yield* feedback
+            .send({ reference, version, source, origin: "manual", input })
+            .pipe(Effect.result)
+          return result._tag === "Success"
+            ? json(res, 200, result.success)
+            : json(res, result.failure.status, { error: { code: result.failure.code, reason: result.failure.reason } })
         }
         for (const route of options.routes ?? []) {
           const params = req.method === route.method ? route.match(path) : undefined
@@ -178,7 +214,8 @@ const routes = (options: AdminOptions) =>
           }).pipe(Effect.andThen(Effect.logError("admin request failed", cause)))
         ),
         Effect.provideService(StateStore, store),
-        Effect.provideService(SourceStatus, status)
+        Effect.provideService(SourceStatus, status),
+        Effect.provideService(FeedbackService, feedback)
       ) as Effect.Effect<void>
   })
 

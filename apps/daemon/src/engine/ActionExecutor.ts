@@ -56,9 +56,21 @@ export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =
           Effect.annotateLogs({ source: sourceId, reference: row.reference, action: row.kind })
         )
       })
+    // The actions of one item version run in order (hide before timeout); different items run at
+    // once, so a connector that batches calls (YouTube's setModerationStatus takes 50 ids) can.
     const step = Effect.gen(function* () {
-      const rows = yield* store.pendingActions(sourceId, 20)
-      yield* Effect.forEach(rows, runOne, { discard: true })
+      const rows = yield* store.pendingActions(sourceId, 100)
+      const byItem = new Map<string, Array<ActionRow>>()
+      for (const row of rows) {
+        const key = `${row.reference}\u0000${row.version}`
+        const list = byItem.get(key)
+        if (list === undefined) byItem.set(key, [row])
+        else list.push(row)
+      }
+      yield* Effect.forEach(byItem.values(), (list) => Effect.forEach(list, runOne, { discard: true }), {
+        concurrency: 50,
+        discard: true
+      })
       return rows.length > 0
     })
     return yield* step.pipe(

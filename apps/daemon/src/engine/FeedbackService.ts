@@ -66,7 +66,7 @@ const make = Effect.gen(function* () {
         return yield* new FeedbackRefused({
           status: 404,
           code: "NOT_ANALYSED",
-          reason: `no item ${options.reference}${options.version === undefined ? "" : ` version ${options.version}`} was ever analysed`
+          reason: `${options.reference}${options.version === undefined ? "" : ` version ${options.version}`} was never analysed`
         })
       }
       const row = found.value

@@ -197,16 +197,23 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         }
       })
 
-    /** Items recorded without a verdict while the API was down get one once it answers again. */
+    /**
+     * Items recorded without a verdict while the API was down get one once it answers again. Sending
+     * them normally is also the probe that ends the degraded state when the source has no new events.
+     */
     const reanalyse = Effect.gen(function* () {
-      if (unavailableSince !== undefined) return
       const rows = yield* store.unanalysed(id, options.batchSize)
       if (rows.length === 0) return
       const events = rows.map((r) => ({ ...(JSON.parse(r.event) as object), checkpoint: null }) as SourceEvent.Upsert)
-      yield* Effect.logInfo(`analysing ${events.length} items recorded while the API was unavailable`).pipe(
+      const exit = yield* Effect.exit(send(events, undefined))
+      if (exit._tag === "Failure") return
+      if (unavailableSince !== undefined) {
+        unavailableSince = undefined
+        yield* status.set(id, { state: "running" })
+      }
+      yield* Effect.logInfo(`analysed ${events.length} items recorded while the API was unavailable`).pipe(
         Effect.annotateLogs({ source: id })
       )
-      yield* dispatch(events)
     }).pipe(
       Effect.catchCause((cause) => Effect.logWarning("re-analysis sweep failed", cause)),
       Effect.andThen(Effect.sleep("5 seconds")),
@@ -245,14 +252,20 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     }).pipe(Effect.scoped)
 
     // A singleton whose effect ends is not restarted until the next shard re-sync: never let it end.
+    // A permanent upstream failure (revoked token, missing permission) is retried slowly, not in a loop.
     return yield* once.pipe(
-      Effect.catchCause((cause) =>
-        Effect.logError("source stopped; restarting in 5 seconds", cause).pipe(
+      Effect.catchCause((cause) => {
+        const error = Cause.squash(cause) as { retryable?: boolean; message?: string }
+        const permanent = error?.retryable === false
+        const wait = permanent ? "1 minute" : "5 seconds"
+        return Effect.logError(`source stopped; restarting in ${wait}`, cause).pipe(
           Effect.annotateLogs({ source: id }),
-          Effect.andThen(status.set(id, { state: "upstream-error", reason: "restarting after a failure" })),
-          Effect.andThen(Effect.sleep("5 seconds"))
+          Effect.andThen(
+            status.set(id, { state: "upstream-error", reason: error?.message ?? "restarting after a failure" })
+          ),
+          Effect.andThen(Effect.sleep(wait))
         )
-      ),
+      }),
       Effect.forever
     )
   }).pipe(Effect.annotateLogs({ source: spec.settings.id }))

@@ -3,7 +3,11 @@ import { existsSync } from "node:fs"
 import { DatabaseSync } from "node:sqlite"
 
 /** Runs a query on the state file; [] when the file or the table does not exist yet. */
-export const query = <A = Record<string, unknown>>(file: string, sql: string, ...params: Array<string | number>): Array<A> => {
+export const query = <A = Record<string, unknown>>(
+  file: string,
+  sql: string,
+  ...params: Array<string | number>
+): Array<A> => {
   if (!existsSync(file)) return []
   const db = new DatabaseSync(file, { readOnly: true })
   try {

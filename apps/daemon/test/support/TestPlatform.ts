@@ -1,0 +1,186 @@
+/**
+ * A fake moderation platform and a connector for it, declaring every action kind. The platform is a
+ * real HTTP server: it serves events to poll and records every action it is asked to do, so what the
+ * daemon did survives a daemon crash. Used in-process (the `connector` object) and as a `module:`
+ * plugin by the process tests (`test/support/test-platform-plugin.ts`).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Action, Connector, ConnectorError, type SourceEvent } from "@warden/connector"
+import { Duration, Effect, Option, Schema, Stream } from "effect"
+
+/** An event the platform serves, with its sequence number. */
+export type PlatformEvent =
+  | { readonly kind: "upsert"; readonly reference: string; readonly text: string }
+  | { readonly kind: "reversal"; readonly reference: string; readonly action: string }
+  | { readonly kind: "report"; readonly reference: string; readonly note: string }
+
+/** An action the platform executed. */
+export interface ExecutedAction {
+  readonly kind: string
+  readonly reference: string
+  readonly params?: unknown
+  readonly reason?: string
+}
+
+const readJson = (req: IncomingMessage): Promise<any> =>
+  new Promise((resolve) => {
+    let text = ""
+    req.on("data", (c) => {
+      text += c
+    })
+    req.on("end", () => resolve(text === "" ? {} : JSON.parse(text)))
+  })
+
+/** Starts the fake platform. */
+export const startPlatform = async () => {
+  const events: Array<PlatformEvent & { seq: number }> = []
+  const executed: Array<ExecutedAction> = []
+  const attempts: Array<ExecutedAction> = []
+  const failNext = new Map<string, number>()
+  let gateOpen = true
+  const held: Array<{ res: ServerResponse; action: ExecutedAction }> = []
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://platform")
+    if (req.method === "GET" && url.pathname === "/events") {
+      const after = Number(url.searchParams.get("after") ?? "0")
+      const page = events.filter((e) => e.seq > after).slice(0, 50)
+      res.writeHead(200, { "content-type": "application/json" })
+      return res.end(JSON.stringify(page))
+    }
+    if (req.method === "POST" && url.pathname === "/actions") {
+      const action = (await readJson(req)) as ExecutedAction
+      attempts.push(action)
+      const failures = failNext.get(action.kind) ?? 0
+      if (failures > 0) {
+        failNext.set(action.kind, failures - 1)
+        res.writeHead(503, { "content-type": "application/json" })
+        return res.end(JSON.stringify({ error: "platform busy" }))
+      }
+      if (!gateOpen) {
+        // Held: done only if this connection is still there when the gate opens.
+        held.push({ res, action })
+        return
+      }
+      executed.push(action)
+      res.writeHead(200, { "content-type": "application/json" })
+      return res.end(JSON.stringify({ status: "done" }))
+    }
+    res.writeHead(404)
+    res.end()
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    publish: (event: PlatformEvent) => events.push({ ...event, seq: events.length + 1 }),
+    executed,
+    attempts,
+    failNext: (kind: string, times: number) => failNext.set(kind, times),
+    closeGate: () => {
+      gateOpen = false
+    },
+    openGate: () => {
+      gateOpen = true
+      for (const { res, action } of held.splice(0)) {
+        if (res.destroyed || res.socket === null || res.socket.destroyed) continue
+        executed.push(action)
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({ status: "done" }))
+      }
+    },
+    heldCount: () => held.length,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
+
+/** The test connector's config. */
+export const TestPlatformConfig = Schema.Struct({
+  url: Schema.String,
+  pollMillis: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.succeed(100)))
+})
+
+const toSourceEvent = (e: PlatformEvent & { seq: number }): SourceEvent.ItemEvent =>
+  e.kind === "upsert"
+    ? { kind: "upsert", reference: e.reference, checkpoint: e.seq, content: { type: "text", text: e.text } }
+    : e.kind === "reversal"
+      ? { kind: "reversal", reference: e.reference, checkpoint: e.seq, action: e.action }
+      : { kind: "report", reference: e.reference, checkpoint: e.seq, note: e.note }
+
+/** A connector for the fake platform that can do every known action. */
+export const connector = Connector.make({
+  type: "testplatform",
+  configSchema: TestPlatformConfig,
+  capabilities: { actions: [...Action.knownActionKinds], duplicates: "never", contentTypes: ["text"] },
+  make: (config) =>
+    Effect.succeed({
+      events: (from: Option.Option<unknown>) => {
+        let cursor = Option.isSome(from) ? Number(from.value) : 0
+        const poll = Effect.tryPromise({
+          try: () => fetch(`${config.url}/events?after=${cursor}`).then((r) => r.json()),
+          catch: (e) =>
+            new ConnectorError.ConnectorError({
+              source: "testplatform",
+              reason: "Unavailable",
+              retryable: true,
+              message: String(e)
+            })
+        }).pipe(
+          Effect.map((page: Array<PlatformEvent & { seq: number }>) => {
+            if (page.length > 0) cursor = page.at(-1)!.seq
+            return page.map(toSourceEvent)
+          }),
+          Effect.retry({ times: 50 })
+        )
+        return Stream.fromEffect(poll).pipe(
+          Stream.flatMap((events) => Stream.fromIterable(events)),
+          Stream.concat(Stream.fromEffect(Effect.sleep(Duration.millis(config.pollMillis))).pipe(Stream.drain)),
+          Stream.forever
+        ) as Stream.Stream<SourceEvent.SourceEvent, ConnectorError.ConnectorError>
+      },
+      act: (action: Action.Action) =>
+        Effect.tryPromise({
+          try: async () => {
+            const res = await fetch(`${config.url}/actions`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(action)
+            })
+            await res.body?.cancel()
+            return res.status
+          },
+          catch: (e) => e
+        }).pipe(
+          Effect.mapError(
+            (e) =>
+              new Action.ActionError({
+                kind: action.kind,
+                reference: action.reference,
+                reason: "Unavailable",
+                retryable: true,
+                message: `platform unreachable: ${String(e)}`
+              })
+          ),
+          Effect.flatMap((status) =>
+            status === 200
+              ? Effect.succeed({ status: "done" as const })
+              : Effect.fail(
+                  new Action.ActionError({
+                    kind: action.kind,
+                    reference: action.reference,
+                    reason: "Unavailable",
+                    retryable: true,
+                    message: `platform answered ${status}`
+                  })
+                )
+          )
+        )
+    })
+})
+
+export default connector
