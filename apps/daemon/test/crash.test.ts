@@ -47,75 +47,77 @@ describe("kill -9 during a run", () => {
     await sandbox.close()
   })
 
-  it(
-    "loses nothing and analyses again only what was in flight",
-    async () => {
-      const config = writeConfig(dir, {
-        api: { apiKey: "sandbox-standard-key", baseUrl: sandbox.url, retry: { maxAttempts: 3 } },
-        state: { sqlite: state },
-        sources: [
-          {
-            id: "feed",
-            type: "rss",
-            channelId: CHANNEL,
-            // Small polls so the run spans several kills.
-            config: { feeds: [{ url: feed.url, id: "f" }], pollInterval: "100 millis", maxItemsPerPoll: 150 }
-          }
-        ],
-        sinks: [{ type: "jsonl", path: out }],
-        admin: { listen: "127.0.0.1:0" },
-        log: { format: "json" }
-      })
-      const analyseCalls = async () =>
-        (await Effect.runPromise(sandbox.requests)).filter((r) => r.endpoint === "analyzeText" && r.status === 200)
-      const referenceOf = (body: string) => (JSON.parse(body) as { reference: string }).reference
-      const inFlightAtKill: Array<Set<string>> = []
-      for (let k = 0; k < KILLS; k++) {
-        const daemon = startDaemon(config)
-        const before = StateDb.query(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0
-        // Kill at a random moment once this run has made progress (or, late in the run, after a while).
-        await waitFor(
-          () => (StateDb.query<{ n: number }>(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0) > Number(before),
-          20_000,
-          `progress before kill ${k + 1}\n${daemon.stderr()}`
-        )
-        await new Promise((r) => setTimeout(r, 50 + Math.random() * 400))
-        daemon.child.kill("SIGKILL")
-        await daemon.exited
-        const called = new Set((await analyseCalls()).map((r) => referenceOf(r.body)))
-        const recorded = new Set(
-          StateDb.query<{ reference: string }>(state, "SELECT reference FROM warden_items").map((r) => r.reference)
-        )
-        inFlightAtKill.push(new Set([...called].filter((ref) => !recorded.has(ref))))
-      }
-      // The last run finishes the job.
+  it("loses nothing and analyses again only what was in flight", async () => {
+    const config = writeConfig(dir, {
+      api: { apiKey: "sandbox-standard-key", baseUrl: sandbox.url, retry: { maxAttempts: 3 } },
+      state: { sqlite: state },
+      sources: [
+        {
+          id: "feed",
+          type: "rss",
+          channelId: CHANNEL,
+          // Small polls so the run spans several kills.
+          config: { feeds: [{ url: feed.url, id: "f" }], pollInterval: "100 millis", maxItemsPerPoll: 150 }
+        }
+      ],
+      sinks: [{ type: "jsonl", path: out }],
+      admin: { listen: "127.0.0.1:0" },
+      log: { format: "json" }
+    })
+    const analyseCalls = async () =>
+      (await Effect.runPromise(sandbox.requests)).filter((r) => r.endpoint === "analyzeText" && r.status === 200)
+    const referenceOf = (body: string) => (JSON.parse(body) as { reference: string }).reference
+    const inFlightAtKill: Array<Set<string>> = []
+    for (let k = 0; k < KILLS; k++) {
       const daemon = startDaemon(config)
+      const before = StateDb.query(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0
+      // Kill at a random moment once this run has made progress (or, late in the run, after a while).
       await waitFor(
-        () => new Set(jsonl(out).map((l) => l.reference)).size >= N,
-        60_000,
-        `all ${N} verdicts in the sink\n${daemon.stderr().slice(-2000)}`
+        () =>
+          (StateDb.query<{ n: number }>(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0) > Number(before),
+        20_000,
+        `progress before kill ${k + 1}\n${daemon.stderr()}`
       )
-      daemon.child.kill("SIGTERM")
-      const { code } = await daemon.exited
-      expect(code).toBe(0)
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 400))
+      daemon.child.kill("SIGKILL")
+      await daemon.exited
+      const called = new Set((await analyseCalls()).map((r) => referenceOf(r.body)))
+      const recorded = new Set(
+        StateDb.query<{ reference: string }>(state, "SELECT reference FROM warden_items").map((r) => r.reference)
+      )
+      inFlightAtKill.push(new Set([...called].filter((ref) => !recorded.has(ref))))
+    }
+    // The last run finishes the job.
+    const daemon = startDaemon(config)
+    await waitFor(
+      () => new Set(jsonl(out).map((l) => l.reference)).size >= N,
+      60_000,
+      `all ${N} verdicts in the sink\n${daemon.stderr().slice(-2000)}`
+    )
+    daemon.child.kill("SIGTERM")
+    const { code } = await daemon.exited
+    expect(code).toBe(0)
 
-      // Exactly one verdict record per item version.
-      const rows = StateDb.query<{ reference: string; version: number }>(state, "SELECT reference, version FROM warden_items")
-      expect(rows.length).toBe(N)
-      expect(new Set(rows.map((r) => r.reference)).size).toBe(N)
-      expect(rows.every((r) => Number(r.version) === 1)).toBe(true)
-      // The sink saw every verdict (at least once).
-      expect(new Set(jsonl(out).map((l) => `${l.reference}@${l.version}`)).size).toBe(N)
-      // An item was analysed more than once only when its call was in flight at a kill, once per kill.
-      const calls = new Map<string, number>()
-      for (const r of await analyseCalls()) calls.set(referenceOf(r.body), (calls.get(referenceOf(r.body)) ?? 0) + 1)
-      expect(calls.size).toBe(N)
-      console.log(`analyse calls: ${[...calls.values()].reduce((a, b) => a + b, 0)} for ${N} items; in flight at kills: ${inFlightAtKill.map((s) => s.size).join(", ")}`)
-      for (const [ref, n] of calls) {
-        const kills = inFlightAtKill.filter((s) => s.has(ref)).length
-        expect(n, `${ref} analysed ${n} times, in flight at ${kills} kills`).toBeLessThanOrEqual(1 + kills)
-      }
-    },
-    240_000
-  )
+    // Exactly one verdict record per item version.
+    const rows = StateDb.query<{ reference: string; version: number }>(
+      state,
+      "SELECT reference, version FROM warden_items"
+    )
+    expect(rows.length).toBe(N)
+    expect(new Set(rows.map((r) => r.reference)).size).toBe(N)
+    expect(rows.every((r) => Number(r.version) === 1)).toBe(true)
+    // The sink saw every verdict (at least once).
+    expect(new Set(jsonl(out).map((l) => `${l.reference}@${l.version}`)).size).toBe(N)
+    // An item was analysed more than once only when its call was in flight at a kill, once per kill.
+    const calls = new Map<string, number>()
+    for (const r of await analyseCalls()) calls.set(referenceOf(r.body), (calls.get(referenceOf(r.body)) ?? 0) + 1)
+    expect(calls.size).toBe(N)
+    console.log(
+      `analyse calls: ${[...calls.values()].reduce((a, b) => a + b, 0)} for ${N} items; in flight at kills: ${inFlightAtKill.map((s) => s.size).join(", ")}`
+    )
+    for (const [ref, n] of calls) {
+      const kills = inFlightAtKill.filter((s) => s.has(ref)).length
+      expect(n, `${ref} analysed ${n} times, in flight at ${kills} kills`).toBeLessThanOrEqual(1 + kills)
+    }
+  }, 240_000)
 })

@@ -51,7 +51,10 @@ const specFor = (options: { dir: string; feedUrl: string; apiUrl: string; apiKey
         config: Schema.decodeUnknownSync(rss.configSchema)({ feeds: [options.feedUrl], pollInterval: "200 millis" })
       }
     ],
-    sinks: Layer.effect(SinkList, Effect.map(JsonlSink.make({ name: "jsonl", path: out }), (s) => [s])),
+    sinks: Layer.effect(
+      SinkList,
+      Effect.map(JsonlSink.make({ name: "jsonl", path: out }), (s) => [s])
+    ),
     sinkNames: ["jsonl"],
     includeContent: false,
     pipeline: { pauseRetry: "300 millis" }

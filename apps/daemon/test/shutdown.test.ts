@@ -53,12 +53,17 @@ describe("SIGTERM under load", () => {
     const took = Date.now() - signalledAt
     expect(code).toBe(0)
     expect(took).toBeLessThan(10_000)
-    const checkpoint = StateDb.query<{ updated_at: number }>(state, "SELECT updated_at FROM warden_checkpoints WHERE source = 'feed'")
+    const checkpoint = StateDb.query<{ updated_at: number }>(
+      state,
+      "SELECT updated_at FROM warden_checkpoints WHERE source = 'feed'"
+    )
     expect(checkpoint.length).toBe(1)
     expect(Number(checkpoint[0]!.updated_at)).toBeGreaterThan(signalledAt - 5_000)
 
     // A restart carries on: no item recorded before the stop is analysed again.
-    const recorded = new Set(StateDb.query<{ reference: string }>(state, "SELECT reference FROM warden_items").map((r) => r.reference))
+    const recorded = new Set(
+      StateDb.query<{ reference: string }>(state, "SELECT reference FROM warden_items").map((r) => r.reference)
+    )
     const callsBefore = (await Effect.runPromise(sandbox.requests)).length
     const again = startDaemon(config)
     await waitFor(() => count() >= N, 60_000, `the rest\n${again.stderr().slice(-1500)}`)
