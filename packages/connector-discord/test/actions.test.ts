@@ -168,6 +168,28 @@ describe("feedback from the community", () => {
     )
   )
 
+  it.live("a reversal on a mod-log post Warden no longer remembers reads the reference from the post", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const f = yield* fake()
+        const m = f.post(GENERAL, { content: "flagged" })
+        const post = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const first = yield* run(configOf(f))
+            yield* ready(f)
+            return yield* first.act({ kind: "modLog", reference: ref(GENERAL, m.id), params: { verdict } })
+          })
+        )
+        const source = yield* run(configOf(f))
+        yield* ready(f)
+        yield* source.until(() => f.stats.identifies >= 2, "second session")
+        f.react(MODLOG, post.platformReference!, MOD, "✅", [MOD_ROLE])
+        yield* source.until((es) => es.some((e) => e.kind === "reversal"), "reversal")
+        expect(source.events.find((e) => e.kind === "reversal")).toMatchObject({ reference: ref(GENERAL, m.id) })
+      })
+    )
+  )
+
   it.live("a member's report reaction on a kept message is one report per item", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -141,6 +141,25 @@ describe("backfill", () => {
     )
   )
 
+  it.live("a failing channel read is retried with error events counting up, then the messages come", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const f = yield* fake()
+        const ids = [f.post(GENERAL).id, f.post(GENERAL).id]
+        // @discordjs/rest retries a 5xx once by itself: 4 faults = 2 failed reads.
+        f.faults.push({ method: "GET", path: new RegExp(`^/channels/${GENERAL}/messages$`), status: 500, times: 4 })
+        const source = yield* run(configOf(f, { history: 5 }))
+        yield* source.until((es) => upserts(es).length >= 2, "the messages")
+        const errors = source.events.filter((e) => e.kind === "error")
+        expect(errors.map((e) => (e.kind === "error" ? [e.reason, e.attempt] : []))).toEqual([
+          ["Unavailable", 1],
+          ["Unavailable", 2]
+        ])
+        expect(upserts(source.events).map(idOf)).toEqual(ids)
+      })
+    )
+  )
+
   it.live("a forced gateway close resumes: messages posted meanwhile are replayed, none lost or doubled", () =>
     Effect.scoped(
       Effect.gen(function* () {
