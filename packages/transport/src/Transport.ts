@@ -75,7 +75,6 @@ const targetAt = (
   return { region, origin: url.origin, path: url.pathname + url.search, headers }
 }
 
-const TIMED_OUT = Symbol("timed out")
 const LEGACY_PLAN: ReadonlyArray<"legacy"> = ["legacy"]
 
 /** Builds the transport on an undici `Dispatcher` (`NodeHttpClient.Dispatcher`, shareable with other clients). */
@@ -134,9 +133,11 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
     const pinnedPlan = config.regions._tag === "Pinned" ? [config.regions.region] : undefined
 
     /**
-     * The HTTP exchange itself: one request, the whole answer read, aborted when the fiber is
-     * interrupted or when the timeout passes (one timer; cheaper than `AbortSignal.any`/`timeout`).
-     * The attempt's metrics are recorded here, synchronously.
+     * The HTTP exchange itself: one request, the whole answer read. The timeout is undici's own
+     * (`headersTimeout` for the answer to start, `bodyTimeout` between body chunks: for a JSON answer
+     * that is the whole call) on its shared coarse timers, so a call allocates no timer or abort
+     * controller of its own; `interrupted` aborts it when the fiber is interrupted. The attempt's
+     * metrics are recorded here, synchronously.
      */
     const exchange = (
       request: Request,
@@ -146,25 +147,6 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
       context: Context.Context<never>
     ): Promise<{ status: number; body: string }> => {
       const start = performance.now()
-      const controller = new AbortController()
-      let timedOut = false
-      const timer = setTimeout(() => {
-        timedOut = true
-        controller.abort()
-      }, timeoutMillis)
-      const onInterrupt = () => controller.abort()
-      interrupted.addEventListener("abort", onInterrupt, { once: true })
-      const done = (status: string) => {
-        clearTimeout(timer)
-        interrupted.removeEventListener("abort", onInterrupt)
-        Telemetry.recordAttemptUnsafe(
-          context,
-          request.endpoint,
-          target.region,
-          status,
-          (performance.now() - start) / 1000
-        )
-      }
       return dispatcher
         .request({
           origin: target.origin,
@@ -172,17 +154,31 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
           method: "POST",
           headers,
           body: request.body,
-          signal: controller.signal
+          signal: interrupted,
+          headersTimeout: timeoutMillis,
+          bodyTimeout: timeoutMillis
         })
         .then((response) => response.body.text().then((text) => ({ status: response.statusCode, body: text })))
         .then(
           (answer) => {
-            done(String(answer.status))
+            Telemetry.recordAttemptUnsafe(
+              context,
+              request.endpoint,
+              target.region,
+              String(answer.status),
+              (performance.now() - start) / 1000
+            )
             return answer
           },
           (cause: unknown) => {
-            done("none")
-            throw timedOut ? TIMED_OUT : cause
+            Telemetry.recordAttemptUnsafe(
+              context,
+              request.endpoint,
+              target.region,
+              "none",
+              (performance.now() - start) / 1000
+            )
+            throw cause
           }
         )
     }
@@ -198,14 +194,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
       return Effect.flatMap(
         Effect.tryPromise({
           try: (signal) => exchange(request, target, headers, signal, context),
-          catch: (cause) =>
-            cause === TIMED_OUT
-              ? new TransportError({
-                  endpoint: label,
-                  reason: "Timeout",
-                  detail: `no complete answer in ${timeoutMillis} ms`
-                })
-              : fromCause(label, cause)
+          catch: (cause) => fromCause(label, cause, timeoutMillis)
         }),
         (answer) =>
           answer.status >= 200 && answer.status < 300

@@ -15,6 +15,7 @@ const codesOf = (cause: unknown): Array<string> => {
 }
 
 const CONNECT = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]
+const TIMEOUT = ["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]
 const RESET = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"]
 
 const messageOf = (cause: unknown): string => {
@@ -28,8 +29,11 @@ const messageOf = (cause: unknown): string => {
 }
 
 /** Classifies a failed request (undici / socket error) as connect, reset or other; its text names no header. */
-export const fromCause = (endpoint: string, cause: unknown): TransportError => {
+export const fromCause = (endpoint: string, cause: unknown, timeoutMillis: number): TransportError => {
   const codes = codesOf(cause)
+  if (codes.some((c) => TIMEOUT.includes(c))) {
+    return new TransportError({ endpoint, reason: "Timeout", detail: `no complete answer in ${timeoutMillis} ms` })
+  }
   const kind: TransportFailure = codes.some((c) => CONNECT.includes(c))
     ? "Connect"
     : codes.some((c) => RESET.includes(c))
