@@ -60,24 +60,26 @@ export const make: Effect.Effect<Shape, never, Transport.Transport> = Effect.gen
     const endpoint = ENDPOINTS[kind]
     const label = Transport.endpointLabel(endpoint)
     const encode = Schema.encodeUnknownSync(requestSchema as unknown as Schema.Codec<unknown, unknown>)
-    return (input: Req["Type"]): Effect.Effect<Sent<Res["Type"]>, AnalyzeError> =>
-      Effect.gen(function* () {
-        const decoded = violationsOf(requestSchema, input)
-        const reseller = standardKey
-          ? resellerFieldsIn(kind, input).map((field) => ({ field, message: RESELLER_ONLY_MESSAGE }))
-          : []
-        yield* refuse(label, [...(Result.isFailure(decoded) ? decoded.failure : []), ...reseller])
-        const body = JSON.stringify(encode(Result.getOrThrow(decoded)))
-        const answer = yield* transport.send({ endpoint, body })
-        const response = yield* decodeAnswer(responseSchema, label, answer.status, answer.body)
-        return {
+    return (input: Req["Type"]): Effect.Effect<Sent<Res["Type"]>, AnalyzeError> => {
+      const decoded = violationsOf(requestSchema, input)
+      const reseller = standardKey ? resellerFieldsIn(kind, input) : []
+      if (Result.isFailure(decoded) || reseller.length > 0) {
+        return refuse(label, [
+          ...(Result.isFailure(decoded) ? decoded.failure : []),
+          ...reseller.map((field) => ({ field, message: RESELLER_ONLY_MESSAGE }))
+        ]) as Effect.Effect<never, RequestValidationError>
+      }
+      const body = JSON.stringify(encode(decoded.success))
+      return Effect.flatMap(transport.send({ endpoint, body }), (answer) =>
+        Effect.map(decodeAnswer(responseSchema, label, answer.status, answer.body), (response) => ({
           request: body,
           response,
           region: answer.region,
           attempts: answer.attempts,
           requestId: answer.requestId
-        }
-      })
+        }))
+      )
+    }
   }
 
   const text = call("text", TextAnalyzeRequest, TextAnalyzeResponse)
