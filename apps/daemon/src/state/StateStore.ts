@@ -132,6 +132,8 @@ const outboxId = (sink: string, source: string, reference: string, version: numb
 
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  // SQLite: wait for another process's lock (an operator's sqlite3, a backup) instead of failing.
+  yield* sql.onDialectOrElse({ sqlite: () => sql`PRAGMA busy_timeout = 10000`, orElse: () => Effect.void })
   yield* Migrations.run
 
   const getCheckpoint = (source: string): Effect.Effect<Option.Option<string>, SqlError.SqlError> =>

@@ -1,4 +1,8 @@
-/** Reads a daemon's SQLite state file directly (also right after a kill -9), read-only. */
+/**
+ * Reads a daemon's SQLite state file directly, also right after a kill -9. Not opened read-only: after
+ * a kill the WAL may need recovering, which a read-only connection cannot do ("database is locked");
+ * a busy timeout waits out the daemon's own writes.
+ */
 import { existsSync } from "node:fs"
 import { DatabaseSync } from "node:sqlite"
 
@@ -9,7 +13,7 @@ export const query = <A = Record<string, unknown>>(
   ...params: Array<string | number>
 ): Array<A> => {
   if (!existsSync(file)) return []
-  const db = new DatabaseSync(file, { readOnly: true })
+  const db = new DatabaseSync(file, { timeout: 10_000 })
   try {
     return db.prepare(sql).all(...params) as Array<A>
   } catch (e) {
