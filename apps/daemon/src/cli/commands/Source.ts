@@ -1,0 +1,139 @@
+/**
+ * `warden source preview`: the events a source would hand to the daemon, as JSON lines, without
+ * analysing anything — what a user runs before `warden run` to see what would be analysed.
+ *
+ *   warden source preview --type rss --url https://example.com/feed.xml --limit 5
+ *   warden source preview --type discord --config discord.yaml      # the connector's config
+ *   warden source preview --config warden.yaml --source my-feed     # a source of a daemon config
+ *
+ * Secret references (`${env:NAME}`, `${file:path}`) in the file are resolved as `warden run` does.
+ */
+import { readFileSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+import { type Connector, ConnectorRegistry, Preview, type SourceEvent } from "@warden/connector"
+import { Console, Duration, Effect, Option, Runtime, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import { parse } from "yaml"
+import * as Connectors from "../../config/Connectors.ts"
+import { SecretRef } from "../../config/index.ts"
+
+/** A usage or configuration problem, printed already. */
+class PreviewRefused extends Schema.TaggedError<PreviewRefused>()("PreviewRefused", {
+  exitCode: Schema.Int
+}) {
+  override get [Runtime.errorExitCode]() {
+    return this.exitCode
+  }
+  override readonly [Runtime.errorReported] = false
+}
+
+const refuse = (message: string, exitCode: 2 | 78) =>
+  Console.error(`warden source preview: ${message}`).pipe(Effect.andThen(Effect.fail(new PreviewRefused({ exitCode }))))
+
+/** Reads a YAML/JSON file and resolves its secret references. */
+const readConfigFile = (file: string) =>
+  Effect.gen(function* () {
+    const text = yield* Effect.try({
+      try: () => readFileSync(file, "utf8"),
+      catch: (e) => String((e as Error).message)
+    }).pipe(Effect.catch((message) => refuse(`cannot read ${file}: ${message}`, 78)))
+    const document = yield* Effect.try({ try: () => parse(text) as unknown, catch: (e) => String(e) }).pipe(
+      Effect.catch((message) => refuse(`${file} is not valid YAML: ${message}`, 78))
+    )
+    const resolved = SecretRef.resolveAll(document, { env: process.env, baseDirectory: dirname(resolve(file)) })
+    if (resolved.problems.length > 0) {
+      return yield* refuse(resolved.problems.map((p) => `${p.path}: ${p.message}`).join("\n"), 78)
+    }
+    return resolved.value
+  })
+
+/** The `source preview` subcommand. */
+const preview = Command.make(
+  "preview",
+  {
+    type: Flag.String("type").pipe(Flag.withDescription("connector type (rss, discord, youtube)"), Flag.optional),
+    module: Flag.String("module").pipe(Flag.withDescription("a local connector plugin file"), Flag.optional),
+    url: Flag.String("url").pipe(Flag.withDescription("rss: the feed URL"), Flag.optional),
+    config: Flag.String("config").pipe(
+      Flag.withDescription("the connector's config file, or a warden.yaml (then --source)"),
+      Flag.optional
+    ),
+    source: Flag.String("source").pipe(Flag.withDescription("the source id in a warden.yaml"), Flag.optional),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("events to print (default 10)"), Flag.withDefault(10)),
+    timeout: Flag.String("timeout").pipe(
+      Flag.withDescription("longest wait for events, e.g. '30 seconds' (default 15 seconds)"),
+      Flag.withDefault("15 seconds")
+    )
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      let type = Option.getOrUndefined(flags.type)
+      let module = Option.getOrUndefined(flags.module)
+      let config: unknown
+      if (Option.isSome(flags.config)) {
+        const document = yield* readConfigFile(flags.config.value)
+        const sources = (document as { sources?: Array<Record<string, unknown>> } | null)?.sources
+        if (Array.isArray(sources)) {
+          const wanted = Option.getOrUndefined(flags.source)
+          const candidates = sources.filter(
+            (s) => (wanted === undefined || s.id === wanted) && (type === undefined || s.type === type)
+          )
+          if (candidates.length !== 1) {
+            return yield* refuse(
+              candidates.length === 0
+                ? `no source ${wanted ?? type ?? ""} in ${flags.config.value}`
+                : `${flags.config.value} has ${candidates.length} sources: name one with --source (${candidates.map((s) => s.id).join(", ")})`,
+              2
+            )
+          }
+          const chosen = candidates[0]!
+          type = typeof chosen.type === "string" ? chosen.type : undefined
+          module = typeof chosen.module === "string" ? resolve(dirname(flags.config.value), chosen.module) : undefined
+          config = chosen.config ?? {}
+        } else {
+          config = document
+        }
+      } else if (Option.isSome(flags.url)) {
+        config = { feeds: [flags.url.value], maxItemsPerPoll: Math.max(1, flags.limit) }
+        type ??= "rss"
+      } else {
+        return yield* refuse("give --url (rss) or --config FILE", 2)
+      }
+      if ((type === undefined) === (module === undefined))
+        return yield* refuse("give exactly one of --type or --module", 2)
+      const ref = type !== undefined ? { type } : { module: resolve(module!) }
+      const connector: Connector.Connector = yield* Connectors.resolve(process.cwd(), ref).pipe(
+        Effect.catch((e) => refuse(e.message, 78))
+      )
+      const timeout = Duration.fromInput(flags.timeout as Duration.Input)
+      if (Option.isNone(timeout)) return yield* refuse(`--timeout: not a duration: ${flags.timeout}`, 2)
+      // A connector may export its own preview (Discord reads the last N messages of each channel).
+      const own =
+        type === undefined
+          ? undefined
+          : (
+              (yield* Effect.promise(() =>
+                Connectors.importModule(ConnectorRegistry.packageName(type)).catch(() => undefined)
+              )) as { preview?: unknown } | undefined
+            )?.preview
+      const run =
+        typeof own === "function"
+          ? (own as (c: unknown, n: number, o: Preview.PreviewOptions) => ReturnType<typeof Preview.preview>)(
+              config,
+              flags.limit,
+              { timeout: timeout.value }
+            )
+          : Preview.preview(connector, config, flags.limit, { timeout: timeout.value })
+      const events: ReadonlyArray<SourceEvent.SourceEvent> = yield* run.pipe(
+        Effect.catch((e) => refuse(e.message, e.reason === "InvalidConfig" ? 78 : 2))
+      )
+      for (const event of events) yield* Console.log(JSON.stringify(event))
+      if (events.length === 0) yield* Console.error(`no events within ${flags.timeout}`)
+    })
+).pipe(Command.withDescription("Print the events a source would hand to the daemon, as JSON lines"))
+
+/** The `source` subcommand. */
+export const source = Command.make("source").pipe(
+  Command.withDescription("Work with sources"),
+  Command.withSubcommands([preview])
+)
