@@ -49,8 +49,12 @@ describe("kill -9 between verdict and action", () => {
     platform.publish({ kind: "upsert", reference: "k/1", text: "[[THREAT]] you will regret this" })
     const first = startDaemon(config)
     await waitFor(() => platform.heldCount() === 1, 30_000, `the action call\n${first.stderr()}`)
-    expect(StateDb.query(state, "SELECT status FROM warden_items WHERE reference = 'k/1'")).toEqual([{ status: "analysed" }])
-    expect(StateDb.query(state, "SELECT kind, status FROM warden_actions")).toEqual([{ kind: "hide", status: "pending" }])
+    expect(StateDb.query(state, "SELECT status FROM warden_items WHERE reference = 'k/1'")).toEqual([
+      { status: "analysed" }
+    ])
+    expect(StateDb.query(state, "SELECT kind, status FROM warden_actions")).toEqual([
+      { kind: "hide", status: "pending" }
+    ])
     first.child.kill("SIGKILL")
     await first.exited
     platform.openGate()

@@ -3,13 +3,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { connector as rss } from "@warden/connector-rss"
 import { Sandbox } from "@warden/sandbox"
-import { Effect, Fiber, Layer, Schema } from "effect"
+import { Effect, Fiber, Layer, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Daemon from "../src/Daemon.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import * as JsonlSink from "../src/sinks/JsonlSink.ts"
 import { StateStore } from "../src/state/StateStore.ts"
 import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
+import { freshDatabase } from "./support/Postgres.ts"
 
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 const texts = [
@@ -44,25 +45,38 @@ const jsonLines = (path: string): Array<any> =>
         .map((l) => JSON.parse(l))
     : []
 
-describe.each(["v1", "legacy"] as const)("the pipeline in %s mode", (mode) => {
+describe.each([
+  ["v1", "sqlite"],
+  ["legacy", "sqlite"],
+  ["v1", "postgres"]
+] as const)("the pipeline in %s mode on %s", (mode, database) => {
   let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
   let feed: Awaited<ReturnType<typeof startFeedServer>>
   const dir = mkdtempSync(join(tmpdir(), `warden-pipeline-${mode}-`))
   const out = join(dir, "verdicts.jsonl")
   const N = 60
 
+  let state: Daemon.StateLocation = { _tag: "sqlite", filename: join(dir, "state.db") }
+  let dropDatabase = async () => {}
+
   beforeAll(async () => {
     sandbox = await Sandbox.startPromise()
     feed = await startFeedServer(items(N))
+    if (database === "postgres") {
+      const db = await freshDatabase()
+      state = { _tag: "postgres", url: Redacted.make(db.url) }
+      dropDatabase = db.drop
+    }
   })
   afterAll(async () => {
     await feed.close()
     await sandbox.close()
+    await dropDatabase()
   })
 
   it("turns every feed item into one verdict in the sink and the store", async () => {
     const spec: Daemon.DaemonSpec = {
-      state: { _tag: "sqlite", filename: join(dir, "state.db") },
+      state,
       api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url }, legacyBaseUrl: sandbox.url },
       sources: [
         {
