@@ -49,8 +49,14 @@ export type Failure = ApiError | TransportError | ResponseDecodeError
 
 /** Shape of the transport. */
 export interface Shape {
-  /** Sends one call (with retries, limiter and failover). */
+  /** Sends one call (with retries, limiter and failover), in its own `Transport.send` span. */
   readonly send: (request: Request) => Effect.Effect<Response, Failure>
+  /**
+   * `send` without a span of its own: the call's attributes and retry events go on the current span.
+   * For clients whose public method already is the call's span (`AnalyzeV1.text`, ...): a span costs
+   * about as much as the rest of the client's work per call.
+   */
+  readonly sendInCurrentSpan: (request: Request) => Effect.Effect<Response, Failure>
   /** The resolved settings in use. */
   readonly config: ApiConfig["Service"]
 }
@@ -203,7 +209,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
       )
     }
 
-    const send = Effect.fn("Transport.send")(function* (request: Request) {
+    const sendUntraced = Effect.fnUntraced(function* (request: Request) {
       const context = yield* Effect.context<never>()
       const requestId = crypto.randomUUID()
       const plan: ReadonlyArray<Region | "legacy"> =
@@ -282,7 +288,11 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
       return yield* Effect.fail(error)
     })
 
-    return { send, config }
+    return {
+      send: Effect.fn("Transport.send")((request: Request) => sendUntraced(request)),
+      sendInCurrentSpan: sendUntraced,
+      config
+    }
   }
 )
 

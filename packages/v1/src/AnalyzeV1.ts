@@ -70,7 +70,7 @@ export const make: Effect.Effect<Shape, never, Transport.Transport> = Effect.gen
         ]) as Effect.Effect<never, RequestValidationError>
       }
       const body = JSON.stringify(encode(decoded.success))
-      return Effect.flatMap(transport.send({ endpoint, body }), (answer) =>
+      return Effect.flatMap(transport.sendInCurrentSpan({ endpoint, body }), (answer) =>
         Effect.map(decodeAnswer(responseSchema, label, answer.status, answer.body), (response) => ({
           request: body,
           response,

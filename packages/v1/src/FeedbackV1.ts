@@ -159,7 +159,7 @@ export const make = (options: Options = {}): Effect.Effect<Shape, never, Transpo
           if (ocr !== undefined) wire[ocrFlagField] = ocr
           const tail = JSON.stringify(wire)
           const body = `{"analyzeRequest":${raw.success}${tail === "{}" ? "}" : `,${tail.slice(1)}`}`
-          const answer = yield* transport.send({ endpoint, body })
+          const answer = yield* transport.sendInCurrentSpan({ endpoint, body })
           const response = yield* decodeAnswer(FeedbackResponse, label, answer.status, answer.body)
           return {
             request: body,
