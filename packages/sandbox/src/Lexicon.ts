@@ -28,12 +28,12 @@ const INSULT = words(`
   bitch|bastard|asshole|scum|cretin|twat|dickhead|prick|
   conne|connard|connards|connasse|debile|debiles|abruti|abrutie|cretins|tocard|salope|encule|batard|naze|
   dumm|dummkopf|trottel|depp|vollidiot|arschloch|blodmann|penner|wichser|hurensohn|schlampe|versager|idioten|
-  idiota|idiotas|estupido|estupida|imbecil|tonto|tonta|pendejo|gilipollas|cabron|perdedor|payaso|
+  idiota|idiotas|estupido|estupida|imbecil|tonto|tonta|pendejo|gilipollas|cabron|perdedor|payaso|inutil|
   stupido|stupida|cretino|scemo|imbecille|stronzo|coglione|deficiente|sfigato|buffone|
   idioot|sukkel|klootzak|eikel|lul|debiel|mongool|oen|kneus|zakkenwasser`)
 
 const INSULT_PHRASES = words(`
-  shut up|piece of shit|ferme ta gueule|pauvre type|pauvre con|halt die klappe|halt s maul|cierra la boca|
+  shut up|piece of shit|and so are you|nobody wants you|ferme ta gueule|pauvre type|pauvre con|halt die klappe|halt s maul|cierra la boca|
   hijo de puta|stai zitto|testa di cazzo|hou je bek|kop dicht`)
 
 const HATRED = words(`
@@ -60,7 +60,8 @@ const THREAT = words(`murder|stab|behead|strangle|egorger|abattre|erstechen|apun
 
 const THREAT_PHRASES = words(`
   kill you|i will kill|i ll kill|gonna kill|going to kill|hurt you|find you and|beat you up|shoot you|
-  you re dead|you are dead|watch your back|burn your house|
+  you re dead|you are dead|watch your back|burn your house|hurt him|hurt her|hurt them|i will find|
+  beats them up|beat them up|beat him up|beat her up|kill him|kill her|kill them|
   je vais te tuer|te tuer|je vais te retrouver|te frapper|je vais te buter|on va te buter|
   ich bringe dich um|bring dich um|ich werde dich finden|ich tote dich|dir wehtun|dich umbringen|
   te voy a matar|te mato|te voy a encontrar|hacerte dano|hacer dano|
@@ -69,6 +70,7 @@ const THREAT_PHRASES = words(`
 
 const CRITICISM = words(`
   bad|terrible|awful|worst|boring|disappointing|disappointed|overrated|rubbish|horrible|sucks|lame|useless|mediocre|
+  garbage|trash|disgusting|
   nul|nulle|mauvais|mauvaise|decevant|decevante|ennuyeux|pire|mediocre|
   schlecht|schrecklich|langweilig|enttauschend|schlechteste|mies|grottig|
   malo|mala|peor|aburrido|decepcionante|fatal|
