@@ -1,0 +1,92 @@
+/** The admin API: bearer token, health and readiness, Prometheus metrics, decisions queries. */
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Sandbox } from "@warden/sandbox"
+import { Layer, Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SinkList } from "../src/sinks/SinkList.ts"
+import { waitFor } from "./support/DaemonProcess.ts"
+import { startDaemonInProcess } from "./support/InProcess.ts"
+import { connector, startPlatform, TestPlatformConfig } from "./support/TestPlatform.ts"
+
+describe("the admin API", () => {
+  let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
+  let platform: Awaited<ReturnType<typeof startPlatform>>
+  let daemon: Awaited<ReturnType<typeof startDaemonInProcess>>
+
+  beforeAll(async () => {
+    sandbox = await Sandbox.startPromise()
+    platform = await startPlatform()
+    const dir = mkdtempSync(join(tmpdir(), "warden-admin-"))
+    daemon = await startDaemonInProcess({
+      state: { _tag: "sqlite", filename: join(dir, "state.db") },
+      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+      sources: [
+        {
+          settings: {
+            id: "plat",
+            connector: "testplatform",
+            channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+            mode: "v1",
+            analyse: new Set(["text"]),
+            oversize: "split",
+            dryRun: false
+          },
+          connector,
+          config: Schema.decodeUnknownSync(TestPlatformConfig)({ url: platform.url, pollMillis: 50 })
+        }
+      ],
+      sinks: Layer.succeed(SinkList, []),
+      sinkNames: [],
+      includeContent: false
+    })
+    platform.publish({ kind: "upsert", reference: "a/1", text: "[[THREAT]] I know where you live" })
+    platform.publish({ kind: "upsert", reference: "a/2", text: "Thank you, lovely article" })
+    platform.publish({ kind: "upsert", reference: "a/3", text: "You are an idiot" })
+    await waitFor(async () => (await daemon.admin("/api/decisions")).body.decisions?.length === 3, 20_000, "decisions")
+  })
+  afterAll(async () => {
+    await daemon.close()
+    await platform.close()
+    await sandbox.close()
+  })
+
+  it("answers /healthz without a token and everything else only with the right bearer token", async () => {
+    expect((await fetch(`${daemon.adminUrl}/healthz`)).status).toBe(200)
+    expect((await fetch(`${daemon.adminUrl}/readyz`)).status).toBe(401)
+    const wrong = await fetch(`${daemon.adminUrl}/api/decisions`, { headers: { authorization: "Bearer nope" } })
+    expect(wrong.status).toBe(401)
+    expect((await daemon.admin("/readyz")).status).toBe(200)
+  })
+
+  it("serves Prometheus metrics of the pipeline and the API client", async () => {
+    const res = await fetch(`${daemon.adminUrl}/metrics`, { headers: { authorization: "Bearer test-admin-token" } })
+    const text = await res.text()
+    expect(res.headers.get("content-type")).toContain("text/plain")
+    expect(text).toMatch(/warden_items_in_total\{[^}]*source="plat"[^}]*\} 3/)
+    expect(text).toMatch(/warden_items_out_total\{[^}]*status="analysed"[^}]*\} 3/)
+    expect(text).toContain("warden_verdicts_total")
+    expect(text).toMatch(/warden_api_\w+/)
+    expect(text).not.toContain("sandbox-standard-key")
+  })
+
+  it("filters decisions and shows one item with its versions and the request sent", async () => {
+    const threats = (await daemon.admin("/api/decisions?classification=THREAT")).body.decisions
+    expect(threats.map((d: { reference: string }) => d.reference)).toEqual(["a/1"])
+    const removed = (await daemon.admin("/api/decisions?action=REMOVE")).body.decisions
+    expect(removed.map((d: { reference: string }) => d.reference).sort()).toEqual(["a/1", "a/3"])
+    expect((await daemon.admin("/api/decisions?limit=1")).body.decisions.length).toBe(1)
+    expect((await daemon.admin(`/api/decisions?since=${Date.now() + 60_000}`)).body.decisions).toEqual([])
+    const one = await daemon.admin("/api/decisions/a%2F2")
+    expect(one.status).toBe(200)
+    expect(one.body.latest).toMatchObject({
+      reference: "a/2",
+      version: 1,
+      status: "analysed",
+      endpoint: "/analyze/v1/text"
+    })
+    expect(JSON.parse(one.body.latest.request)).toMatchObject({ text: "Thank you, lovely article", reference: "a/2" })
+    expect((await daemon.admin("/api/decisions/unknown")).status).toBe(404)
+  })
+})
