@@ -7,6 +7,7 @@
  * a body: what `send` is given is byte-for-byte what goes on the wire.
  */
 import { NodeHttpClient } from "@effect/platform-node"
+import type { Dispatcher } from "undici"
 import {
   type ApiError,
   decodeApiError,
@@ -139,75 +140,70 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
     const pinnedPlan = config.regions._tag === "Pinned" ? [config.regions.region] : undefined
 
     /**
-     * The HTTP exchange itself: one request, the whole answer read. The timeout is undici's own
-     * (`headersTimeout` for the answer to start, `bodyTimeout` between body chunks: for a JSON answer
-     * that is the whole call) on its shared coarse timers, so a call allocates no timer or abort
-     * controller of its own; `interrupted` aborts it when the fiber is interrupted. The attempt's
-     * metrics are recorded here, synchronously.
+     * One HTTP attempt, on undici's low-level `dispatch`: the answer's bytes are collected as they come
+     * (no body stream), the timeout is undici's own (`headersTimeout` for the answer to start,
+     * `bodyTimeout` between body chunks: for a JSON answer, the whole call) on its shared timers, and
+     * interrupting the fiber aborts the request through the dispatch controller. Nothing per call but
+     * the request itself: no timer, abort controller or stream. The attempt's metrics are recorded
+     * here, synchronously. A 2xx answer succeeds; any other is decoded as the API error it is.
      */
-    const exchange = (
-      request: Request,
-      target: Target,
-      headers: Record<string, string>,
-      interrupted: AbortSignal,
-      context: Context.Context<never>
-    ): Promise<{ status: number; body: string }> => {
-      const start = performance.now()
-      return dispatcher
-        .request({
-          origin: target.origin,
-          path: target.path,
-          method: "POST",
-          headers,
-          body: request.body,
-          signal: interrupted,
-          headersTimeout: timeoutMillis,
-          bodyTimeout: timeoutMillis
-        })
-        .then((response) => response.body.text().then((text) => ({ status: response.statusCode, body: text })))
-        .then(
-          (answer) => {
-            Telemetry.recordAttemptUnsafe(
-              context,
-              request.endpoint,
-              target.region,
-              String(answer.status),
-              (performance.now() - start) / 1000
-            )
-            return answer
-          },
-          (cause: unknown) => {
-            Telemetry.recordAttemptUnsafe(
-              context,
-              request.endpoint,
-              target.region,
-              "none",
-              (performance.now() - start) / 1000
-            )
-            throw cause
-          }
-        )
-    }
-
-    /** One HTTP attempt: a 2xx answer, or the typed failure (the error envelope decoded). */
     const attemptOnce = (
       request: Request,
       target: Target,
       headers: Record<string, string>,
       context: Context.Context<never>
-    ): Effect.Effect<{ status: number; body: string }, Failure> => {
-      const label = endpointLabel(request.endpoint)
-      return Effect.flatMap(
-        Effect.tryPromise({
-          try: (signal) => exchange(request, target, headers, signal, context),
-          catch: (cause) => fromCause(label, cause, timeoutMillis)
-        }),
-        (answer) =>
-          answer.status >= 200 && answer.status < 300
-            ? Effect.succeed(answer)
-            : Effect.fail(decodeApiError(label, answer.status, answer.body))
-      )
-    }
+    ): Effect.Effect<{ status: number; body: string }, Failure> =>
+      Effect.callback<{ status: number; body: string }, Failure>((resume) => {
+        const label = endpointLabel(request.endpoint)
+        const start = performance.now()
+        let controller: Dispatcher.DispatchController | undefined
+        let status = 0
+        const chunks: Array<Buffer> = []
+        const record = (outcome: string) =>
+          Telemetry.recordAttemptUnsafe(
+            context,
+            request.endpoint,
+            target.region,
+            outcome,
+            (performance.now() - start) / 1000
+          )
+        dispatcher.dispatch(
+          {
+            origin: target.origin,
+            path: target.path,
+            method: "POST",
+            headers,
+            body: request.body,
+            headersTimeout: timeoutMillis,
+            bodyTimeout: timeoutMillis
+          },
+          {
+            onRequestStart: (c) => {
+              controller = c
+            },
+            onResponseStart: (_, statusCode) => {
+              status = statusCode
+            },
+            onResponseData: (_, chunk) => {
+              chunks.push(chunk)
+            },
+            onResponseEnd: () => {
+              record(String(status))
+              const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8")
+              resume(
+                status >= 200 && status < 300
+                  ? Effect.succeed({ status, body })
+                  : Effect.fail(decodeApiError(label, status, body))
+              )
+            },
+            onResponseError: (_, error) => {
+              record("none")
+              resume(Effect.fail(fromCause(label, error, timeoutMillis)))
+            }
+          }
+        )
+        return Effect.sync(() => controller?.abort(new Error("interrupted")))
+      })
 
     const sendUntraced = Effect.fnUntraced(function* (request: Request) {
       const context = yield* Effect.context<never>()
