@@ -1,0 +1,171 @@
+/**
+ * Throughput of `AnalyzeV1.text` (validation, transport, limiter, retries, telemetry, decoding) at
+ * concurrency 64 against the sandbox, divided by the throughput of a raw undici `Pool` sending the
+ * same request bodies to the same sandbox in the same run. The sandbox runs in a child process, so
+ * the client under test gets this process alone; the two contenders alternate over several rounds.
+ *
+ *   pnpm exec node --conditions=@warden/source bench/client-throughput.ts [--seconds 5] [--rounds 3]
+ *
+ * Prints progress, then one JSON line with the figures. Target: ratio >= 0.90.
+ */
+import { fork } from "node:child_process"
+import { createRequire } from "node:module"
+import { cpus } from "node:os"
+import { pathToFileURL } from "node:url"
+import { Sandbox } from "../packages/sandbox/src/index.ts"
+import { Version } from "../packages/transport/src/index.ts"
+import { AnalyzeV1, V1Client } from "../packages/v1/src/index.ts"
+
+// the repository root has no `effect`: load the very copy the client packages resolve
+const fromV1 = createRequire(new URL("../packages/v1/package.json", import.meta.url))
+const { Effect, ManagedRuntime } = (await import(
+  pathToFileURL(fromV1.resolve("effect")).href
+)) as typeof import("../packages/v1/node_modules/effect/dist/index.js")
+
+const CONCURRENCY = 64
+const args = process.argv.slice(2)
+const flag = (name: string, fallback: number) => {
+  const i = args.indexOf(`--${name}`)
+  return i === -1 ? fallback : Number(args[i + 1])
+}
+const KEY = "sandbox-standard-key"
+const REQUEST = {
+  channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+  text: "you are such an idiot, I will find you",
+  author: { username: "bob" }
+} as const
+
+// ---------------------------------------------------------------- sandbox process
+if (args.includes("--serve")) {
+  const sandbox = await Sandbox.startPromise({ requestLogSize: 0 })
+  process.send?.({ url: sandbox.url })
+  process.on("disconnect", () => process.exit(0))
+} else {
+  await main()
+}
+
+async function main() {
+  const seconds = flag("seconds", 5)
+  const rounds = flag("rounds", 3)
+  const child = fork(new URL(import.meta.url).pathname, ["--serve"], {
+    execArgv: ["--conditions=@warden/source"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"]
+  })
+  const url = await new Promise<string>((resolve) => child.once("message", (m: { url: string }) => resolve(m.url)))
+  console.error(
+    `sandbox (child process ${child.pid}) at ${url}; concurrency ${CONCURRENCY}, ${rounds} rounds of ${seconds}s each`
+  )
+
+  // raw undici, the same version the client runs on
+  const require = createRequire(new URL("../packages/transport/package.json", import.meta.url))
+  const { Pool } = require("undici") as typeof import("undici")
+  const pool = new Pool(url, { connections: CONCURRENCY })
+  const body = JSON.stringify(REQUEST)
+  // the same headers the client sends: the sandbox does the same work for both
+  const headers = {
+    accept: "application/json",
+    "content-type": "application/json",
+    "user-agent": Version.userAgent(),
+    authorization: `ApiKey ${KEY}`
+  }
+  const raw = async (until: number) => {
+    let done = 0
+    let errors = 0
+    const worker = async () => {
+      while (Date.now() < until) {
+        const res = await pool.request({
+          path: "/analyze/v1/text",
+          method: "POST",
+          headers: { ...headers, "x-request-id": crypto.randomUUID() },
+          body
+        })
+        const text = await res.body.text()
+        if (res.statusCode === 200 && JSON.parse(text).textAnalysis) done++
+        else errors++
+      }
+    }
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+    return { done, errors }
+  }
+
+  // the Warden client
+  const runtime = ManagedRuntime.make(
+    V1Client.layerOptions({ apiKey: KEY, baseUrls: { global: url }, timeout: "10 seconds" })
+  )
+  const client = (until: number) =>
+    runtime.runPromise(
+      Effect.gen(function* () {
+        const analyze = yield* AnalyzeV1.AnalyzeV1
+        let done = 0
+        let errors = 0
+        const worker = Effect.gen(function* () {
+          while (Date.now() < until) {
+            const result = yield* Effect.result(analyze.text(REQUEST))
+            if (result._tag === "Success" && result.success.textAnalysis) done++
+            else errors++
+          }
+        })
+        yield* Effect.all(
+          Array.from({ length: CONCURRENCY }, () => worker),
+          { concurrency: "unbounded" }
+        )
+        return { done, errors }
+      })
+    )
+
+  const measure = async (
+    name: string,
+    run: (until: number) => Promise<{ done: number; errors: number }>,
+    s: number
+  ) => {
+    const start = performance.now()
+    const cpu0 = process.cpuUsage()
+    const { done, errors } = await run(Date.now() + s * 1000)
+    const cpu = process.cpuUsage(cpu0)
+    const elapsed = (performance.now() - start) / 1000
+    const rps = done / elapsed
+    const cpuPerRequest = (cpu.user + cpu.system) / Math.max(1, done)
+    console.error(
+      `  ${name.padEnd(7)} ${rps.toFixed(0).padStart(7)} req/s  ${cpuPerRequest.toFixed(0).padStart(4)} µs CPU/request here  (${done} ok, ${errors} errors, ${elapsed.toFixed(2)} s)`
+    )
+    return { rps, done, errors, cpuPerRequest }
+  }
+
+  console.error("warm-up")
+  await measure("raw", raw, 1)
+  await measure("client", client, 1)
+  const rawRuns: Array<number> = []
+  const clientRuns: Array<number> = []
+  let errors = 0
+  for (let round = 1; round <= rounds; round++) {
+    console.error(`round ${round}/${rounds}`)
+    // alternate the order so neither always runs on a warmer (or more tired) sandbox
+    const order = round % 2 === 1 ? (["raw", "client"] as const) : (["client", "raw"] as const)
+    for (const name of order) {
+      const r = await measure(name, name === "raw" ? raw : client, seconds)
+      errors += r.errors
+      ;(name === "raw" ? rawRuns : clientRuns).push(r.rps)
+    }
+  }
+  const mean = (xs: Array<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const result = {
+    bench: "client-throughput",
+    concurrency: CONCURRENCY,
+    seconds,
+    rounds,
+    rawRps: Math.round(mean(rawRuns)),
+    clientRps: Math.round(mean(clientRuns)),
+    ratio: Number((mean(clientRuns) / mean(rawRuns)).toFixed(3)),
+    perRound: rawRuns.map((r, i) => Number((clientRuns[i]! / r).toFixed(3))),
+    errors,
+    node: process.version,
+    cpus: `${cpus().length} × ${cpus()[0]?.model ?? "unknown"}`,
+    date: new Date().toISOString()
+  }
+  console.error(`ratio (client / raw undici): ${result.ratio} (target >= 0.90)`)
+  console.log(JSON.stringify(result))
+  await runtime.dispose()
+  await pool.close()
+  child.disconnect()
+  child.kill()
+}
