@@ -32,7 +32,10 @@ export interface Input {
   readonly legacyBaseUrl?: string | undefined
   /** Key of the legacy endpoint (`X-Api-Key`); defaults to `apiKey`. */
   readonly legacyApiKey?: Redacted.Redacted<string> | string | undefined
-  /** Timeout of one attempt, from sending to the last byte of the answer (default 30 s). */
+  /**
+   * Timeout of one attempt (default 30 s): for the answer to start, and between its body chunks (for a
+   * JSON answer, the whole exchange). Above 1 s undici's shared timers fire within about 0.5 s of it.
+   */
   readonly timeout?: Duration.Input | undefined
   /** Retry settings (`RetryPolicy`). */
   readonly retry?: Partial<RetryPolicy.Options> | undefined
