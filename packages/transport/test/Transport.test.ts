@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Metric } from "effect"
 import type * as ApiConfig from "../src/ApiConfig.ts"
 import { RateLimiter } from "../src/RateLimiter.ts"
 import { Transport } from "../src/Transport.ts"
@@ -262,6 +262,34 @@ describe("Transport", () => {
       assert.ok(span >= 900, `22 calls at 20/s burst 2 took ${span} ms`)
       // never more than burst + rate * window in any window of one second
       for (const t of times) assert.ok(times.filter((u) => u >= t && u < t + 1000).length <= 22)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("records warden_api_* metrics with low-cardinality labels", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer((n) => (n === 0 ? transient : ok()))
+      yield* withTransport({ apiKey: KEY, baseUrls: { global: server.url }, retry: fast }, send())
+      const snapshot = yield* Metric.snapshot
+      const find = (id: string, attributes: Record<string, string>) =>
+        snapshot.find(
+          (m) =>
+            m.id === id &&
+            Object.entries(attributes).every(
+              ([k, v]) => (m.attributes as Record<string, string> | undefined)?.[k] === v
+            )
+        )
+      const ok200 = find("warden_api_requests_total", { endpoint: "analyzeText", region: "global", status: "200" })
+      const s503 = find("warden_api_requests_total", { endpoint: "analyzeText", region: "global", status: "503" })
+      assert.ok(ok200 && (ok200.state as { count: number }).count >= 1)
+      assert.ok(s503 && (s503.state as { count: number }).count >= 1)
+      assert.ok(find("warden_api_retries_total", { endpoint: "analyzeText", reason: "TRANSIENT_ERROR" }))
+      assert.ok(find("warden_api_request_duration_seconds", { endpoint: "analyzeText", region: "global" }))
+      for (const m of snapshot.filter((m) => m.id.startsWith("warden_api_"))) {
+        for (const value of Object.values((m.attributes ?? {}) as Record<string, string>)) {
+          assert.notInclude(value, KEY)
+          assert.ok(value.length < 40, `label value ${value} looks high-cardinality`)
+        }
+      }
     }).pipe(Effect.scoped)
   )
 })
