@@ -12,9 +12,18 @@ describe("warden CLI", () => {
     expect(stdout).toContain(pkg.version)
   })
 
-  it("exits non-zero on an unknown command", async () => {
+  it("exits 2 on a usage error: an unknown command or flag", async () => {
     await expect(run(process.execPath, ["--conditions=@warden/source", bin, "no-such-command"])).rejects.toMatchObject({
-      code: expect.any(Number)
+      code: 2
     })
+    await expect(run(process.execPath, ["--conditions=@warden/source", bin, "run", "--bogus"])).rejects.toMatchObject({
+      code: 2
+    })
+  })
+
+  it("exits 78 when the config file cannot be read", async () => {
+    await expect(
+      run(process.execPath, ["--conditions=@warden/source", bin, "run", "--config", "/nonexistent/warden.yaml"])
+    ).rejects.toMatchObject({ code: 78 })
   })
 })
