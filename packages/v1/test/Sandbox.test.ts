@@ -38,8 +38,15 @@ const withClient = <A, E>(
     )
   }).pipe(Effect.provide(Sandbox.Sandbox.layer()))
 
+/** The requests the sandbox logged for an endpoint, read back from its control API `GET /_sandbox/requests`. */
 const requestsTo = (s: Sandbox.SandboxShape, endpoint: string) =>
-  Effect.map(s.requests, (all) => all.filter((r) => r.endpoint === endpoint))
+  Effect.promise(async () => {
+    const response = await fetch(`${s.url}/_sandbox/requests`)
+    const { requests } = (await response.json()) as {
+      requests: Array<{ endpoint: string | null; status: number; body: string; headers: Record<string, string> }>
+    }
+    return requests.filter((r) => r.endpoint === endpoint)
+  })
 
 describe("v1 against the sandbox", () => {
   it.live("analyses text, image and username, and records feedback on the exact body sent", () =>
