@@ -9,6 +9,7 @@ import { FeedbackV1 } from "@warden/v1"
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { type Connection, connectionFlags, runWith, transportFor, UsageError } from "./Analyze.ts"
+import { byReference, referenceFlags } from "./FeedbackByReference.ts"
 
 const list = (name: string, description: string) =>
   Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
@@ -88,7 +89,9 @@ const make = (kind: "text" | "image") =>
   ).pipe(Command.withDescription(`Report a wrong ${kind} classification; prints { "id": ... }`))
 
 /** `warden feedback text|image`. */
-export const feedback = Command.make("feedback").pipe(
-  Command.withDescription("Send feedback on a wrong classification (needs --add, --remove or --notes)"),
+export const feedback = Command.make("feedback", referenceFlags, byReference).pipe(
+  Command.withDescription(
+    "Send feedback on a wrong classification (needs --add, --remove or --notes): `text|image --request FILE`, or `--reference REF` through the running daemon"
+  ),
   Command.withSubcommands([make("text"), make("image")])
 )

@@ -1,0 +1,105 @@
+/** `warden feedback --reference R`: feedback on a recorded item through the running daemon's admin API. */
+import { execFile } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { Sandbox } from "@warden/sandbox"
+import { Effect, Layer, Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SinkList } from "../src/sinks/SinkList.ts"
+import { waitFor } from "./support/DaemonProcess.ts"
+import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
+import { connector, startPlatform, TestPlatformConfig } from "./support/TestPlatform.ts"
+
+const exec = promisify(execFile)
+const bin = new URL("../src/bin.ts", import.meta.url).pathname
+const warden = (args: Array<string>, env: Record<string, string> = {}) =>
+  exec(process.execPath, ["--conditions=@warden/source", bin, ...args], { env: { ...process.env, ...env } }).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr })
+  )
+
+describe("warden feedback --reference", () => {
+  let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
+  let platform: Awaited<ReturnType<typeof startPlatform>>
+  let daemon: Awaited<ReturnType<typeof startDaemonInProcess>>
+  beforeAll(async () => {
+    sandbox = await Sandbox.startPromise()
+    platform = await startPlatform()
+    daemon = await startDaemonInProcess({
+      state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-fbcli-")), "state.db") },
+      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+      sources: [
+        {
+          settings: {
+            id: "p",
+            connector: "testplatform",
+            channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+            mode: "v1",
+            analyse: new Set(["text"]),
+            oversize: "split",
+            dryRun: false
+          },
+          connector,
+          config: Schema.decodeUnknownSync(TestPlatformConfig)({ url: platform.url, pollMillis: 50 })
+        }
+      ],
+      sinks: Layer.succeed(SinkList, []),
+      sinkNames: [],
+      includeContent: false
+    })
+    platform.publish({ kind: "upsert", reference: "c/1", text: "You are an idiot" })
+    await waitFor(async () => (await daemon.admin("/api/decisions/c%2F1")).status === 200, 20_000, "the verdict")
+  })
+  afterAll(async () => {
+    await daemon.close()
+    await platform.close()
+    await sandbox.close()
+  })
+
+  it("sends the feedback and prints the API's id", async () => {
+    const { code, stdout, stderr } = await warden(
+      [
+        "feedback",
+        "--reference",
+        "c/1",
+        "--remove",
+        "INSULT",
+        "--notes",
+        "friends joking",
+        "--confidence",
+        "HIGH",
+        "--admin-url",
+        daemon.adminUrl
+      ],
+      { WARDEN_ADMIN_TOKEN: ADMIN_TOKEN }
+    )
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+    const answer = JSON.parse(stdout)
+    expect(answer).toMatchObject({ reference: "c/1", version: 1, endpoint: "/feedback/v1/text" })
+    const received = await Effect.runPromise(sandbox.feedback)
+    expect(JSON.parse((received.at(-1) as { rawBody: string }).rawBody)).toMatchObject({
+      classificationsToRemove: ["INSULT"],
+      notes: "friends joking",
+      confidence: "HIGH"
+    })
+  })
+
+  it("says why it was refused and exits non-zero", async () => {
+    const unknown = await warden(["feedback", "--reference", "c/404", "--notes", "x", "--admin-url", daemon.adminUrl], {
+      WARDEN_ADMIN_TOKEN: ADMIN_TOKEN
+    })
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain("never analysed")
+    const noInput = await warden(["feedback", "--reference", "c/1", "--admin-url", daemon.adminUrl], {
+      WARDEN_ADMIN_TOKEN: ADMIN_TOKEN
+    })
+    expect(noInput.code).toBe(2)
+    expect(noInput.stderr).toContain("classificationsToAdd")
+    const noToken = await warden(["feedback", "--reference", "c/1", "--notes", "x", "--admin-url", daemon.adminUrl])
+    expect(noToken.code).toBe(2)
+    expect(noToken.stderr).toContain("admin token")
+  })
+})
