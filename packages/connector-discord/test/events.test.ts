@@ -139,7 +139,13 @@ describe("live events", () => {
         f.channels.get(OFFTOPIC)!.forbidden = true
         f.post(GENERAL, { content: "before start" })
         const source = yield* run(configOf(f, { history: 10 }))
-        yield* source.until((es) => es.some((e) => e.kind === "upsert"), "general history")
+        // The two channels are read concurrently: wait for both outcomes, whichever comes first.
+        yield* source.until(
+          (es) => es.some((e) => e.kind === "upsert") && es.some((e) => e.kind === "error"),
+          "general history and the off-topic error"
+        )
+        // One error, not one per retry.
+        yield* Effect.sleep("300 millis")
         const errors = source.events.filter((e) => e.kind === "error")
         expect(errors).toHaveLength(1)
         expect(errors[0]!.kind === "error" && errors[0]!.message).toMatch(
