@@ -97,9 +97,24 @@ export const recordAttemptUnsafe = (
   status: string,
   seconds: number
 ): void => {
-  withLabels(requests, { endpoint, region, status }).updateUnsafe(1, context)
-  withLabels(latency, { endpoint, region }).updateUnsafe(seconds, context)
+  // nested maps: no key string built per call
+  let byRegion = attemptSeries.get(endpoint)
+  if (byRegion === undefined) attemptSeries.set(endpoint, (byRegion = new Map()))
+  let byStatus = byRegion.get(region)
+  if (byStatus === undefined) byRegion.set(region, (byStatus = new Map()))
+  let pair = byStatus.get(status)
+  if (pair === undefined) {
+    pair = [withLabels(requests, { endpoint, region, status }), withLabels(latency, { endpoint, region })]
+    byStatus.set(status, pair)
+  }
+  pair[0].updateUnsafe(1, context)
+  pair[1].updateUnsafe(seconds, context)
 }
+
+const attemptSeries = new Map<
+  string,
+  Map<string, Map<string, readonly [Metric.Metric<number, unknown>, Metric.Metric<number, unknown>]>>
+>()
 
 /** `recordLimiterWait`, synchronously. */
 export const recordLimiterWaitUnsafe = (context: Context.Context<never>, endpoint: string, millis: number): void =>

@@ -94,14 +94,15 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
     const timeoutMillis = Duration.toMillis(config.timeout)
     const common = { accept: "application/json", "content-type": "application/json", "user-agent": config.userAgent }
 
-    const targets = new Map<string, Result.Result<Target, TransportError>>()
+    const targets = new Map<EndpointName, Map<Region | "legacy", Result.Result<Target, TransportError>>>()
     /** Where a call to `endpoint` in `region` goes, built once (URL parsed, headers with the key). */
     const targetOf = (endpoint: EndpointName, region: Region | "legacy"): Result.Result<Target, TransportError> => {
-      const key = `${endpoint} ${region}`
-      let target = targets.get(key)
+      let byRegion = targets.get(endpoint)
+      if (byRegion === undefined) targets.set(endpoint, (byRegion = new Map()))
+      let target = byRegion.get(region)
       if (target === undefined) {
         target = buildTarget(endpoint, region)
-        targets.set(key, target)
+        byRegion.set(region, target)
       }
       return target
     }

@@ -22,6 +22,16 @@ export const refuse = (endpoint: string, violations: ReadonlyArray<FieldViolatio
     ? Effect.void
     : Effect.fail(new RequestValidationError({ endpoint, fieldViolations: violations }))
 
+const guards = new WeakMap<Schema.Top, (u: unknown) => boolean>()
+const guardOf = (schema: Schema.Top): ((u: unknown) => boolean) => {
+  let guard = guards.get(schema)
+  if (guard === undefined) {
+    guard = Schema.is(schema as unknown as Schema.Codec<unknown, unknown>)
+    guards.set(schema, guard)
+  }
+  return guard
+}
+
 /** Decodes a 2xx answer's text with a response schema; anything else is `ResponseDecodeError`. */
 export const decodeAnswer = <S extends Schema.Top>(
   schema: S,
@@ -35,6 +45,9 @@ export const decodeAnswer = <S extends Schema.Top>(
   } catch {
     return Effect.fail(new ResponseDecodeError({ endpoint, status, body, detail: "the body is not JSON" }))
   }
+  // the response schemas have no transformations (Type = Encoded): a value that passes the guard is
+  // its own decoded form, and the full decode runs only to describe a failure
+  if (guardOf(schema)(json)) return Effect.succeed(json as S["Type"])
   const result = Schema.decodeUnknownResult(schema as unknown as Schema.Codec<S["Type"], unknown>)(json, {
     errors: "all"
   })
