@@ -31,7 +31,7 @@ import { Context, Effect, Layer, Metric, Redacted, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import * as Metrics from "../engine/Metrics.ts"
 import { FeedbackService } from "../engine/FeedbackService.ts"
-import { SourceStatus } from "../engine/SourceStatus.ts"
+import { isUnready, SourceStatus } from "../engine/SourceStatus.ts"
 import { StateStore } from "../state/StateStore.ts"
 
 /** Where the admin API listens and the token it wants. */
@@ -122,9 +122,12 @@ const routes = (options: AdminOptions) =>
         Effect.catch((e) => Effect.sync(() => problems.push(`state store not writable: ${e.message}`)))
       )
       const states = yield* status.all
+      const now = Date.now()
       for (const [source, state] of states) {
-        if (state.state !== "running")
+        // A paused source fails readiness; an upstream error does until it is a couple of minutes old.
+        if (isUnready(state, now)) {
           problems.push(`source ${source} ${state.state}${state.reason ? `: ${state.reason}` : ""}`)
+        }
       }
       return problems
     })

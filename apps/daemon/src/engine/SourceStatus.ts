@@ -12,7 +12,17 @@ export interface State {
   readonly since: number
   /** When the source last committed a checkpoint. */
   readonly lastCommit?: number
+  /** When the source last reported an upstream error (a feed down, a rejected payload). */
+  readonly lastErrorAt?: number
 }
+
+/** How long an upstream error keeps a source "not ready" when nothing newer says otherwise. */
+export const UPSTREAM_ERROR_WINDOW_MILLIS = 120_000
+
+/** Whether a source state should fail readiness now. */
+export const isUnready = (state: State, now: number): boolean =>
+  state.state === "paused" ||
+  (state.state === "upstream-error" && now - (state.lastErrorAt ?? state.since) < UPSTREAM_ERROR_WINDOW_MILLIS)
 
 const make = Effect.gen(function* () {
   const states = yield* Ref.make(new Map<string, State>())
@@ -20,12 +30,15 @@ const make = Effect.gen(function* () {
     Effect.gen(function* () {
       yield* Ref.update(states, (m) => {
         const prev = m.get(source)
-        if (prev?.state === next.state && prev.reason === next.reason) return m
+        const now = Date.now()
+        const lastErrorAt = next.state === "upstream-error" ? now : prev?.lastErrorAt
+        if (prev?.state === next.state && prev.reason === next.reason && lastErrorAt === prev.lastErrorAt) return m
         const copy = new Map(m)
         copy.set(source, {
           ...next,
-          since: Date.now(),
-          ...(prev?.lastCommit === undefined ? {} : { lastCommit: prev.lastCommit })
+          since: prev?.state === next.state ? prev.since : now,
+          ...(prev?.lastCommit === undefined ? {} : { lastCommit: prev.lastCommit }),
+          ...(lastErrorAt === undefined ? {} : { lastErrorAt })
         })
         return copy
       })
