@@ -206,9 +206,14 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
         return Effect.sync(() => controller?.abort(new Error("interrupted")))
       })
 
-    const sendUntraced = Effect.fnUntraced(function* (request: Request) {
+    /** The general path: limiter, retries, failover. `first` is an attempt the fast path already made. */
+    const sendGeneral = Effect.fnUntraced(function* (
+      request: Request,
+      first?: { readonly requestId: string; readonly failure: Failure }
+    ) {
       const context = yield* Effect.context<never>()
-      const requestId = crypto.randomUUID()
+      const requestId = first?.requestId ?? crypto.randomUUID()
+      let pending = first?.failure
       const plan: ReadonlyArray<Region | "legacy"> =
         request.endpoint === "legacyAnalyze" ? LEGACY_PLAN : (pinnedPlan ?? (yield* regions.plan))
       const limitedEndpoint = isLimited(request.endpoint)
@@ -229,7 +234,11 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
             Telemetry.recordLimiterWaitUnsafe(context, request.endpoint, waited)
           }
           attempts++
-          const result = yield* Effect.result(attemptOnce(request, target.success, headers, context))
+          const result: Result.Result<{ status: number; body: string }, Failure> =
+            pending === undefined
+              ? yield* Effect.result(attemptOnce(request, target.success, headers, context))
+              : Result.fail(pending)
+          pending = undefined
           if (Result.isSuccess(result)) {
             yield* Effect.annotateCurrentSpan({
               "warden.endpoint": request.endpoint,
@@ -284,6 +293,37 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
       Telemetry.recordErrorUnsafe(context, request.endpoint, code)
       return yield* Effect.fail(error)
     })
+
+    /**
+     * The common case in as few steps as possible: a pinned region, no client-side limit, and a first
+     * attempt that succeeds. Anything else continues on the general path from where it stands.
+     */
+    const sendUntraced = (request: Request): Effect.Effect<Response, Failure> => {
+      if (pinnedPlan === undefined || request.endpoint === "legacyAnalyze" || isLimited(request.endpoint)) {
+        return sendGeneral(request)
+      }
+      const region = pinnedPlan[0]!
+      const target = targetOf(request.endpoint, region)
+      if (Result.isFailure(target)) return sendGeneral(request)
+      return Effect.withFiber((fiber) => {
+        const requestId = crypto.randomUUID()
+        const headers = { ...target.success.headers, "x-request-id": requestId }
+        return Effect.matchEffect(attemptOnce(request, target.success, headers, fiber.context), {
+          onSuccess: (answer) =>
+            Effect.as(
+              Effect.annotateCurrentSpan({
+                "warden.endpoint": request.endpoint,
+                "warden.request_id": requestId,
+                "warden.region": region,
+                "warden.attempts": 1,
+                "http.response.status_code": answer.status
+              }),
+              { ...answer, region, attempts: 1, requestId } satisfies Response
+            ),
+          onFailure: (failure) => sendGeneral(request, { requestId, failure })
+        })
+      })
+    }
 
     return {
       send: Effect.fn("Transport.send")((request: Request) => sendUntraced(request)),
