@@ -10,7 +10,7 @@
 import type { SourceEvent } from "@warden/connector"
 import { AnalyzeV1 } from "@warden/v1"
 import { Context, Effect, Layer, Metric, Option } from "effect"
-import { type ActionRecord, StateStore } from "../state/StateStore.ts"
+import { type ActionRecord, type RecordEntry, StateStore } from "../state/StateStore.ts"
 import { analyseV1, failedOutcome } from "./Analyzer.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { EngineError } from "./EngineError.ts"
@@ -127,20 +127,31 @@ const make = (options: ProcessorOptions) =>
     const legacy = yield* LegacyAnalyzer
     const feedback = yield* FeedbackService
 
-    /** Decides whether an upsert needs analysing, and as which version. */
-    const plan = (settings: SourceSettings, event: SourceEvent.Upsert, degraded: Degraded) =>
-      Effect.gen(function* () {
-        const contentHash = ContentHash.of(event.content)
-        const latest = yield* store.latestVersion(settings.id, event.reference)
-        if (Option.isSome(latest) && latest.value.contentHash === contentHash) {
-          // An item recorded without a verdict while the API was down is analysed once it is back.
-          if (latest.value.status !== "unanalysed" || degraded !== undefined) return "unchanged" as const
-        }
-        if (!settings.analyse.has(event.content.type)) return "skipped" as const
-        return { event, version: Option.isSome(latest) ? latest.value.version + 1 : 1, contentHash } satisfies Work
-      })
+    /**
+     * Decides, for each upsert of a round (one per reference), whether it needs analysing and as which
+     * version: one query for the whole round.
+     */
+    const planRound = (settings: SourceSettings, events: ReadonlyArray<SourceEvent.Upsert>, degraded: Degraded) =>
+      Effect.map(
+        store.latestVersions(
+          settings.id,
+          events.map((e) => e.reference)
+        ),
+        (latest) =>
+          events.map((event) => {
+            const contentHash = ContentHash.of(event.content)
+            const known = latest.get(event.reference)
+            if (known !== undefined && known.contentHash === contentHash) {
+              // An item recorded without a verdict while the API was down is analysed once it is back.
+              if (known.status !== "unanalysed" || degraded !== undefined) return "unchanged" as const
+            }
+            if (!settings.analyse.has(event.content.type)) return "skipped" as const
+            return { event, version: known !== undefined ? known.version + 1 : 1, contentHash } satisfies Work
+          })
+      )
 
-    const record = (settings: SourceSettings, work: Work, outcome: Outcome) => {
+    /** What `recordItems` stores for an analysed (or failed, or unanalysed) item version. */
+    const entryOf = (settings: SourceSettings, work: Work, outcome: Outcome): RecordEntry => {
       const analysedAt = new Date().toISOString()
       const { event } = work
       const decision = decide(settings, outcome, options.sinks)
@@ -159,61 +170,69 @@ const make = (options: ProcessorOptions) =>
         actions: decision.actions.map((a) => a.kind)
       })
       const { checkpoint: _checkpoint, ...eventWithoutCheckpoint } = event
-      return store
-        .recordItem(
-          {
-            source: settings.id,
-            reference: event.reference,
-            version: work.version,
-            contentHash: work.contentHash,
-            contentType: event.content.type,
-            status: outcome.status,
-            mode: settings.mode,
-            endpoint: outcome.endpoint,
-            request: outcome.request,
-            response: outcome.status === "analysed" ? outcome.response : undefined,
-            verdict: outcome.status === "analysed" ? outcome.verdict : undefined,
-            error: outcome.status === "failed" ? outcome.error : undefined,
-            segments: outcome.status === "analysed" ? outcome.segments : [],
-            event: JSON.stringify(eventWithoutCheckpoint),
-            analysedAt,
-            createdAt: Date.now()
-          },
-          decision.sinks,
-          JSON.stringify(payload),
-          decision.actions
-        )
-        .pipe(
-          Effect.tap((inserted): Effect.Effect<unknown> => {
-            if (!inserted) return Effect.void
-            const counted = Metric.update(
-              Metric.withAttributes(Metrics.itemsOut, { source: settings.id, status: outcome.status }),
-              1
-            )
-            if (outcome.status === "failed") {
-              return Effect.andThen(
-                counted,
-                Effect.logWarning(`item not analysed: ${outcome.error.message}`).pipe(
-                  Effect.annotateLogs({ source: settings.id, reference: event.reference, code: outcome.error.code })
-                )
-              )
-            }
-            if (outcome.status !== "analysed") return counted
-            return Effect.andThen(
-              counted,
-              Metric.update(
-                Metric.withAttributes(Metrics.verdicts, {
-                  type: outcome.verdict.type ?? "UNKNOWN",
-                  severity: outcome.verdict.severity ?? "UNKNOWN"
-                }),
-                1
-              )
-            )
-          }),
-          Effect.orDie,
-          Effect.as(outcome.status)
-        )
+      return {
+        item: {
+          source: settings.id,
+          reference: event.reference,
+          version: work.version,
+          contentHash: work.contentHash,
+          contentType: event.content.type,
+          status: outcome.status,
+          mode: settings.mode,
+          endpoint: outcome.endpoint,
+          request: outcome.request,
+          response: outcome.status === "analysed" ? outcome.response : undefined,
+          verdict: outcome.status === "analysed" ? outcome.verdict : undefined,
+          error: outcome.status === "failed" ? outcome.error : undefined,
+          segments: outcome.status === "analysed" ? outcome.segments : [],
+          event: JSON.stringify(eventWithoutCheckpoint),
+          analysedAt,
+          createdAt: Date.now()
+        },
+        sinks: decision.sinks,
+        payload: JSON.stringify(payload),
+        actions: decision.actions
+      }
     }
+
+    /** Metrics (and a warning for a failure) of a version recorded for the first time. */
+    const counted = (settings: SourceSettings, work: Work, outcome: Outcome): Effect.Effect<void> => {
+      const items = Metric.update(
+        Metric.withAttributes(Metrics.itemsOut, { source: settings.id, status: outcome.status }),
+        1
+      )
+      if (outcome.status === "failed") {
+        return Effect.andThen(
+          items,
+          Effect.logWarning(`item not analysed: ${outcome.error.message}`).pipe(
+            Effect.annotateLogs({ source: settings.id, reference: work.event.reference, code: outcome.error.code })
+          )
+        )
+      }
+      if (outcome.status !== "analysed") return items
+      return Effect.andThen(
+        items,
+        Metric.update(
+          Metric.withAttributes(Metrics.verdicts, {
+            type: outcome.verdict.type ?? "UNKNOWN",
+            severity: outcome.verdict.severity ?? "UNKNOWN"
+          }),
+          1
+        )
+      )
+    }
+
+    /** Records a round's outcomes in one transaction; each version lands once, however often delivered. */
+    const recordAll = (settings: SourceSettings, done: ReadonlyArray<readonly [Work, Outcome]>) =>
+      Effect.gen(function* () {
+        const inserted = yield* store
+          .recordItems(done.map(([work, outcome]) => entryOf(settings, work, outcome)))
+          .pipe(Effect.orDie)
+        for (let i = 0; i < done.length; i++) {
+          if (inserted[i] === true) yield* counted(settings, done[i]![0], done[i]![1])
+        }
+        return done.map(([, outcome]) => outcome.status)
+      })
 
     const unanalysed = (mode: "allow" | "reject"): Unanalysed => ({
       status: "unanalysed",
@@ -222,19 +241,35 @@ const make = (options: ProcessorOptions) =>
       mode
     })
 
+    /**
+     * Analyses a round's items concurrently, then records them together. When an analysis fails (the
+     * API is unavailable), the items analysed already are still recorded before the failure goes up.
+     */
     const analyseRoundV1 = (settings: SourceSettings, work: ReadonlyArray<Work>) =>
-      Effect.forEach(
-        work,
-        (w) => {
-          const prepared = RequestBuilder.v1Bodies(settings, w.event)
-          const outcome: Effect.Effect<Outcome, EngineError> =
-            prepared._tag === "Rejected"
-              ? Effect.succeed(failedOutcome(undefined, undefined, rejectedError(prepared)))
-              : analyseV1(v1, settings.id, prepared)
-          return Effect.flatMap(outcome, (o) => record(settings, w, o))
-        },
-        { concurrency: options.concurrency }
-      )
+      Effect.gen(function* () {
+        const results = yield* Effect.forEach(
+          work,
+          (w) => {
+            const prepared = RequestBuilder.v1Bodies(settings, w.event)
+            const outcome: Effect.Effect<Outcome, EngineError> =
+              prepared._tag === "Rejected"
+                ? Effect.succeed(failedOutcome(undefined, undefined, rejectedError(prepared)))
+                : analyseV1(v1, settings.id, prepared)
+            return Effect.result(outcome)
+          },
+          { concurrency: options.concurrency }
+        )
+        const done: Array<readonly [Work, Outcome]> = []
+        let failure: EngineError | undefined
+        for (let i = 0; i < work.length; i++) {
+          const r = results[i]!
+          if (r._tag === "Success") done.push([work[i]!, r.success])
+          else failure ??= r.failure
+        }
+        const statuses = yield* recordAll(settings, done)
+        if (failure !== undefined) return yield* Effect.fail(failure)
+        return statuses
+      })
 
     const analyseRoundLegacy = (settings: SourceSettings, work: ReadonlyArray<Work>) =>
       Effect.gen(function* () {
@@ -243,17 +278,20 @@ const make = (options: ProcessorOptions) =>
           Array.isArray(p.messages) ? [{ key: p.work.event.reference, messages: p.messages }] : []
         )
         const outcomes = yield* legacy.analyse(settings.id, settings.channelId, sendable)
-        return yield* Effect.forEach(prepared, (p) =>
-          record(
-            settings,
-            p.work,
-            Array.isArray(p.messages)
-              ? (outcomes.get(p.work.event.reference) ??
-                  failedOutcome("/api/analyze", undefined, {
-                    _tag: "MissingResult",
-                    message: "no result for this message"
-                  }))
-              : failedOutcome(undefined, undefined, rejectedError(p.messages as RequestBuilder.Rejected))
+        return yield* recordAll(
+          settings,
+          prepared.map(
+            (p) =>
+              [
+                p.work,
+                Array.isArray(p.messages)
+                  ? (outcomes.get(p.work.event.reference) ??
+                    failedOutcome("/api/analyze", undefined, {
+                      _tag: "MissingResult",
+                      message: "no result for this message"
+                    }))
+                  : failedOutcome(undefined, undefined, rejectedError(p.messages as RequestBuilder.Rejected))
+              ] as const
           )
         )
       })
@@ -313,7 +351,7 @@ const make = (options: ProcessorOptions) =>
         const counts = { analysed: 0, failed: 0, unanalysed: 0, unchanged: 0, skipped: 0, deleted: 0, signals: 0 }
         yield* Metric.update(Metric.withAttributes(Metrics.itemsIn, { source: settings.id }), events.length)
         for (const round of rounds(events)) {
-          const work: Array<Work> = []
+          const upserts: Array<SourceEvent.Upsert> = []
           for (const event of round) {
             if (event.kind === "delete") {
               yield* store.markDeleted(settings.id, event.reference).pipe(Effect.orDie)
@@ -325,7 +363,11 @@ const make = (options: ProcessorOptions) =>
               yield* signal(settings, event)
               continue
             }
-            const planned = yield* plan(settings, event, degraded).pipe(Effect.orDie)
+            upserts.push(event)
+          }
+          if (upserts.length === 0) continue
+          const work: Array<Work> = []
+          for (const planned of yield* planRound(settings, upserts, degraded).pipe(Effect.orDie)) {
             if (planned === "unchanged") counts.unchanged++
             else if (planned === "skipped") counts.skipped++
             else work.push(planned)
@@ -333,7 +375,10 @@ const make = (options: ProcessorOptions) =>
           if (work.length === 0) continue
           const statuses =
             degraded !== undefined
-              ? yield* Effect.forEach(work, (w) => record(settings, w, unanalysed(degraded)))
+              ? yield* recordAll(
+                  settings,
+                  work.map((w) => [w, unanalysed(degraded)] as const)
+                )
               : settings.mode === "legacy"
                 ? yield* analyseRoundLegacy(settings, work)
                 : yield* analyseRoundV1(settings, work)

@@ -130,6 +130,46 @@ const toDecision = (row: any): Decision => ({
 const outboxId = (sink: string, source: string, reference: string, version: number) =>
   `${sink}\u001f${source}\u001f${reference}\u001f${version}`
 
+/** One item version to record, with the sinks it is queued for and the actions decided. */
+export interface RecordEntry {
+  readonly item: ItemRecord
+  readonly sinks: ReadonlyArray<string>
+  /** The verdict record queued for the sinks, as JSON text. */
+  readonly payload: string
+  readonly actions?: ReadonlyArray<ActionRecord> | undefined
+}
+
+const itemRow = (item: ItemRecord) => {
+  const v = (item.verdict ?? {}) as {
+    type?: string
+    severity?: string
+    recommendedAction?: string
+    classifications?: ReadonlyArray<string>
+  }
+  return {
+    source: item.source,
+    reference: item.reference,
+    version: item.version,
+    content_hash: item.contentHash,
+    content_type: item.contentType,
+    status: item.status,
+    mode: item.mode,
+    endpoint: item.endpoint ?? null,
+    request: item.request ?? null,
+    response: item.response ?? null,
+    verdict: item.verdict === undefined ? null : JSON.stringify(item.verdict),
+    error: item.error === undefined ? null : JSON.stringify(item.error),
+    segments: Math.max(1, item.segments.length),
+    event: item.event,
+    verdict_type: v.type ?? null,
+    severity: v.severity ?? null,
+    recommended_action: v.recommendedAction ?? null,
+    classifications: v.classifications ? `,${v.classifications.join(",")},` : null,
+    analysed_at: item.analysedAt ?? null,
+    created_at: item.createdAt
+  }
+}
+
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // SQLite: wait for another process's lock (an operator's sqlite3, a backup) instead of failing.
@@ -161,6 +201,110 @@ const make = Effect.gen(function* () {
     )
 
   /**
+   * The newest recorded version of each reference (one query per 500 references): what the batch
+   * processor needs to dedupe a whole round at once.
+   */
+  const latestVersions = (source: string, references: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const out = new Map<string, LatestVersion>()
+      const unique = [...new Set(references)]
+      for (let i = 0; i < unique.length; i += 500) {
+        const chunk = unique.slice(i, i + 500)
+        const rows = yield* sql<{ reference: string; version: number; content_hash: string; status: string }>`
+          SELECT reference, version, content_hash, status FROM warden_items
+          WHERE source = ${source} AND ${sql.in("reference", chunk)}`
+        for (const row of rows) {
+          const version = Number(row.version)
+          const known = out.get(row.reference)
+          if (known === undefined || known.version < version) {
+            out.set(row.reference, { version, contentHash: row.content_hash, status: row.status })
+          }
+        }
+      }
+      return out
+    })
+
+  /**
+   * Records item versions and queues each for its sinks, all in one transaction (one commit for a
+   * whole round of a batch). A version recorded before (a redelivery) is left as it is, and nothing
+   * is queued for it again: its entry in the result is `false`.
+   */
+  const recordItems = (entries: ReadonlyArray<RecordEntry>) =>
+    entries.length === 0
+      ? Effect.succeed([] as Array<boolean>)
+      : sql.withTransaction(
+          Effect.gen(function* () {
+            const inserted = new Set<string>()
+            const key = (reference: string, version: number) => `${reference}\u001f${version}`
+            // Multi-row statements, in chunks that stay far below the bound-variable limits.
+            for (let i = 0; i < entries.length; i += 100) {
+              const chunk: Array<Record<string, unknown>> = entries.slice(i, i + 100).map(({ item }) => itemRow(item))
+              if (!Arr.isArrayNonEmpty(chunk)) continue
+              const rows = yield* sql<{ reference: string; version: number }>`INSERT INTO warden_items ${sql.insert(
+                chunk
+              )} ON CONFLICT DO NOTHING RETURNING reference, version`
+              for (const row of rows) inserted.add(key(row.reference, Number(row.version)))
+            }
+            const fresh = entries.filter(({ item }) => inserted.has(key(item.reference, item.version)))
+            const segments = fresh.flatMap(({ item }) =>
+              item.segments.length > 1
+                ? item.segments.map((s, segment) => ({
+                    source: item.source,
+                    reference: item.reference,
+                    version: item.version,
+                    segment,
+                    request: s.request,
+                    response: s.response ?? null
+                  }))
+                : []
+            )
+            const outbox = fresh.flatMap(({ item, sinks, payload }) =>
+              sinks.map((sink) => ({
+                id: outboxId(sink, item.source, item.reference, item.version),
+                sink,
+                source: item.source,
+                reference: item.reference,
+                version: item.version,
+                payload,
+                created_at: item.createdAt,
+                attempts: 0,
+                next_attempt_at: 0
+              }))
+            )
+            const now = Date.now()
+            const actions = fresh.flatMap(({ item, actions }) =>
+              (actions ?? []).map((a) => ({
+                source: item.source,
+                reference: item.reference,
+                version: item.version,
+                seq: a.seq,
+                rule: a.rule,
+                kind: a.kind,
+                params: a.params === undefined ? null : JSON.stringify(a.params),
+                reason: a.reason ?? null,
+                status: a.status,
+                attempts: 0,
+                next_attempt_at: 0,
+                created_at: now
+              }))
+            )
+            for (const [table, rows] of [
+              ["warden_segments", segments],
+              ["warden_outbox", outbox],
+              ["warden_actions", actions]
+            ] as const) {
+              for (let i = 0; i < rows.length; i += 100) {
+                const chunk = rows.slice(i, i + 100) as Array<Record<string, unknown>>
+                if (Arr.isArrayNonEmpty(chunk)) {
+                  yield* sql`INSERT INTO ${sql(table)} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
+                }
+              }
+            }
+            return entries.map(({ item }) => inserted.has(key(item.reference, item.version)))
+          })
+        )
+
+  /**
    * Records an item version and queues it for every sink, in one transaction. A version recorded
    * before (a redelivery) is left as it is: returns `false` then.
    */
@@ -169,90 +313,7 @@ const make = Effect.gen(function* () {
     sinks: ReadonlyArray<string>,
     payload: string,
     actions: ReadonlyArray<ActionRecord> = []
-  ) =>
-    sql.withTransaction(
-      Effect.gen(function* () {
-        const existing = yield* sql`SELECT 1 AS one FROM warden_items
-          WHERE source = ${item.source} AND reference = ${item.reference} AND version = ${item.version}`
-        if (existing.length > 0) return false
-        const verdict = item.verdict === undefined ? null : JSON.stringify(item.verdict)
-        const v = (item.verdict ?? {}) as {
-          type?: string
-          severity?: string
-          recommendedAction?: string
-          classifications?: ReadonlyArray<string>
-        }
-        yield* sql`INSERT INTO warden_items ${sql.insert({
-          source: item.source,
-          reference: item.reference,
-          version: item.version,
-          content_hash: item.contentHash,
-          content_type: item.contentType,
-          status: item.status,
-          mode: item.mode,
-          endpoint: item.endpoint ?? null,
-          request: item.request ?? null,
-          response: item.response ?? null,
-          verdict,
-          error: item.error === undefined ? null : JSON.stringify(item.error),
-          segments: Math.max(1, item.segments.length),
-          event: item.event,
-          verdict_type: v.type ?? null,
-          severity: v.severity ?? null,
-          recommended_action: v.recommendedAction ?? null,
-          classifications: v.classifications ? `,${v.classifications.join(",")},` : null,
-          analysed_at: item.analysedAt ?? null,
-          created_at: item.createdAt
-        })} ON CONFLICT DO NOTHING`
-        if (Arr.isReadonlyArrayNonEmpty(item.segments) && item.segments.length > 1) {
-          yield* sql`INSERT INTO warden_segments ${sql.insert(
-            Arr.map(item.segments, (s, segment) => ({
-              source: item.source,
-              reference: item.reference,
-              version: item.version,
-              segment,
-              request: s.request,
-              response: s.response ?? null
-            }))
-          )} ON CONFLICT DO NOTHING`
-        }
-        if (Arr.isReadonlyArrayNonEmpty(sinks)) {
-          yield* sql`INSERT INTO warden_outbox ${sql.insert(
-            Arr.map(sinks, (sink) => ({
-              id: outboxId(sink, item.source, item.reference, item.version),
-              sink,
-              source: item.source,
-              reference: item.reference,
-              version: item.version,
-              payload,
-              created_at: item.createdAt,
-              attempts: 0,
-              next_attempt_at: 0
-            }))
-          )} ON CONFLICT DO NOTHING`
-        }
-        if (Arr.isReadonlyArrayNonEmpty(actions)) {
-          const now = Date.now()
-          yield* sql`INSERT INTO warden_actions ${sql.insert(
-            Arr.map(actions, (a) => ({
-              source: item.source,
-              reference: item.reference,
-              version: item.version,
-              seq: a.seq,
-              rule: a.rule,
-              kind: a.kind,
-              params: a.params === undefined ? null : JSON.stringify(a.params),
-              reason: a.reason ?? null,
-              status: a.status,
-              attempts: 0,
-              next_attempt_at: 0,
-              created_at: now
-            }))
-          )} ON CONFLICT DO NOTHING`
-        }
-        return true
-      })
-    )
+  ) => Effect.map(recordItems([{ item, sinks, payload, actions }]), (inserted) => inserted[0] === true)
 
   const toActionRow = (r: any): ActionRow => ({
     source: r.source,
@@ -429,7 +490,9 @@ const make = Effect.gen(function* () {
     getCheckpoint,
     commitCheckpoint,
     latestVersion,
+    latestVersions,
     recordItem,
+    recordItems,
     markDeleted,
     pendingOutbox,
     markDelivered,
