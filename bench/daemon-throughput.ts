@@ -1,0 +1,268 @@
+/**
+ * Daemon throughput on a 50,000-item RSS feed (SQLite state, jsonl sink, sandbox without quota),
+ * against two baselines measured in the same run:
+ * - the sandbox's own capacity, measured just before by a separate load process (undici, 64 in flight);
+ * - the script a user would write instead (fetch the feed, `fetch` each item at concurrency 32,
+ *   append to a file: `bench/support/naive-client.ts`).
+ * Then legacy mode against v1 mode at the same request rate (sandbox and client quota R requests/s
+ * on `analyzeText` and `legacyAnalyze`): items/s of each.
+ *
+ *   pnpm bench daemon-throughput            (built daemon; after `turbo run build`)
+ *   node --conditions=@warden/source bench/daemon-throughput.ts [--source] [--items 50000] [--rounds 2]
+ *        [--rate 50] [--no-legacy] [--no-write]
+ *
+ * An item counts once its verdict is in the jsonl file (fsynced by the sink): end to end, durable.
+ */
+import { fork } from "node:child_process"
+import { join } from "node:path"
+import {
+  apiSection,
+  CHANNEL,
+  feedXml,
+  flag,
+  has,
+  lineCounter,
+  machine,
+  measureCapacity,
+  progress,
+  type SandboxProcess,
+  serve,
+  sleep,
+  spread,
+  startDaemon,
+  startSandbox,
+  tempDir,
+  writeDocSection,
+  writeResult
+} from "./support/common.ts"
+
+const items = flag("items", 50_000)
+const rounds = flag("rounds", 2)
+const rate = flag("rate", 50)
+const timeoutSeconds = flag("timeout", 240)
+
+interface DaemonRun {
+  readonly items: number
+  readonly seconds: number
+  /** Items/s from the process start to the last verdict in the file. */
+  readonly itemsPerSecond: number
+  /** Items/s from the first verdict in the file to the last (startup and the feed's parse excluded). */
+  readonly steadyPerSecond: number
+  readonly firstVerdictSeconds: number
+  readonly peakRssMb: number
+  readonly requests: Record<string, number>
+}
+
+/** Runs the daemon on the feed until `target` verdicts are in the file (or `windowSeconds` after the first). */
+const runDaemon = async (
+  sandbox: SandboxProcess,
+  feedUrl: string,
+  mode: "v1" | "legacy",
+  options: { readonly target: number; readonly quotas?: Record<string, unknown>; readonly windowSeconds?: number }
+): Promise<DaemonRun> => {
+  const dir = tempDir(`throughput-${mode}`)
+  const out = join(dir, "verdicts.jsonl")
+  const endpoint = mode === "v1" ? "analyzeText" : "legacyAnalyze"
+  const before = await sandbox.answers(endpoint)
+  const start = performance.now()
+  const daemon = startDaemon(dir, {
+    api: apiSection(sandbox.url, options.quotas),
+    state: { sqlite: join(dir, "state.db") },
+    sources: [
+      {
+        id: "bench",
+        type: "rss",
+        channelId: CHANNEL,
+        mode,
+        config: {
+          feeds: [{ url: feedUrl, id: "bench" }],
+          pollInterval: "1 hour",
+          maxItemsPerPoll: 100_000,
+          retain: 100_000,
+          maxBytes: 256 * 1024 * 1024
+        }
+      }
+    ],
+    sinks: [{ type: "jsonl", name: "out", path: out }],
+    admin: { listen: "127.0.0.1:0" },
+    log: { format: "json", level: "warning" }
+  })
+  const count = lineCounter(out)
+  let first: number | undefined
+  let firstCount = 0
+  let done = 0
+  let lastPrint = start
+  const deadline = start + timeoutSeconds * 1000
+  while (true) {
+    await sleep(100)
+    const now = performance.now()
+    done = count()
+    if (first === undefined && done > 0) {
+      first = now
+      firstCount = done
+    }
+    if (now - lastPrint >= 2000) {
+      lastPrint = now
+      progress(
+        `${mode}: ${done.toLocaleString("en-US")}/${options.target.toLocaleString("en-US")} verdicts after ${((now - start) / 1000).toFixed(1)} s, RSS ${(daemon.rss() / 2 ** 20).toFixed(0)} MB`
+      )
+    }
+    if (done >= options.target) break
+    if (options.windowSeconds !== undefined && first !== undefined && now - first >= options.windowSeconds * 1000) break
+    if (daemon.exited()) throw new Error(`daemon exited early:\n${daemon.stderr().slice(-4000)}`)
+    if (now > deadline) {
+      progress(`${mode}: timed out after ${timeoutSeconds} s`)
+      break
+    }
+  }
+  const end = performance.now()
+  const peakRssMb = daemon.peakRss() / 2 ** 20
+  await daemon.stop()
+  const after = await sandbox.answers(endpoint)
+  const requests = Object.fromEntries(
+    Object.entries(after).map(([status, n]) => [status, n - (before[status] ?? 0)] as const)
+  )
+  const seconds = (end - start) / 1000
+  const steady = first === undefined || end - first < 1 ? 0 : ((done - firstCount) * 1000) / (end - first)
+  return {
+    items: done,
+    seconds,
+    itemsPerSecond: done / seconds,
+    steadyPerSecond: steady,
+    firstVerdictSeconds: first === undefined ? Number.NaN : (first - start) / 1000,
+    peakRssMb,
+    requests
+  }
+}
+
+/** The hand-written script, as its own process: items/s from its start to its exit. */
+const runScript = async (feedUrl: string, apiUrl: string) => {
+  const dir = tempDir("script")
+  const out = join(dir, "verdicts.jsonl")
+  const start = performance.now()
+  const child = fork(new URL("./support/naive-client.ts", import.meta.url).pathname, [feedUrl, apiUrl, out], {
+    execArgv: [],
+    stdio: ["ignore", "inherit", "inherit", "ipc"]
+  })
+  const result = await new Promise<{ items: number; failed: number }>((resolve, reject) => {
+    child.once("message", (m: { items: number; failed: number }) => resolve(m))
+    child.once("exit", (code) => code !== 0 && reject(new Error(`script exited with ${code}`)))
+  })
+  await new Promise((r) => (child.exitCode === null ? child.once("exit", r) : r(null)))
+  const seconds = (performance.now() - start) / 1000
+  return { ...result, seconds, itemsPerSecond: result.items / seconds }
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+progress(`feed of ${fmt(items)} items; ${rounds} round(s); ${machine()}`)
+const feedBody = feedXml(items)
+const feed = await serve(feedBody)
+progress(`feed: ${(feedBody.length / 2 ** 20).toFixed(1)} MiB at ${feed.url}`)
+const sandbox = await startSandbox()
+progress(`sandbox (own process) at ${sandbox.url}`)
+
+const capacity: Array<number> = []
+const script: Array<number> = []
+const daemonV1: Array<DaemonRun> = []
+for (let round = 1; round <= rounds; round++) {
+  progress(`round ${round}/${rounds}: sandbox capacity (separate load process, 64 in flight, 5 s)`)
+  const cap = await measureCapacity(sandbox.url, 64, 5)
+  capacity.push(cap.rps)
+  progress(`  capacity ${fmt(cap.rps)} requests/s (${cap.errors} errors)`)
+  progress(`round ${round}/${rounds}: hand-written script (fetch, concurrency 32, append to a file)`)
+  const s = await runScript(feed.url, sandbox.url)
+  script.push(s.itemsPerSecond)
+  progress(`  script ${fmt(s.itemsPerSecond)} items/s (${fmt(s.items)} items in ${s.seconds.toFixed(1)} s)`)
+  progress(`round ${round}/${rounds}: daemon, v1 mode`)
+  const d = await runDaemon(sandbox, feed.url, "v1", { target: items })
+  daemonV1.push(d)
+  progress(
+    `  daemon ${fmt(d.itemsPerSecond)} items/s (steady ${fmt(d.steadyPerSecond)}; ${fmt(d.items)} in ${d.seconds.toFixed(1)} s; first verdict at ${d.firstVerdictSeconds.toFixed(1)} s; requests ${JSON.stringify(d.requests)}; peak RSS ${d.peakRssMb.toFixed(0)} MB)`
+  )
+  progress(
+    `  ratios: daemon/capacity ${(d.itemsPerSecond / cap.rps).toFixed(2)}, daemon/script ${(d.itemsPerSecond / s.itemsPerSecond).toFixed(2)}`
+  )
+}
+
+let legacy: { v1: DaemonRun; legacy: DaemonRun } | undefined
+if (!has("no-legacy")) {
+  const quota = { requestsPerSecond: rate }
+  await sandbox.setQuotas({ "*": { analyzeText: quota, legacyAnalyze: quota } })
+  const quotas = { analyzeText: quota, legacyAnalyze: quota }
+  progress(`legacy vs v1 at ${rate} requests/s (sandbox quota and the daemon's api.quotas)`)
+  const v1 = await runDaemon(sandbox, feed.url, "v1", { target: items, quotas, windowSeconds: 10 })
+  progress(`  v1 ${fmt(v1.steadyPerSecond, 1)} items/s (over ${fmt(v1.items)} verdicts)`)
+  const lg = await runDaemon(sandbox, feed.url, "legacy", { target: items, quotas })
+  progress(
+    `  legacy ${fmt(lg.steadyPerSecond)} items/s steady, ${fmt(lg.itemsPerSecond)} from start (requests ${JSON.stringify(lg.requests)})`
+  )
+  legacy = { v1, legacy: lg }
+}
+await sandbox.close()
+await feed.close()
+
+const ratios = daemonV1.map((d, i) => d.itemsPerSecond / capacity[i]!)
+const scriptRatios = daemonV1.map((d, i) => d.itemsPerSecond / script[i]!)
+const result = {
+  bench: "daemon-throughput",
+  date: new Date().toISOString(),
+  machine: machine(),
+  items,
+  rounds,
+  capacityRps: capacity,
+  scriptItemsPerSecond: script.map(Math.round),
+  daemonItemsPerSecond: daemonV1.map((d) => Math.round(d.itemsPerSecond)),
+  daemonSteadyPerSecond: daemonV1.map((d) => Math.round(d.steadyPerSecond)),
+  daemonPeakRssMb: daemonV1.map((d) => Math.round(d.peakRssMb)),
+  daemonRequests: daemonV1.map((d) => d.requests),
+  ratioToCapacity: ratios.map((r) => Number(r.toFixed(3))),
+  ratioToScript: scriptRatios.map((r) => Number(r.toFixed(3))),
+  legacy:
+    legacy === undefined
+      ? undefined
+      : {
+          rate,
+          v1ItemsPerSecond: Number(legacy.v1.steadyPerSecond.toFixed(1)),
+          legacyItemsPerSecond: Math.round(legacy.legacy.steadyPerSecond),
+          legacyFromStart: Math.round(legacy.legacy.itemsPerSecond),
+          legacyRequests: legacy.legacy.requests,
+          ratio: Number((legacy.legacy.steadyPerSecond / legacy.v1.steadyPerSecond).toFixed(1))
+        }
+}
+console.log(JSON.stringify(result))
+writeResult("daemon-throughput", result)
+
+if (!has("no-write") && !has("source")) {
+  const lg = result.legacy
+  writeDocSection(
+    "daemon-throughput",
+    `## Daemon: throughput (\`bench/daemon-throughput.ts\`)
+
+Command: \`pnpm bench daemon-throughput\` (the built daemon, \`node apps/daemon/dist/bin.js run\`). A ${fmt(items)}-item RSS feed
+(one poll, \`maxItemsPerPoll: 100000\`), SQLite state, one jsonl sink; an item counts when its verdict is in the
+(fsynced) jsonl file. The sandbox runs in its own process without quota. Each round measures, in this order: the
+sandbox's own capacity (separate undici load process, 64 in flight, 5 s), the hand-written script
+(\`bench/support/naive-client.ts\`: fetch + parse the feed, \`fetch\` each item at concurrency 32, append to a file,
+not durable), then the daemon. Figures are median (min–max) of ${rounds} rounds; ratios are per round.
+Measured ${result.date.slice(0, 10)} on ${result.machine}.
+
+| | items/s | ratio | target |
+|---|---:|---:|---:|
+| sandbox capacity (requests/s) | ${spread(capacity)} | | |
+| hand-written script | ${spread(script)} | | |
+| daemon, v1 mode (start to last verdict) | ${spread(daemonV1.map((d) => d.itemsPerSecond))} | ${spread(ratios, 2)} of capacity | >= 0.75 |
+| | | ${spread(scriptRatios, 2)} of the script | >= 1.0 |
+| daemon, v1 mode, steady (first to last verdict) | ${spread(daemonV1.map((d) => d.steadyPerSecond))} | | |
+${
+  lg === undefined
+    ? ""
+    : `| v1 mode at ${lg.rate} requests/s (quota) | ${fmt(lg.v1ItemsPerSecond, 1)} | | |
+| legacy mode at ${lg.rate} requests/s (quota) | ${fmt(lg.legacyItemsPerSecond)} | ${fmt(lg.ratio, 1)}x v1 | >= 50x |
+`
+}
+Daemon peak RSS during the v1 runs: ${spread(result.daemonPeakRssMb)} MB. Sandbox answers to the daemon per run: ${JSON.stringify(result.daemonRequests[0])}${lg === undefined ? "" : `; legacy: ${JSON.stringify(lg.legacyRequests)}`}.`
+  )
+}
+process.exit(0)

@@ -1,0 +1,284 @@
+/**
+ * Shared helpers of the daemon benchmarks: flags, a sandbox in its own process, a load process that
+ * measures the sandbox's own capacity, the daemon as a child process (built or from source), RSS
+ * sampling, jsonl line counting and the benchmarks doc section.
+ *
+ * Everything stays on loopback; every child is killed by its pid when a benchmark ends.
+ */
+import { type ChildProcess, fork, spawn } from "node:child_process"
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { arch, availableParallelism, cpus, platform, tmpdir } from "node:os"
+import { join } from "node:path"
+
+export const root = new URL("../../", import.meta.url).pathname
+export const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
+export const KEY = "sandbox-standard-key"
+
+const argv = process.argv.slice(2)
+/** `--name N`, or the fallback. */
+export const flag = (name: string, fallback: number): number => {
+  const i = argv.indexOf(`--${name}`)
+  return i === -1 ? fallback : Number(argv[i + 1])
+}
+/** `--name` present. */
+export const has = (name: string): boolean => argv.includes(`--${name}`)
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+export const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+/** `median (min–max)` of figures, rounded to `digits`. */
+export const spread = (xs: ReadonlyArray<number>, digits = 0) => {
+  const f = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+  return xs.length === 1 ? f(xs[0]!) : `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`
+}
+export const machine = () =>
+  `${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown CPU"} × ${availableParallelism()}, Node ${process.version}`
+export const tempDir = (name: string) => mkdtempSync(join(tmpdir(), `warden-bench-${name}-`))
+
+/** A progress line (stderr, so stdout keeps the JSON result). */
+export const progress = (line: string) => process.stderr.write(`  ${line}\n`)
+
+// ------------------------------------------------------------------------------------ item texts
+
+const WORDS =
+  "the a of and to in is you that it he was for on are as with his they at be this have from or one had by word but not what all were we when your can said there use an each which she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part".split(
+    " "
+  )
+const INSULTS = ["idiot", "stupid", "moron", "loser", "I will find you", "shut up"]
+
+/** The text of generated item `i`: 8–30 words, one in seven with an insult, deterministic. */
+export const itemText = (i: number): string => {
+  let x = (i * 2654435761) >>> 0
+  const next = () => {
+    x ^= x << 13
+    x >>>= 0
+    x ^= x >>> 17
+    x ^= x << 5
+    x >>>= 0
+    return x
+  }
+  const n = 8 + (next() % 23)
+  const words: Array<string> = []
+  for (let k = 0; k < n; k++) words.push(WORDS[next() % WORDS.length]!)
+  if (i % 7 === 0) words.splice(next() % n, 0, INSULTS[next() % INSULTS.length]!)
+  return `${words.join(" ")} #${i}`
+}
+
+const escapeXml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+
+/** An RSS 2.0 feed of `n` generated items (newest first). */
+export const feedXml = (n: number): string => {
+  const parts: Array<string> = [
+    `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Bench</title><link>http://127.0.0.1/</link><description>generated</description>\n`
+  ]
+  for (let i = n; i >= 1; i--) {
+    parts.push(
+      `<item><guid isPermaLink="false">item-${i}</guid><title>Item ${i}</title><link>http://127.0.0.1/p/${i}</link><description>${escapeXml(itemText(i))}</description></item>\n`
+    )
+  }
+  parts.push("</channel></rss>\n")
+  return parts.join("")
+}
+
+/** Serves one fixed body on loopback (the feed). */
+export const serve = async (body: string, contentType = "application/rss+xml; charset=utf-8") => {
+  const bytes = Buffer.from(body)
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": contentType, "content-length": bytes.length })
+    res.end(bytes)
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.xml`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      })
+  }
+}
+
+// ----------------------------------------------------------------------------- child processes
+
+const children = new Set<ChildProcess>()
+const killAll = () => {
+  for (const c of children) if (c.exitCode === null && c.pid !== undefined) c.kill("SIGKILL")
+}
+process.on("exit", killAll)
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.on(sig, () => {
+    killAll()
+    process.exit(130)
+  })
+}
+const track = (c: ChildProcess) => {
+  children.add(c)
+  c.once("exit", () => children.delete(c))
+  return c
+}
+
+/** The sandbox in its own process (from source); `options` are `Sandbox.startPromise`'s. */
+export const startSandbox = async (options: Record<string, unknown> = {}) => {
+  const child = track(
+    fork(new URL("./sandbox-child.ts", import.meta.url).pathname, [JSON.stringify({ requestLogSize: 0, ...options })], {
+      execArgv: ["--conditions=@warden/source"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"]
+    })
+  )
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("message", (m: { url: string }) => resolve(m.url))
+    child.once("exit", (code) => reject(new Error(`sandbox exited with ${code}`)))
+  })
+  const control = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/_sandbox${path}`, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } })
+    })
+    return res.json() as Promise<any>
+  }
+  return {
+    url,
+    pid: child.pid!,
+    /** Answers by status of one endpoint, e.g. `{ "200": 1234, "429": 2 }`. */
+    answers: async (endpoint = "analyzeText"): Promise<Record<string, number>> =>
+      (await control("GET", "/stats")).byEndpoint?.[endpoint] ?? {},
+    setQuotas: (quotas: unknown) => control("PUT", "/quotas", quotas),
+    reset: () => control("POST", "/reset"),
+    close: async () => {
+      child.kill("SIGTERM")
+      await new Promise((r) => (child.exitCode === null ? child.once("exit", r) : r(null)))
+    }
+  }
+}
+export type SandboxProcess = Awaited<ReturnType<typeof startSandbox>>
+
+/**
+ * The sandbox's own capacity: a separate load process (undici Pool, keep-alive) sending generated
+ * texts to `POST /analyze/v1/text` at `concurrency` for `seconds` after a 1 s warm-up.
+ */
+export const measureCapacity = async (url: string, concurrency: number, seconds: number) => {
+  const child = track(
+    fork(new URL("./load-child.ts", import.meta.url).pathname, [url, String(concurrency), String(seconds)], {
+      execArgv: [],
+      stdio: ["ignore", "inherit", "inherit", "ipc"]
+    })
+  )
+  return new Promise<{ rps: number; errors: number }>((resolve, reject) => {
+    child.once("message", (m: { rps: number; errors: number }) => resolve(m))
+    child.once("exit", (code) => code !== 0 && reject(new Error(`load process exited with ${code}`)))
+  })
+}
+
+/** Resident set size of a process in bytes (Linux /proc; `ps` elsewhere). */
+export const rssOf = (pid: number): number => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8")
+    const m = /VmRSS:\s+(\d+) kB/.exec(status)
+    return m ? Number(m[1]) * 1024 : 0
+  } catch {
+    return 0
+  }
+}
+
+/** Counts the lines of a growing file, reading only what was appended since the last call. */
+export const lineCounter = (file: string) => {
+  let offset = 0
+  let lines = 0
+  const buf = Buffer.alloc(1 << 20)
+  return () => {
+    if (!existsSync(file)) return 0
+    const size = statSync(file).size
+    if (size <= offset) return lines
+    const fd = openSync(file, "r")
+    try {
+      while (offset < size) {
+        const n = readSync(fd, buf, 0, Math.min(buf.length, size - offset), offset)
+        if (n <= 0) break
+        for (let i = 0; i < n; i++) if (buf[i] === 10) lines++
+        offset += n
+      }
+    } finally {
+      closeSync(fd)
+    }
+    return lines
+  }
+}
+
+/** Which daemon to run: the built bin (what `pnpm bench` builds) or the TypeScript source. */
+export const daemonCommand = (fromSource = has("source")): Array<string> =>
+  fromSource
+    ? ["--conditions=@warden/source", join(root, "apps/daemon/src/bin.ts")]
+    : [join(root, "apps/daemon/dist/bin.js")]
+
+/** Starts `warden run --config FILE` with `config` written (as JSON, which is YAML) into `dir`. */
+export const startDaemon = (dir: string, config: unknown, extraArgs: Array<string> = []) => {
+  const file = join(dir, "warden.yaml")
+  writeFileSync(file, JSON.stringify(config, null, 2))
+  const child = track(
+    spawn(process.execPath, [...daemonCommand(), "run", "--config", file, ...extraArgs], {
+      env: { ...process.env, NODE_NO_WARNINGS: "1" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+  )
+  let err = ""
+  child.stderr!.on("data", (d: Buffer) => {
+    err += d.toString()
+    if (err.length > 200_000) err = err.slice(-100_000)
+  })
+  child.stdout!.resume()
+  let peakRss = 0
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssOf(child.pid!))
+  }, 100)
+  return {
+    pid: child.pid!,
+    stderr: () => err,
+    rss: () => rssOf(child.pid!),
+    peakRss: () => Math.max(peakRss, rssOf(child.pid!)),
+    exited: () => child.exitCode !== null,
+    stop: async () => {
+      clearInterval(sampler)
+      if (child.exitCode !== null) return
+      child.kill("SIGTERM")
+      const done = new Promise((r) => child.once("exit", r))
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+      await done
+      clearTimeout(timer)
+    }
+  }
+}
+
+/** The api section pointing at a sandbox, with optional client-side quotas. */
+export const apiSection = (url: string, quotas: Record<string, unknown> = {}) => ({
+  apiKey: KEY,
+  baseUrl: url,
+  legacyBaseUrl: url,
+  quotas
+})
+
+// ------------------------------------------------------------------------------------ the doc
+
+/** Replaces (or appends) the section between `<!-- name:start -->` and `<!-- name:end -->`. */
+export const writeDocSection = (name: string, markdown: string) => {
+  const file = join(root, "docs/BENCHMARKS.md")
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "# Benchmarks\n"
+  const start = `<!-- ${name}:start -->`
+  const end = `<!-- ${name}:end -->`
+  const block = `${start}\n${markdown.trim()}\n${end}`
+  const i = text.indexOf(start)
+  const j = text.indexOf(end)
+  const next =
+    i !== -1 && j > i ? `${text.slice(0, i)}${block}${text.slice(j + end.length)}` : `${text.trimEnd()}\n\n${block}\n`
+  writeFileSync(file, next)
+}
+
+/** Writes a result JSON next to the benchmarks (bench/results/NAME.json) when that folder exists. */
+export const writeResult = (name: string, result: unknown) => {
+  const dir = join(root, "bench/results")
+  if (existsSync(dir)) writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`)
+}
