@@ -99,9 +99,15 @@ export const recordAttemptUnsafe = (
 ): void => {
   // nested maps: no key string built per call
   let byRegion = attemptSeries.get(endpoint)
-  if (byRegion === undefined) attemptSeries.set(endpoint, (byRegion = new Map()))
+  if (byRegion === undefined) {
+    byRegion = new Map()
+    attemptSeries.set(endpoint, byRegion)
+  }
   let byStatus = byRegion.get(region)
-  if (byStatus === undefined) byRegion.set(region, (byStatus = new Map()))
+  if (byStatus === undefined) {
+    byStatus = new Map()
+    byRegion.set(region, byStatus)
+  }
   let pair = byStatus.get(status)
   if (pair === undefined) {
     pair = [withLabels(requests, { endpoint, region, status }), withLabels(latency, { endpoint, region })]

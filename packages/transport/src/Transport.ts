@@ -98,7 +98,10 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
     /** Where a call to `endpoint` in `region` goes, built once (URL parsed, headers with the key). */
     const targetOf = (endpoint: EndpointName, region: Region | "legacy"): Result.Result<Target, TransportError> => {
       let byRegion = targets.get(endpoint)
-      if (byRegion === undefined) targets.set(endpoint, (byRegion = new Map()))
+      if (byRegion === undefined) {
+        byRegion = new Map()
+        targets.set(endpoint, byRegion)
+      }
       let target = byRegion.get(region)
       if (target === undefined) {
         target = buildTarget(endpoint, region)
