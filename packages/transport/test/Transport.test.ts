@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Metric } from "effect"
+import { TestClock } from "effect/testing"
+import * as RegionPolicy from "../src/RegionPolicy.ts"
 import type * as ApiConfig from "../src/ApiConfig.ts"
 import { RateLimiter } from "../src/RateLimiter.ts"
 import { Transport } from "../src/Transport.ts"
@@ -291,5 +293,39 @@ describe("Transport", () => {
         }
       }
     }).pipe(Effect.scoped)
+  )
+
+  it.live("interrupting a call aborts its HTTP request (the connection is closed, not left hanging)", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ({ hang: true }))
+      const sockets = (server as unknown as { sockets: Set<unknown> }).sockets
+      const [result, open] = yield* withTransport(
+        { apiKey: KEY, baseUrls: { global: server.url }, timeout: Duration.seconds(30) },
+        Effect.gen(function* () {
+          const result = yield* Effect.timeoutOption(send(), Duration.millis(200))
+          // the transport (and its connection pool) is still alive here: only the abort can close it
+          for (let i = 0; i < 50 && sockets.size > 0; i++) yield* Effect.sleep(Duration.millis(20))
+          return [result, sockets.size] as const
+        })
+      )
+      assert.strictEqual(result._tag, "None")
+      assert.strictEqual(server.requests.length, 1)
+      assert.strictEqual(open, 0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a failed-over client goes back to the first region after recoverAfter", () =>
+    Effect.gen(function* () {
+      const state = RegionPolicy.makeState(
+        RegionPolicy.failover(["us-east", "us-west"], { recoverAfter: "60 seconds" })
+      )
+      assert.deepStrictEqual(yield* state.plan, ["us-east", "us-west"])
+      yield* state.markDown("us-east")
+      assert.deepStrictEqual(yield* state.plan, ["us-west", "us-east"])
+      yield* TestClock.adjust(Duration.seconds(59))
+      assert.strictEqual(yield* state.current, "us-west")
+      yield* TestClock.adjust(Duration.seconds(1))
+      assert.strictEqual(yield* state.current, "us-east")
+    })
   )
 })
