@@ -46,9 +46,13 @@ export interface DaemonSpec {
   readonly cluster?: Partial<ShardingConfig.ShardingConfig["Service"]>
 }
 
-/** Defaults of the pipeline: small batches for latency, a few in flight for throughput. */
+/**
+ * Defaults of the pipeline: batches of 400 (about 100 events per partition message, so per-message
+ * costs — the persisted cluster message, one commit per round — are shared by many items; measured
+ * in bench/daemon-throughput.ts), a few in flight for throughput.
+ */
 export const defaultPipeline: Pipeline.PipelineOptions = {
-  batchSize: 100,
+  batchSize: 400,
   maxWait: "50 millis",
   inflight: 4,
   partitions: 4,
