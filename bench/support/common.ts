@@ -221,7 +221,13 @@ export const startDaemon = (dir: string, config: unknown, extraArgs: Array<strin
   writeFileSync(file, JSON.stringify(config, null, 2))
   const child = track(
     spawn(process.execPath, [...daemonCommand(), "run", "--config", file, ...extraArgs], {
-      env: { ...process.env, NODE_NO_WARNINGS: "1" },
+      env: {
+        ...process.env,
+        NODE_NO_WARNINGS: "1",
+        // BENCH_DAEMON_NODE_OPTIONS: Node options of the daemon only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+        // biome-ignore lint/suspicious/noUndeclaredEnvVars: a knob of the benchmarks, which are not a turbo task
+        ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS } : {})
+      },
       stdio: ["ignore", "pipe", "pipe"]
     })
   )
