@@ -47,14 +47,15 @@ export interface DaemonSpec {
 }
 
 /**
- * Defaults of the pipeline: batches of 400 (about 100 events per partition message, so per-message
- * costs — the persisted cluster message, one commit per round — are shared by many items; measured
- * in bench/daemon-throughput.ts), a few in flight for throughput.
+ * Defaults of the pipeline, measured with bench/daemon-throughput.ts and bench/daemon-quota.ts: batches
+ * of 100 (about 25 events per partition message; bigger batches were ~20% faster unthrottled, but one
+ * item waiting out a 429 then holds more work and the sustained rate under a quota fell from 0.8 to
+ * 0.2-0.5 of it), 16 in flight so the other batches keep the API busy while one waits.
  */
 export const defaultPipeline: Pipeline.PipelineOptions = {
-  batchSize: 400,
+  batchSize: 100,
   maxWait: "50 millis",
-  inflight: 4,
+  inflight: 16,
   partitions: 4,
   pauseRetry: "15 seconds"
 }
