@@ -241,7 +241,12 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
             : Effect.void
         ),
         Stream.filter(SourceEvent.isItemEvent),
-        Stream.groupedWithin(options.batchSize, options.maxWait),
+        // Legacy mode sends one request per partition message: group enough events that each
+        // partition's share fills a legacy micro-batch (~batchSize), not a quarter of one.
+        Stream.groupedWithin(
+          spec.settings.mode === "legacy" ? options.batchSize * Math.max(1, options.partitions) : options.batchSize,
+          options.maxWait
+        ),
         Stream.mapEffect((chunk) => dispatch(chunk), { concurrency: options.inflight }),
         Stream.runForEach((checkpoint) =>
           checkpoint === undefined
