@@ -242,9 +242,12 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         ),
         Stream.filter(SourceEvent.isItemEvent),
         // Legacy mode sends one request per partition message: group enough events that each
-        // partition's share fills a legacy micro-batch (~batchSize), not a quarter of one.
+        // partition's share nearly fills a legacy micro-batch. 80% of batchSize per partition on
+        // average, so the hash's spread rarely pushes a share past one request (100 + 5 = 2 requests).
         Stream.groupedWithin(
-          spec.settings.mode === "legacy" ? options.batchSize * Math.max(1, options.partitions) : options.batchSize,
+          spec.settings.mode === "legacy"
+            ? Math.floor(options.batchSize * Math.max(1, options.partitions) * 0.8)
+            : options.batchSize,
           options.maxWait
         ),
         Stream.mapEffect((chunk) => dispatch(chunk), { concurrency: options.inflight }),
