@@ -57,6 +57,8 @@ describe("kill -9 between verdict and action", () => {
     ])
     first.child.kill("SIGKILL")
     await first.exited
+    // The platform must have seen the killed daemon's connection close before the gate opens.
+    await waitFor(() => platform.heldCount() === 0, 10_000, "the held call's connection to close")
     platform.openGate()
     expect(platform.executed).toEqual([])
 

@@ -81,6 +81,20 @@ describe("kill -9 during a run", () => {
       await new Promise((r) => setTimeout(r, 50 + Math.random() * 400))
       daemon.child.kill("SIGKILL")
       await daemon.exited
+      // A call the daemon made just before dying is logged by the sandbox when it is answered:
+      // wait until the log stops growing before taking the snapshot.
+      let seen = -1
+      await waitFor(
+        async () => {
+          const n = (await Effect.runPromise(sandbox.requests)).length
+          const settled = n === seen
+          seen = n
+          if (!settled) await new Promise((r) => setTimeout(r, 250))
+          return settled
+        },
+        10_000,
+        "the sandbox's log to settle"
+      )
       const called = new Set((await analyseCalls()).map((r) => referenceOf(r.body)))
       const recorded = new Set(
         StateDb.query<{ reference: string }>(state, "SELECT reference FROM warden_items").map((r) => r.reference)

@@ -60,7 +60,12 @@ export const startPlatform = async () => {
       }
       if (!gateOpen) {
         // Held: done only if this connection is still there when the gate opens.
-        held.push({ res, action })
+        const entry = { res, action }
+        held.push(entry)
+        res.on("close", () => {
+          const i = held.indexOf(entry)
+          if (i !== -1 && !res.writableEnded) held.splice(i, 1)
+        })
         return
       }
       executed.push(action)
