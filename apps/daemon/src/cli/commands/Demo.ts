@@ -3,7 +3,7 @@
  * See `demo/Demo.ts`.
  */
 import { Command, Flag } from "effect/cli"
-import * as Demo from "../../demo/Demo.ts"
+import { Effect } from "effect"
 
 /** The `demo` subcommand. */
 export const demo = Command.make(
@@ -18,7 +18,12 @@ export const demo = Command.make(
       Flag.withDefault("auto")
     )
   },
-  ({ adminPort, format }) => Demo.run({ adminPort, format })
+  ({ adminPort, format }) =>
+    // Loaded on use: the demo brings the sandbox, which every other command would pay for at start.
+    Effect.flatMap(
+      Effect.promise(() => import("../../demo/Demo.ts")),
+      (Demo) => Demo.run({ adminPort, format })
+    )
 ).pipe(
   Command.withDescription(
     "Run the whole pipeline locally: sandbox API + demo comments feed + RSS source + stdout sink + admin API"

@@ -4,7 +4,7 @@
  * interrupted. Faults and quotas come from flags, from `--config FILE`, or later from the control API.
  */
 import { PATHS } from "@warden/core"
-import { type Faults, type Quotas, Sandbox, SandboxConfig } from "@warden/sandbox"
+import type { Faults, Quotas, SandboxConfig } from "@warden/sandbox"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 
@@ -49,6 +49,9 @@ const usage = (message: string) =>
 /** The `sandbox` subcommand. */
 export const sandbox = Command.make("sandbox", flags, (f) =>
   Effect.gen(function* () {
+    // Loaded on use: the sandbox (its language detector especially) is heavy, and every other
+    // `warden` command would pay for it at start.
+    const { Sandbox, SandboxConfig } = yield* Effect.promise(() => import("@warden/sandbox"))
     const file = Option.isSome(f.config)
       ? yield* SandboxConfig.load(f.config.value).pipe(
           Effect.catchTag("SandboxConfigError", (e) =>
