@@ -62,9 +62,13 @@ export const batchError = (source: string, error: AnyError): EngineError =>
     ? new SourcePaused({ source, code: codeOf(error), detail: error.message })
     : new ApiUnavailable({ source, code: codeOf(error), detail: error.message })
 
-/** Waits on a 429 (the limiter has slowed down already) up to this long per try. */
-const quotaWait = Schedule.exponential("500 millis", 2).pipe(
-  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30))))
+/**
+ * Waits on a 429 before trying again. The transport's limiter has slowed the endpoint down already and
+ * paces the retry, so the first waits are short (a long one only idles a quota that has room again);
+ * they grow for an API whose client has no limiter configured.
+ */
+const quotaWait = Schedule.exponential("100 millis", 2).pipe(
+  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(10))))
 )
 
 /**
