@@ -3,12 +3,12 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
-import { Layer, Schema } from "effect"
+import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
-import { connector, startPlatform, TestPlatformConfig } from "./support/TestPlatform.ts"
+import { platformSource, startPlatform } from "./support/TestPlatform.ts"
 
 describe("the admin API", () => {
   let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
@@ -22,21 +22,7 @@ describe("the admin API", () => {
     daemon = await startDaemonInProcess({
       state: { _tag: "sqlite", filename: join(dir, "state.db") },
       api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-      sources: [
-        {
-          settings: {
-            id: "plat",
-            connector: "testplatform",
-            channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-            mode: "v1",
-            analyse: new Set(["text"]),
-            oversize: "split",
-            dryRun: false
-          },
-          connector,
-          config: Schema.decodeUnknownSync(TestPlatformConfig)({ url: platform.url, pollMillis: 50 })
-        }
-      ],
+      sources: [platformSource(platform.url, { id: "plat" })],
       sinks: Layer.succeed(SinkList, []),
       sinkNames: [],
       includeContent: false

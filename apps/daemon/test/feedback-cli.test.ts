@@ -5,12 +5,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { Sandbox } from "@warden/sandbox"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
-import { connector, startPlatform, TestPlatformConfig } from "./support/TestPlatform.ts"
+import { platformSource, startPlatform } from "./support/TestPlatform.ts"
 
 const exec = promisify(execFile)
 const bin = new URL("../src/bin.ts", import.meta.url).pathname
@@ -30,21 +30,7 @@ describe("warden feedback --reference", () => {
     daemon = await startDaemonInProcess({
       state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-fbcli-")), "state.db") },
       api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-      sources: [
-        {
-          settings: {
-            id: "p",
-            connector: "testplatform",
-            channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-            mode: "v1",
-            analyse: new Set(["text"]),
-            oversize: "split",
-            dryRun: false
-          },
-          connector,
-          config: Schema.decodeUnknownSync(TestPlatformConfig)({ url: platform.url, pollMillis: 50 })
-        }
-      ],
+      sources: [platformSource(platform.url, { id: "p" })],
       sinks: Layer.succeed(SinkList, []),
       sinkNames: [],
       includeContent: false

@@ -8,6 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { Action, Connector, ConnectorError, type SourceEvent } from "@warden/connector"
 import { Duration, Effect, Option, Schema, Stream } from "effect"
+import type { SourceSpec } from "../../src/engine/Pipeline.ts"
+import type { SourceSettings } from "../../src/engine/SourceSettings.ts"
 
 /** An event the platform serves, with its sequence number. */
 export type PlatformEvent =
@@ -186,6 +188,22 @@ export const connector = Connector.make({
           )
         )
     })
+})
+
+/** A daemon source on the test platform at `url` (v1, text), with `settings` overriding the defaults. */
+export const platformSource = (url: string, settings: Partial<SourceSettings> = {}): SourceSpec => ({
+  settings: {
+    id: "plat",
+    connector: "testplatform",
+    channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+    mode: "v1",
+    analyse: new Set(["text"]),
+    oversize: "split",
+    dryRun: false,
+    ...settings
+  },
+  connector,
+  config: Schema.decodeUnknownSync(TestPlatformConfig)({ url, pollMillis: 50 })
 })
 
 export default connector
