@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Transport } from "@warden/transport"
 import { Effect, Layer } from "effect"
 import { LegacyBatch } from "../src/LegacyBatch.ts"
-import { envelope, type Recorded, startServer } from "./TestServer.ts"
+import { envelope, type Recorded, startServer } from "@warden/transport/testing"
 
 /** Answers like the legacy endpoint: a text containing BAD is a per-message error at its position in the call. */
 const legacyAnswer = (_: number, request: Recorded) => {

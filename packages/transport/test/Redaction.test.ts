@@ -9,7 +9,7 @@ import { Cause, ConfigProvider, Duration, Effect, Exit, Logger, Tracer } from "e
 import type * as ApiConfigModule from "../src/ApiConfig.ts"
 import { ApiConfig, make as makeConfig } from "../src/ApiConfig.ts"
 import { Transport } from "../src/Transport.ts"
-import { envelope, ok, startServer, transient } from "./TestServer.ts"
+import { envelope, ok, startServer, transient } from "../src/testing/index.ts"
 
 const KEY = "sk-live-7d3f9a2b1c4e5f60"
 const LEGACY_KEY = "legacy-3e8a1f0c9b2d"

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { AnalyzeV1 } from "../src/AnalyzeV1.ts"
 import { FeedbackV1 } from "../src/FeedbackV1.ts"
 import * as V1Client from "../src/V1Client.ts"
-import { ok, startServer } from "./TestServer.ts"
+import { ok, startServer } from "@warden/transport/testing"
 
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 const FEEDBACK_ID = "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
