@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto"
 import type { Connector } from "@warden/connector"
-import { Duration, Effect, Layer, Redacted } from "effect"
+import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import type { SqlClient } from "effect/sql"
 import { type Checked, toApiConfigInput } from "./config/index.ts"
 import type * as Daemon from "./Daemon.ts"
@@ -50,7 +50,7 @@ export const specOf = (checked: Checked): FromConfig => {
   })
   const sinks = Layer.effect(
     SinkList,
-    Effect.forEach(config.sinks, (sink): Effect.Effect<Sink, never, any> => {
+    Effect.forEach(config.sinks, (sink): Effect.Effect<Sink, never, SqlClient.SqlClient | Scope.Scope> => {
       switch (sink.type) {
         case "stdout":
           return Effect.succeed(StdoutSink.make({ name: sink.name, format: sink.format }))
@@ -70,7 +70,7 @@ export const specOf = (checked: Checked): FromConfig => {
           return Effect.orDie(SqlSink.make({ name: sink.name }))
       }
     })
-  ) as Layer.Layer<SinkList, never, SqlClient.SqlClient>
+  )
   const token = config.admin.token ?? Redacted.make(randomBytes(18).toString("base64url"), { label: "admin token" })
   return {
     generatedToken: config.admin.token === undefined,
