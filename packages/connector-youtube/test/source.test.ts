@@ -312,9 +312,14 @@ describe("actions", () => {
           ...fake.oauthConfig,
           ...fast
         })
+        // The wait ends with the reversal; the long timeout only matters on a loaded machine.
         const run = yield* Effect.forkChild(
-          collectFrom(source, (es) => es.some((e) => e.kind === "reversal"), { timeout: "5 seconds" })
+          collectFrom(source, (es) => es.some((e) => e.kind === "reversal"), { timeout: "20 seconds" })
         )
+        // Act once the source has polled (not after a fixed sleep: under load it may not have yet).
+        for (let i = 0; i < 500 && fake.calls("/youtube/v3/commentThreads").length === 0; i++) {
+          yield* Effect.sleep("20 millis")
+        }
         yield* Effect.sleep("300 millis")
         yield* source.act!({ kind: "holdForReview", reference: `youtube:${c.id}` })
         yield* source.act!({ kind: "holdForReview", reference: `youtube:${other.id}` })
