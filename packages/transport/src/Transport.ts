@@ -6,7 +6,6 @@
  * what may be retried, fails over between regions, and records spans and metrics. It never re-encodes
  * a body: what `send` is given is byte-for-byte what goes on the wire.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import type { Dispatcher } from "undici"
 import {
   type ApiError,
@@ -18,6 +17,7 @@ import {
 } from "@warden/core"
 import { type Config, Context, Duration, Effect, Layer, Redacted, Result } from "effect"
 import { ApiConfig, type ApiConfigError, type Input, type Overrides } from "./ApiConfig.ts"
+import { HttpDispatcher } from "./HttpDispatcher.ts"
 import { fromCause } from "./internal/errors.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { BASE_URL_ENV, type Region } from "./Region.ts"
@@ -84,12 +84,12 @@ const targetAt = (
 
 const LEGACY_PLAN: ReadonlyArray<"legacy"> = ["legacy"]
 
-/** Builds the transport on an undici `Dispatcher` (`NodeHttpClient.Dispatcher`, shareable with other clients). */
-export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHttpClient.Dispatcher> = Effect.gen(
+/** Builds the transport on an undici `Dispatcher` (`HttpDispatcher`, shareable with other clients). */
+export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDispatcher> = Effect.gen(
   function* () {
     const config = yield* ApiConfig
     const limiter = yield* RateLimiter
-    const dispatcher = yield* NodeHttpClient.Dispatcher
+    const dispatcher = yield* HttpDispatcher
     const regions = RegionPolicy.makeState(config.regions)
     const timeoutMillis = Duration.toMillis(config.timeout)
     const common = { accept: "application/json", "content-type": "application/json", "user-agent": config.userAgent }
@@ -339,14 +339,14 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | NodeHtt
 /** The transport service. */
 export class Transport extends Context.Service<Transport, Shape>()("@warden/transport/Transport") {
   /** On the `ApiConfig`, `RateLimiter` and undici `Dispatcher` provided. */
-  static readonly layerNoDeps: Layer.Layer<Transport, never, ApiConfig | RateLimiter | NodeHttpClient.Dispatcher> =
+  static readonly layerNoDeps: Layer.Layer<Transport, never, ApiConfig | RateLimiter | HttpDispatcher> =
     Layer.effect(Transport, make)
   /** On a given `Dispatcher` and `ApiConfig`, with its own limiter (one per layer instance: share the layer). */
-  static readonly layer: Layer.Layer<Transport | RateLimiter, never, ApiConfig | NodeHttpClient.Dispatcher> =
+  static readonly layer: Layer.Layer<Transport | RateLimiter, never, ApiConfig | HttpDispatcher> =
     Transport.layerNoDeps.pipe(Layer.provideMerge(RateLimiter.layer))
   /** On its own undici `Agent` (keep-alive connection pool), with its own limiter. */
   static readonly layerUndici: Layer.Layer<Transport | RateLimiter, never, ApiConfig> = Transport.layer.pipe(
-    Layer.provide(NodeHttpClient.layerDispatcher)
+    Layer.provide(HttpDispatcher.layer)
   )
   /** Settings built in code, on undici: the usual way to build a client. */
   static readonly layerOptions = (input: Input): Layer.Layer<Transport | RateLimiter | ApiConfig, ApiConfigError> =>
