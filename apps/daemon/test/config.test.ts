@@ -141,20 +141,6 @@ describe("loadConfig: the valid example", () => {
 })
 
 describe("loadConfig: warnings", () => {
-  it("warns (but accepts) rule names outside the known taxonomies, with a hint", async () => {
-    const path = write(
-      `${api}sources:\n${source("    rules:\n      - name: r\n        when: { type: [HATEFULL], severityAtLeast: HIGH, classifications: { anyOf: [THREAT, SPAM_X] } }\n")}`
-    )
-    const r = await check(path)
-    if (r._tag === "Failure") throw new Error(r.failure.message)
-    expect(r.success.warnings.map((w) => `${w.path}: ${w.message}`)).toEqual([
-      "sources.0.rules.0.when.type.0: 'HATEFULL' is not a known analysis type; did you mean HATEFUL?",
-      expect.stringMatching(
-        /^sources\.0\.rules\.0\.when\.classifications\.anyOf\.1: 'SPAM_X' is not a known classification/
-      )
-    ])
-  })
-
   it("warns when there is no source", async () => {
     const r = await check(write(api))
     if (r._tag === "Failure") throw new Error(r.failure.message)
@@ -267,6 +253,33 @@ describe("loadConfig: broken files", () => {
       ).toBe(true)
     })
   }
+
+  it("a severity the rules do not know is a config error naming the path and the known values", async () => {
+    const problems = await problemsOf(
+      `${api}sources:\n${source("    rules:\n      - name: r\n        when: { severityAtLeast: HIGHEST }\n")}`
+    )
+    expect(problems).toEqual([
+      "sources.0.rules.0.when.severityAtLeast: 'HIGHEST' is not a severity the rules know (known: NONE, LOW, MEDIUM, HIGH, VERY_HIGH)"
+    ])
+  })
+
+  it("every enum of a rule's when is checked: types, actions, classifications, directedAt", async () => {
+    const problems = await problemsOf(
+      `${api}sources:\n${source("    rules:\n      - name: r\n        when: { type: [HATEFULL], recommendedAction: [DELETE], directedAt: [EVERYONE], classifications: { anyOf: [THREAT, SPAM_X], allOf: [INSLUT] } }\n")}`
+    )
+    expect(problems.map((p) => p.split(": ")[0])).toEqual([
+      "sources.0.rules.0.when.type.0",
+      "sources.0.rules.0.when.recommendedAction.0",
+      "sources.0.rules.0.when.directedAt.0",
+      "sources.0.rules.0.when.classifications.anyOf.1",
+      "sources.0.rules.0.when.classifications.allOf.0"
+    ])
+    expect(problems[0]).toBe(
+      "sources.0.rules.0.when.type.0: 'HATEFULL' is not an analysis type the rules know; did you mean HATEFUL? (known: HATEFUL, SUPPORTIVE, NEUTRAL)"
+    )
+    expect(problems[1]).toContain("(known: KEEP, REMOVE)")
+    expect(problems[4]).toContain("did you mean INSULT?")
+  })
 
   it("reports every problem at once, in file order", async () => {
     const problems = await problemsOf(

@@ -65,6 +65,13 @@ describe("rule matching", () => {
     expect(Policy.matches({ severityAtLeast: "LOW" } as never, { classifications: [], severity: "ODD" })).toBe(true)
     expect(Policy.matches({ severityAtLeast: "MEDIUM" } as never, { classifications: [], severity: "ODD" })).toBe(false)
   })
+
+  it("a threshold the rules do not know never widens a rule: it matches only that exact name", () => {
+    const when = { severityAtLeast: "HIGHEST" } as never
+    for (const severity of ["LOW", "MEDIUM", "HIGH", "VERY_HIGH"])
+      expect(Policy.matches(when, { classifications: [], severity })).toBe(false)
+    expect(Policy.matches(when, { classifications: [], severity: "HIGHEST" })).toBe(true)
+  })
 })
 
 const rules: ReadonlyArray<Rule> = [

@@ -175,8 +175,10 @@ const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(
 }
 
 /**
- * Warnings for `when` names outside the known taxonomies: they are accepted (the API's lists are open)
- * but a typo (`HATEFULL`) would silently never match.
+ * Problems for `when` values outside the known lists. API *answers* stay open (an unknown name
+ * decodes), but a value an operator writes must be one the rules understand: a misspelt severity
+ * ranks as "just below MEDIUM" and would widen the rule, a misspelt type or classification would
+ * silently never match. Each problem names the path, the value and the known values.
  */
 const unknownNames = (when: RuleWhen, at: string): Array<ConfigProblem> => {
   const out: Array<ConfigProblem> = []
@@ -190,8 +192,8 @@ const unknownNames = (when: RuleWhen, at: string): Array<ConfigProblem> => {
       if (known.includes(value)) continue
       const hint = suggest(value, known)
       out.push({
-        path: `${at}.when.${key}${values === undefined || key === "severityAtLeast" ? "" : `.${i}`}`,
-        message: `'${value}' is not a known ${what}${hint === undefined ? ` (known: ${known.join(", ")})` : `; did you mean ${hint}?`}`
+        path: `${at}.when.${key}${key === "severityAtLeast" ? "" : `.${i}`}`,
+        message: `'${value}' is not ${/^[aeiou]/u.test(what) ? "an" : "a"} ${what} the rules know${hint === undefined ? "" : `; did you mean ${hint}?`} (known: ${known.join(", ")})`
       })
     }
   }
@@ -345,7 +347,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
             message: `duplicate rule name '${rule.name}' (also rules.${seen})`
           })
         else ruleNames.set(rule.name, r)
-        warnings.push(...unknownNames(rule.when, `${at}.rules.${r}`))
+        problems.push(...unknownNames(rule.when, `${at}.rules.${r}`))
         rule.sinks?.forEach((name, s) => {
           if (!sinkNames.includes(name)) {
             const known = [...new Set(sinkNames.filter((n) => n !== undefined))]

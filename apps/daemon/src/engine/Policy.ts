@@ -3,7 +3,7 @@
  * optionally the sinks that receive its matches. The first rule that matches decides; a verdict no rule
  * matches goes to every sink and triggers nothing.
  */
-import { severityRank } from "@warden/core"
+import { SEVERITIES, severityRank } from "@warden/core"
 import type { Rule, RuleWhen } from "../config/WardenConfig.ts"
 import type { Verdict } from "./Verdict.ts"
 
@@ -23,8 +23,12 @@ export const matches = (when: RuleWhen, verdict: Verdict): boolean => {
   )
     return false
   if (when.severityAtLeast !== undefined) {
-    if (verdict.severity === undefined || severityRank(verdict.severity) < severityRank(when.severityAtLeast))
-      return false
+    if (verdict.severity === undefined) return false
+    // A threshold the rules do not know (refused by the config check) never widens a rule: it
+    // matches only that exact name, not "everything ranked above an unknown".
+    if (!(SEVERITIES as ReadonlyArray<string>).includes(when.severityAtLeast)) {
+      if (verdict.severity !== when.severityAtLeast) return false
+    } else if (severityRank(verdict.severity) < severityRank(when.severityAtLeast)) return false
   }
   const anyOf = when.classifications?.anyOf
   if (anyOf !== undefined && anyOf.length > 0 && !anyOf.some((c) => verdict.classifications.includes(c))) return false
