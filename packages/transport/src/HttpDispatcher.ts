@@ -26,9 +26,7 @@ export const make = (options: Agent.Options = {}): Effect.Effect<Dispatcher, nev
   )
 
 /** The undici dispatcher the transport uses; provide one to share a pool with other clients. */
-export class HttpDispatcher extends Context.Service<HttpDispatcher, Dispatcher>()(
-  "@warden/transport/HttpDispatcher"
-) {
+export class HttpDispatcher extends Context.Service<HttpDispatcher, Dispatcher>()("@warden/transport/HttpDispatcher") {
   /** A keep-alive pool of its own (through the environment's proxy if one is set). */
   static readonly layer: Layer.Layer<HttpDispatcher> = Layer.effect(HttpDispatcher, make())
   /** A pool with these undici `Agent` options (TLS, `connect.socketPath`, pool sizes, ...). */

@@ -1,9 +1,10 @@
 /**
  * Client-side quota settings: a request rate and a burst per endpoint, matching the contract's
  * quotas (the spec counts them per organisation and per endpoint; their values are contract-specific,
- * so they are configuration). With them set right, a client never sees a 429.
+ * so they are configuration). None is required: the limiter learns each endpoint's quota from the
+ * value a 429 names (`RateLimiter`); a configured rate only saves the first 429s.
  */
-import type { EndpointName } from "@warden/core"
+import { type EndpointName, PATHS } from "@warden/core"
 
 /** The rate allowed on one endpoint. */
 export interface Rate {
@@ -13,7 +14,10 @@ export interface Rate {
   readonly burst?: number | undefined
 }
 
-/** How the limiter adapts after a 429. */
+/**
+ * How the limiter adapted after a 429 before it learnt quotas from the server's answers.
+ * @deprecated ignored: the limiter now takes the quota value a 429 names (see `RateLimiter`).
+ */
 export interface Adaptive {
   /** The rate is multiplied by this on each `QuotaError` (default 0.5). */
   readonly decrease: number
@@ -29,7 +33,7 @@ export interface Options {
   readonly default?: Rate | undefined
   /** Rates by endpoint name (`analyzeText`, `feedbackImage`, `legacyAnalyze`, ...). */
   readonly endpoints?: Partial<Record<EndpointName, Rate>> | undefined
-  /** Adaptation after a 429. */
+  /** @deprecated ignored: the limiter learns the quota from the value a 429 names. */
   readonly adaptive?: Partial<Adaptive> | undefined
   /**
    * Headroom kept below each configured quota, so network jitter never makes two requests land closer
@@ -42,7 +46,7 @@ export interface Options {
 /** The default headroom below a configured quota. */
 export const DEFAULT_MARGIN = 0.05
 
-/** The default adaptation. */
+/** @deprecated see `Adaptive`. */
 export const defaultAdaptive: Adaptive = { decrease: 0.5, recoverySeconds: 10, floor: 0.05 }
 
 /** No client-side limit. */
@@ -52,11 +56,20 @@ export const unlimited: Options = {}
 export const rateFor = (options: Options, endpoint: EndpointName): Rate | undefined =>
   options.endpoints?.[endpoint] ?? options.default
 
+/** The headroom in force: `margin`, or the default, within [0, 0.9]. */
+export const marginOf = (options: Options): number => Math.min(0.9, Math.max(0, options.margin ?? DEFAULT_MARGIN))
+
+/** The endpoints that have a configured rate (every endpoint when a `default` is set). */
+export const configuredEndpoints = (options: Options): ReadonlyArray<EndpointName> =>
+  options.default !== undefined
+    ? (Object.keys(PATHS) as Array<EndpointName>)
+    : (Object.keys(options.endpoints ?? {}) as Array<EndpointName>).filter((e) => options.endpoints?.[e] !== undefined)
+
 /** The rate the limiter enforces for an endpoint: the configured one minus the headroom. */
 export const effectiveRate = (options: Options, endpoint: EndpointName): Rate | undefined => {
   const rate = rateFor(options, endpoint)
   if (rate === undefined) return undefined
-  const margin = Math.min(0.9, Math.max(0, options.margin ?? DEFAULT_MARGIN))
+  const margin = marginOf(options)
   const burst = rate.burst ?? rate.requestsPerSecond
   return {
     requestsPerSecond: rate.requestsPerSecond * (1 - margin),

@@ -1,117 +1,398 @@
 /**
  * The client-side rate limiter: one token bucket per endpoint, shared by every fiber that uses the
  * same layer (build the layer once per process). A caller reserves a token and waits its turn (FIFO,
- * no polling). On a `QuotaError` the endpoint's rate drops (`QuotaPolicy.Adaptive.decrease`, or to
- * the quota value the server named, if lower) and climbs back linearly to the configured rate.
+ * no polling).
+ *
+ * It learns the organisation's quota. The spec publishes no numbers, but every 429 names the quota
+ * and its value (`quotaError.violations[].quotaValue`), so:
+ * - an endpoint with no configured rate starts unlimited and, at its first 429, takes the named value
+ *   (less the margin) as its rate;
+ * - a configured rate above a named value is lowered to it (logged once);
+ * - a 429 while already at or under the named value means the quota is shared (another process, another
+ *   runner): the rate is cut multiplicatively;
+ * - with a backlog it probes upward again: back to the highest value that held before (after 2 s, then
+ *   4, 8 s while the server keeps refusing), and in small steps above it (+5% every 15 s), so a
+ *   quota that was lowered for a while, or raised, is found without a restart.
+ *
+ * Why the bucket pauses at the start of a burst: the server's bucket starts (or leaves "full") when
+ * our first request *reaches* it, which under load can be tens of milliseconds after we sent it.
+ * Refill we credit for that gap is refill the server's full bucket threw away, and the requests
+ * paced on it arrive early (the CI flake of issue 17: a client bucket started at the first
+ * reservation, the server's 83 ms later, the seventh request refused). So when a burst starts from a
+ * full bucket, refill is credited only from the first answer of that burst (the server has seen the
+ * request by then). Delays later in a burst cannot hurt: a token bucket that is not full loses
+ * nothing when requests come late.
  */
 import type { EndpointName, QuotaViolation } from "@warden/core"
-import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Layer } from "effect"
 import { ApiConfig } from "./ApiConfig.ts"
 import * as QuotaPolicy from "./QuotaPolicy.ts"
 
+/** A 429 names a per-second quota by a name ending in this (`analyze.message.requests_per_second`). */
+const PER_SECOND = "requests_per_second"
+/** Multiplicative cut when refused at or under the named value, or when no value is named. */
+const SHARED_DECREASE = 0.75
+const UNNAMED_DECREASE = 0.5
+/** The first probe back up waits this long after a 429; each refused probe doubles it, up to the max. */
+const PROBE_DELAY_MS = 2_000
+const PROBE_DELAY_MAX_MS = 8_000
+/** After this many refused probes the lower value is the new normal. */
+const PROBES_BEFORE_ACCEPTING = 4
+/** Above the highest value that held, the rate climbs by this fraction every `CLIMB_INTERVAL_MS`. */
+const CLIMB_STEP = 0.05
+const CLIMB_INTERVAL_MS = 15_000
+/** Refill starts at the first answer of a burst, or after this long without one. */
+const ANCHOR_TIMEOUT_MS = 2_000
+/** Rates (after the margin) never go below this many requests per second. */
+const MIN_RATE = 0.2
+/** The window for `recent429s`. */
+const RECENT_WINDOW_MS = 60_000
+
 interface Bucket {
-  readonly configured: number
-  readonly burst: number
+  readonly endpoint: EndpointName
+  /** The configured quota (before the margin), if any. */
+  readonly configured: number | undefined
+  /** The configured burst after the margin, if any. */
+  readonly configuredBurst: number | undefined
+  /** The quota value the server named last. */
+  learnt: number | undefined
+  /** The quota the limiter aims at (before the margin); `Infinity` when none is known. */
+  limit: number
+  /** The highest quota that held recently: where probes go back to. */
+  ceiling: number | undefined
+  /** The enforced rate (`limit` less the margin) and bucket size. */
+  rate: number
+  burst: number
   tokens: number
   last: number
-  /** Rate right after the last 429, and when that was. */
-  reducedRate: number
-  reducedAt: number
+  /** Callers waiting for a token. */
+  waiting: number
+  /** Bumped when waiters must re-reserve (rate changed, refill re-anchored); `signal` completes then. */
+  epoch: number
+  signal: Deferred.Deferred<void>
+  /** False from the start of a burst until its first answer: refill is not credited meanwhile. */
+  anchored: boolean
+  pausedSince: number
+  /** When the rate last changed: a 429 for a request sent before then says nothing new. */
+  changedAt: number
+  probing: boolean
+  probeDelay: number
+  nextProbeAt: number
+  failedProbes: number
+  /** When the last 429 arrived, and the 429s of the last minute. */
+  recent429: Array<number>
+  /** Requests sent in the current and the previous second (for a 429 that names no value). */
+  windowStart: number
+  windowCount: number
+  previousCount: number
+  /** The rate last logged. */
+  loggedRate: number
+  warnedConfigured: boolean
 }
 
-/** The limiter's state for one endpoint, for logs and tests. */
+/** The limiter's state for one endpoint, for `/api/quota`, logs and tests. */
 export interface Status {
   readonly endpoint: EndpointName
-  readonly configuredRate: number
-  readonly currentRate: number
+  /** The configured quota in requests per second (before the margin), if any. */
+  readonly configuredRate: number | undefined
+  /** The quota value the server named in its last 429, if any. */
+  readonly learntRate: number | undefined
+  /** The rate enforced now (after the margin); `undefined` when unlimited. */
+  readonly currentRate: number | undefined
+  /** Tokens available now (negative: callers are waiting). */
   readonly tokens: number
+  /** 429s answered in the last minute. */
+  readonly recent429s: number
 }
 
 /** Shape of the limiter. */
 export interface Shape {
   /** Waits until a call to `endpoint` may go; returns how long it waited (ms). */
   readonly acquire: (endpoint: EndpointName) => Effect.Effect<number>
-  /** Slows `endpoint` down after a 429 that named `violations`. */
-  readonly penalize: (endpoint: EndpointName, violations: ReadonlyArray<QuotaViolation>) => Effect.Effect<void>
-  /** The current state of an endpoint's bucket (`undefined` when it is not limited). */
+  /**
+   * Learns from a 429 that named `violations`, for a request sent at `sentAt` (epoch ms; a 429 for a
+   * request sent before the rate last changed only counts).
+   */
+  readonly penalize: (
+    endpoint: EndpointName,
+    violations: ReadonlyArray<QuotaViolation>,
+    sentAt?: number
+  ) => Effect.Effect<void>
+  /** An attempt to `endpoint` got its answer (or gave up): the server has seen it. */
+  readonly settle: (endpoint: EndpointName) => Effect.Effect<void>
+  /** Whether calls to `endpoint` wait for the limiter now (a configured or learnt rate). */
+  readonly isLimitedUnsafe: (endpoint: EndpointName) => boolean
+  /** Counts a call that went out without waiting for the limiter (an unlimited endpoint). */
+  readonly noteSendUnsafe: (endpoint: EndpointName, now: number) => void
+  /** The current state of an endpoint's bucket (`undefined` for one never used nor configured). */
   readonly status: (endpoint: EndpointName) => Effect.Effect<Status | undefined>
+  /** Every endpoint used or configured. */
+  readonly statusAll: Effect.Effect<ReadonlyArray<Status>>
 }
+
+const enforced = (limit: number, margin: number): number =>
+  Number.isFinite(limit) ? Math.max(MIN_RATE, limit * (1 - margin)) : Number.POSITIVE_INFINITY
 
 /** Builds a limiter from quota settings. */
 export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
   Effect.sync(() => {
-    const adaptive = { ...QuotaPolicy.defaultAdaptive, ...options.adaptive }
-    const buckets = new Map<EndpointName, Bucket | null>()
-    const bucket = (endpoint: EndpointName, now: number): Bucket | null => {
+    const margin = QuotaPolicy.marginOf(options)
+    const buckets = new Map<EndpointName, Bucket>()
+
+    const bucket = (endpoint: EndpointName, now: number): Bucket => {
       let b = buckets.get(endpoint)
       if (b === undefined) {
-        const rate = QuotaPolicy.effectiveRate(options, endpoint)
-        b =
-          rate === undefined || !(rate.requestsPerSecond > 0) || !Number.isFinite(rate.requestsPerSecond)
-            ? null
-            : {
-                configured: rate.requestsPerSecond,
-                burst: Math.max(1, rate.burst ?? rate.requestsPerSecond),
-                tokens: Math.max(1, rate.burst ?? rate.requestsPerSecond),
-                last: now,
-                reducedRate: rate.requestsPerSecond,
-                reducedAt: Number.NEGATIVE_INFINITY
-              }
+        const configured = QuotaPolicy.rateFor(options, endpoint)
+        const effective = QuotaPolicy.effectiveRate(options, endpoint)
+        const limit =
+          configured !== undefined && configured.requestsPerSecond > 0 && Number.isFinite(configured.requestsPerSecond)
+            ? configured.requestsPerSecond
+            : Number.POSITIVE_INFINITY
+        const burst = Number.isFinite(limit) ? Math.max(1, effective?.burst ?? 1) : 1
+        b = {
+          endpoint,
+          configured: Number.isFinite(limit) ? limit : undefined,
+          configuredBurst: Number.isFinite(limit) ? burst : undefined,
+          learnt: undefined,
+          limit,
+          ceiling: Number.isFinite(limit) ? limit : undefined,
+          rate: enforced(limit, margin),
+          burst,
+          tokens: burst,
+          last: now,
+          waiting: 0,
+          epoch: 0,
+          signal: Deferred.makeUnsafe<void>(),
+          anchored: true,
+          pausedSince: now,
+          changedAt: Number.NEGATIVE_INFINITY,
+          probing: false,
+          probeDelay: PROBE_DELAY_MS,
+          // a configured rate is probed above too (in small steps, with a backlog): quotas change
+          nextProbeAt: now + CLIMB_INTERVAL_MS,
+          failedProbes: 0,
+          recent429: [],
+          windowStart: now,
+          windowCount: 0,
+          previousCount: 0,
+          loggedRate: enforced(limit, margin),
+          warnedConfigured: false
+        }
         buckets.set(endpoint, b)
       }
       return b
     }
-    const currentRate = (b: Bucket, now: number): number => {
-      if (b.reducedRate >= b.configured) return b.configured
-      const climbed = ((now - b.reducedAt) / 1000 / adaptive.recoverySeconds) * b.configured
-      return Math.min(b.configured, b.reducedRate + climbed)
-    }
+
     const refill = (b: Bucket, now: number) => {
-      const elapsed = Math.max(0, now - b.last) / 1000
-      b.tokens = Math.min(b.burst, b.tokens + elapsed * currentRate(b, now))
+      if (!b.anchored && now - b.pausedSince >= ANCHOR_TIMEOUT_MS) anchor(b, now)
+      if (b.anchored && Number.isFinite(b.rate)) {
+        const elapsed = Math.max(0, now - b.last) / 1000
+        b.tokens = Math.min(b.burst, b.tokens + elapsed * b.rate)
+      }
       b.last = now
     }
+
+    /** Waiters give their reservations back and take new ones (in the order they wake). */
+    const wakeWaiters = (b: Bucket) => {
+      b.tokens = Math.min(0, b.tokens + b.waiting)
+      b.epoch++
+      const signal = b.signal
+      b.signal = Deferred.makeUnsafe<void>()
+      Deferred.doneUnsafe(signal, Effect.void)
+    }
+
+    const anchor = (b: Bucket, now: number) => {
+      b.anchored = true
+      b.last = now
+      if (b.waiting > 0) wakeWaiters(b)
+    }
+
+    const countSend = (b: Bucket, now: number) => {
+      if (now - b.windowStart >= 1000) {
+        b.previousCount = now - b.windowStart >= 2000 ? 0 : b.windowCount
+        b.windowStart = now
+        b.windowCount = 0
+      }
+      b.windowCount++
+    }
+
+    /** Applies a new `limit`: the enforced rate, the bucket size, waiters re-reserve. */
+    const setLimit = (b: Bucket, limit: number, now: number): Effect.Effect<void> => {
+      refill(b, now)
+      b.limit = limit
+      b.rate = enforced(limit, margin)
+      b.burst =
+        b.configuredBurst !== undefined && b.configured !== undefined && limit >= b.configured ? b.configuredBurst : 1
+      b.tokens = Math.min(b.tokens, b.burst)
+      b.changedAt = now
+      if (b.waiting > 0) wakeWaiters(b)
+      const changed = Math.abs(b.rate - b.loggedRate) > 0.2 * Math.min(b.rate, b.loggedRate)
+      if (!changed) return Effect.void
+      b.loggedRate = b.rate
+      return Effect.logInfo(
+        `quota: ${b.endpoint} now ${b.rate.toFixed(1)} requests/s` +
+          (b.learnt !== undefined ? ` (the server's quota was ${b.learnt}/s at its last 429)` : "")
+      )
+    }
+
+    /** With a backlog: goes back up to what held before, or a step above it. */
+    const maybeProbe = (b: Bucket, now: number): Effect.Effect<void> => {
+      if (!Number.isFinite(b.limit) || now < b.nextProbeAt) return Effect.void
+      if (b.probing) {
+        // the last probe held
+        b.probing = false
+        b.failedProbes = 0
+        b.probeDelay = PROBE_DELAY_MS
+        b.ceiling = Math.max(b.ceiling ?? b.limit, b.limit)
+      }
+      const backUp = b.ceiling !== undefined && b.limit < b.ceiling
+      const target = backUp ? b.ceiling! : b.limit * (1 + CLIMB_STEP)
+      b.probing = true
+      b.nextProbeAt = now + (backUp ? b.probeDelay : CLIMB_INTERVAL_MS)
+      return setLimit(b, target, now)
+    }
+
     const acquire = (endpoint: EndpointName): Effect.Effect<number> =>
+      Effect.gen(function* () {
+        const start = yield* Clock.currentTimeMillis
+        countSend(bucket(endpoint, start), start)
+        for (;;) {
+          const now = yield* Clock.currentTimeMillis
+          const b = bucket(endpoint, now)
+          if (!Number.isFinite(b.rate)) return now - start
+          refill(b, now)
+          // a burst starts from a full bucket: no refill until the server has answered
+          if (b.anchored && b.waiting === 0 && b.tokens >= b.burst) {
+            b.anchored = false
+            b.pausedSince = now
+          }
+          if (b.tokens < 1) yield* maybeProbe(b, now)
+          b.tokens -= 1
+          if (b.tokens >= 0) return now - start
+          const epoch = b.epoch
+          const signal = b.signal
+          const wait = Math.ceil((-b.tokens / b.rate) * 1000)
+          const woken = Deferred.await(signal).pipe(Effect.as(true))
+          const turn = b.anchored
+            ? Effect.raceFirst(Effect.sleep(Duration.millis(wait)).pipe(Effect.as(false)), woken)
+            : Effect.raceFirst(
+                // no refill yet: wait for the burst's first answer (or its timeout), then re-reserve
+                Effect.sleep(Duration.millis(Math.max(1, ANCHOR_TIMEOUT_MS - (now - b.pausedSince)))).pipe(
+                  Effect.as(true)
+                ),
+                woken
+              )
+          b.waiting++
+          const again = yield* turn.pipe(
+            Effect.ensuring(
+              Effect.sync(() => {
+                b.waiting--
+              })
+            ),
+            // a caller that gives up returns its reservation (unless the waiters were reset meanwhile)
+            Effect.onInterrupt(() =>
+              Effect.sync(() => {
+                if (b.epoch === epoch) b.tokens = Math.min(b.burst, b.tokens + 1)
+              })
+            )
+          )
+          if (!again) return (yield* Clock.currentTimeMillis) - start
+          // the rate changed or refill was anchored: our reservation was given back, take a new one
+          if (b.epoch === epoch) b.tokens = Math.min(b.burst, b.tokens + 1)
+        }
+      })
+
+    const penalize = (
+      endpoint: EndpointName,
+      violations: ReadonlyArray<QuotaViolation>,
+      sentAt?: number
+    ): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const b = bucket(endpoint, now)
-        if (b === null) return Effect.succeed(0)
-        refill(b, now)
-        b.tokens -= 1
-        if (b.tokens >= 0) return Effect.succeed(0)
-        const wait = Math.ceil((-b.tokens / currentRate(b, now)) * 1000)
-        return Effect.sleep(Duration.millis(wait)).pipe(
-          Effect.as(wait),
-          // a caller that gives up returns its reservation
-          Effect.onInterrupt(() =>
-            Effect.sync(() => {
-              b.tokens = Math.min(b.burst, b.tokens + 1)
-            })
-          )
-        )
-      })
-    const penalize = (endpoint: EndpointName, violations: ReadonlyArray<QuotaViolation>): Effect.Effect<void> =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const b = bucket(endpoint, now)
-        if (b === null) return
-        refill(b, now)
+        b.recent429.push(now)
+        while (b.recent429.length > 0 && b.recent429[0]! < now - RECENT_WINDOW_MS) b.recent429.shift()
+        // sent before the last change: that change already answered this refusal
+        if (sentAt !== undefined && sentAt < b.changedAt) return Effect.void
         const named = violations
-          .filter((v) => v.quotaName.endsWith("requests_per_second"))
+          .filter((v) => v.quotaName.endsWith(PER_SECOND))
           .map((v) => Number(v.quotaValue))
           .filter((n) => Number.isFinite(n) && n > 0)
-        const reduced = Math.min(currentRate(b, now) * adaptive.decrease, ...named)
-        b.reducedRate = Math.max(b.configured * adaptive.floor, reduced)
-        b.reducedAt = now
+        const quota = named.length > 0 ? Math.min(...named) : undefined
+        let limit: number
+        if (quota !== undefined) {
+          b.learnt = quota
+          limit = b.limit > quota ? quota : Math.max(quota * 0.25, b.limit * SHARED_DECREASE)
+          if (b.ceiling === undefined) b.ceiling = quota
+        } else {
+          const observed = Math.max(b.previousCount, b.windowCount, 1)
+          limit = (Number.isFinite(b.limit) ? b.limit : observed) * UNNAMED_DECREASE
+        }
+        if (b.probing) {
+          b.probing = false
+          b.failedProbes++
+          b.probeDelay = Math.min(PROBE_DELAY_MAX_MS, b.probeDelay * 2)
+          if (b.failedProbes >= PROBES_BEFORE_ACCEPTING) {
+            b.ceiling = quota ?? limit
+            b.failedProbes = 0
+          }
+        }
+        b.nextProbeAt = now + b.probeDelay
         // the server said "too many": spend what is left of the burst
         b.tokens = Math.min(b.tokens, 0)
+        const warn =
+          quota !== undefined && b.configured !== undefined && b.configured > quota && !b.warnedConfigured
+            ? Effect.logWarning(
+                `quota for ${violations.find((v) => Number(v.quotaValue) === quota)?.quotaName ?? endpoint} is ` +
+                  `${quota}/s, configured ${b.configured}/s: using ${quota}/s`
+              ).pipe(
+                Effect.tap(() =>
+                  Effect.sync(() => {
+                    b.warnedConfigured = true
+                  })
+                )
+              )
+            : Effect.void
+        return Effect.andThen(setLimit(b, limit, now), warn)
       })
+
+    const settle = (endpoint: EndpointName): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          const b = buckets.get(endpoint)
+          if (b !== undefined && !b.anchored) anchor(b, now)
+        })
+      )
+
+    const isLimitedUnsafe = (endpoint: EndpointName): boolean => {
+      const b = buckets.get(endpoint)
+      if (b !== undefined) return Number.isFinite(b.rate)
+      return QuotaPolicy.effectiveRate(options, endpoint) !== undefined
+    }
+
+    const noteSendUnsafe = (endpoint: EndpointName, now: number): void => countSend(bucket(endpoint, now), now)
+
+    const statusOf = (b: Bucket, now: number): Status => {
+      refill(b, now)
+      while (b.recent429.length > 0 && b.recent429[0]! < now - RECENT_WINDOW_MS) b.recent429.shift()
+      return {
+        endpoint: b.endpoint,
+        configuredRate: b.configured,
+        learntRate: b.learnt,
+        currentRate: Number.isFinite(b.rate) ? b.rate : undefined,
+        tokens: b.tokens,
+        recent429s: b.recent429.length
+      }
+    }
     const status = (endpoint: EndpointName): Effect.Effect<Status | undefined> =>
       Effect.map(Clock.currentTimeMillis, (now) => {
-        const b = bucket(endpoint, now)
-        if (b === null) return undefined
-        refill(b, now)
-        return { endpoint, configuredRate: b.configured, currentRate: currentRate(b, now), tokens: b.tokens }
+        const known = buckets.has(endpoint) || QuotaPolicy.rateFor(options, endpoint) !== undefined
+        return known ? statusOf(bucket(endpoint, now), now) : undefined
       })
-    return { acquire, penalize, status }
+    const statusAll: Effect.Effect<ReadonlyArray<Status>> = Effect.map(Clock.currentTimeMillis, (now) => {
+      for (const endpoint of QuotaPolicy.configuredEndpoints(options)) bucket(endpoint, now)
+      return [...buckets.values()].map((b) => statusOf(b, now))
+    })
+    return { acquire, penalize, settle, isLimitedUnsafe, noteSendUnsafe, status, statusAll }
   })
 
 /** The process-wide rate limiter service. */

@@ -21,7 +21,6 @@ import { HttpDispatcher } from "./HttpDispatcher.ts"
 import { fromCause } from "./internal/errors.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { BASE_URL_ENV, type Region } from "./Region.ts"
-import * as QuotaPolicy from "./QuotaPolicy.ts"
 import * as RegionPolicy from "./RegionPolicy.ts"
 import * as RetryPolicy from "./RetryPolicy.ts"
 import * as Telemetry from "./Telemetry.ts"
@@ -85,262 +84,261 @@ const targetAt = (
 const LEGACY_PLAN: ReadonlyArray<"legacy"> = ["legacy"]
 
 /** Builds the transport on an undici `Dispatcher` (`HttpDispatcher`, shareable with other clients). */
-export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDispatcher> = Effect.gen(
-  function* () {
-    const config = yield* ApiConfig
-    const limiter = yield* RateLimiter
-    const dispatcher = yield* HttpDispatcher
-    const regions = RegionPolicy.makeState(config.regions)
-    const timeoutMillis = Duration.toMillis(config.timeout)
-    const common = { accept: "application/json", "content-type": "application/json", "user-agent": config.userAgent }
+export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDispatcher> = Effect.gen(function* () {
+  const config = yield* ApiConfig
+  const limiter = yield* RateLimiter
+  const dispatcher = yield* HttpDispatcher
+  const regions = RegionPolicy.makeState(config.regions)
+  const timeoutMillis = Duration.toMillis(config.timeout)
+  const common = { accept: "application/json", "content-type": "application/json", "user-agent": config.userAgent }
 
-    const targets = new Map<EndpointName, Map<Region | "legacy", Result.Result<Target, TransportError>>>()
-    /** Where a call to `endpoint` in `region` goes, built once (URL parsed, headers with the key). */
-    const targetOf = (endpoint: EndpointName, region: Region | "legacy"): Result.Result<Target, TransportError> => {
-      let byRegion = targets.get(endpoint)
-      if (byRegion === undefined) {
-        byRegion = new Map()
-        targets.set(endpoint, byRegion)
-      }
-      let target = byRegion.get(region)
-      if (target === undefined) {
-        target = buildTarget(endpoint, region)
-        byRegion.set(region, target)
-      }
-      return target
+  const targets = new Map<EndpointName, Map<Region | "legacy", Result.Result<Target, TransportError>>>()
+  /** Where a call to `endpoint` in `region` goes, built once (URL parsed, headers with the key). */
+  const targetOf = (endpoint: EndpointName, region: Region | "legacy"): Result.Result<Target, TransportError> => {
+    let byRegion = targets.get(endpoint)
+    if (byRegion === undefined) {
+      byRegion = new Map()
+      targets.set(endpoint, byRegion)
     }
-    const buildTarget = (endpoint: EndpointName, region: Region | "legacy"): Result.Result<Target, TransportError> => {
-      const missing = (detail: string) =>
-        Result.fail(new TransportError({ endpoint: endpointLabel(endpoint), reason: "Other", detail }))
-      if (region === "legacy") {
-        if (config.legacyBaseUrl === undefined) return missing("no legacy base URL configured (WARDEN_LEGACY_BASE_URL)")
-        return Result.succeed(
-          targetAt(region, config.legacyBaseUrl, PATHS[endpoint], {
-            ...common,
-            "x-api-key": Redacted.value(config.legacyApiKey)
-          })
-        )
-      }
-      const baseUrl = config.baseUrls[region]
-      if (baseUrl === undefined) {
-        return missing(`no base URL configured for region ${region} (${BASE_URL_ENV[region]})`)
-      }
+    let target = byRegion.get(region)
+    if (target === undefined) {
+      target = buildTarget(endpoint, region)
+      byRegion.set(region, target)
+    }
+    return target
+  }
+  const buildTarget = (endpoint: EndpointName, region: Region | "legacy"): Result.Result<Target, TransportError> => {
+    const missing = (detail: string) =>
+      Result.fail(new TransportError({ endpoint: endpointLabel(endpoint), reason: "Other", detail }))
+    if (region === "legacy") {
+      if (config.legacyBaseUrl === undefined) return missing("no legacy base URL configured (WARDEN_LEGACY_BASE_URL)")
       return Result.succeed(
-        targetAt(region, baseUrl, PATHS[endpoint], {
+        targetAt(region, config.legacyBaseUrl, PATHS[endpoint], {
           ...common,
-          authorization: `ApiKey ${Redacted.value(config.apiKey)}`
+          "x-api-key": Redacted.value(config.legacyApiKey)
         })
       )
     }
-    const limited = new Map<EndpointName, boolean>()
-    const isLimited = (endpoint: EndpointName): boolean => {
-      let l = limited.get(endpoint)
-      if (l === undefined) {
-        l = QuotaPolicy.effectiveRate(config.quotas, endpoint) !== undefined
-        limited.set(endpoint, l)
-      }
-      return l
+    const baseUrl = config.baseUrls[region]
+    if (baseUrl === undefined) {
+      return missing(`no base URL configured for region ${region} (${BASE_URL_ENV[region]})`)
     }
-    const pinnedPlan = config.regions._tag === "Pinned" ? [config.regions.region] : undefined
-
-    /**
-     * One HTTP attempt, on undici's low-level `dispatch`: the answer's bytes are collected as they come
-     * (no body stream), the timeout is undici's own (`headersTimeout` for the answer to start,
-     * `bodyTimeout` between body chunks: for a JSON answer, the whole call) on its shared timers, and
-     * interrupting the fiber aborts the request through the dispatch controller. Nothing per call but
-     * the request itself: no timer, abort controller or stream. The attempt's metrics are recorded
-     * here, synchronously. A 2xx answer succeeds; any other is decoded as the API error it is.
-     */
-    const attemptOnce = (
-      request: Request,
-      target: Target,
-      headers: Record<string, string>,
-      context: Context.Context<never>
-    ): Effect.Effect<{ status: number; body: string }, Failure> =>
-      Effect.callback<{ status: number; body: string }, Failure>((resume) => {
-        const label = endpointLabel(request.endpoint)
-        const start = performance.now()
-        let controller: Dispatcher.DispatchController | undefined
-        let status = 0
-        const chunks: Array<Buffer> = []
-        const record = (outcome: string) =>
-          Telemetry.recordAttemptUnsafe(
-            context,
-            request.endpoint,
-            target.region,
-            outcome,
-            (performance.now() - start) / 1000
-          )
-        dispatcher.dispatch(
-          {
-            origin: target.origin,
-            path: target.path,
-            method: "POST",
-            headers,
-            body: request.body,
-            headersTimeout: timeoutMillis,
-            bodyTimeout: timeoutMillis
-          },
-          {
-            onRequestStart: (c) => {
-              controller = c
-            },
-            onResponseStart: (_, statusCode) => {
-              status = statusCode
-            },
-            onResponseData: (_, chunk) => {
-              chunks.push(chunk)
-            },
-            onResponseEnd: () => {
-              record(String(status))
-              const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8")
-              resume(
-                status >= 200 && status < 300
-                  ? Effect.succeed({ status, body })
-                  : Effect.fail(decodeApiError(label, status, body))
-              )
-            },
-            onResponseError: (_, error) => {
-              record("none")
-              resume(Effect.fail(fromCause(label, error, timeoutMillis)))
-            }
-          }
-        )
-        return Effect.sync(() => controller?.abort(new Error("interrupted")))
+    return Result.succeed(
+      targetAt(region, baseUrl, PATHS[endpoint], {
+        ...common,
+        authorization: `ApiKey ${Redacted.value(config.apiKey)}`
       })
+    )
+  }
+  const pinnedPlan = config.regions._tag === "Pinned" ? [config.regions.region] : undefined
 
-    /** The general path: limiter, retries, failover. `first` is an attempt the fast path already made. */
-    const sendGeneral = Effect.fnUntraced(function* (
-      request: Request,
-      first?: { readonly requestId: string; readonly failure: Failure }
-    ) {
-      const context = yield* Effect.context<never>()
-      const requestId = first?.requestId ?? crypto.randomUUID()
-      let pending = first?.failure
-      const plan: ReadonlyArray<Region | "legacy"> =
-        request.endpoint === "legacyAnalyze" ? LEGACY_PLAN : (pinnedPlan ?? (yield* regions.plan))
-      const limitedEndpoint = isLimited(request.endpoint)
-      let attempts = 0
-      let failure: Failure | undefined
-      for (let i = 0; i < plan.length; i++) {
-        const region = plan[i]!
-        const target = targetOf(request.endpoint, region)
-        if (Result.isFailure(target)) {
-          failure = target.failure
-          break
+  /**
+   * One HTTP attempt, on undici's low-level `dispatch`: the answer's bytes are collected as they come
+   * (no body stream), the timeout is undici's own (`headersTimeout` for the answer to start,
+   * `bodyTimeout` between body chunks: for a JSON answer, the whole call) on its shared timers, and
+   * interrupting the fiber aborts the request through the dispatch controller. Nothing per call but
+   * the request itself: no timer, abort controller or stream. The attempt's metrics are recorded
+   * here, synchronously. A 2xx answer succeeds; any other is decoded as the API error it is.
+   */
+  const attemptOnce = (
+    request: Request,
+    target: Target,
+    headers: Record<string, string>,
+    context: Context.Context<never>
+  ): Effect.Effect<{ status: number; body: string }, Failure> =>
+    Effect.callback<{ status: number; body: string }, Failure>((resume) => {
+      const label = endpointLabel(request.endpoint)
+      const start = performance.now()
+      let controller: Dispatcher.DispatchController | undefined
+      let status = 0
+      const chunks: Array<Buffer> = []
+      const record = (outcome: string) =>
+        Telemetry.recordAttemptUnsafe(
+          context,
+          request.endpoint,
+          target.region,
+          outcome,
+          (performance.now() - start) / 1000
+        )
+      dispatcher.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: "POST",
+          headers,
+          body: request.body,
+          headersTimeout: timeoutMillis,
+          bodyTimeout: timeoutMillis
+        },
+        {
+          onRequestStart: (c) => {
+            controller = c
+          },
+          onResponseStart: (_, statusCode) => {
+            status = statusCode
+          },
+          onResponseData: (_, chunk) => {
+            chunks.push(chunk)
+          },
+          onResponseEnd: () => {
+            record(String(status))
+            const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8")
+            resume(
+              status >= 200 && status < 300
+                ? Effect.succeed({ status, body })
+                : Effect.fail(decodeApiError(label, status, body))
+            )
+          },
+          onResponseError: (_, error) => {
+            record("none")
+            resume(Effect.fail(fromCause(label, error, timeoutMillis)))
+          }
         }
-        const headers = { ...target.success.headers, "x-request-id": requestId }
-        const started = Date.now()
-        for (let attempt = 1; ; attempt++) {
-          if (limitedEndpoint) {
+      )
+      return Effect.sync(() => controller?.abort(new Error("interrupted")))
+    })
+
+  /** The general path: limiter, retries, failover. `first` is an attempt the fast path already made. */
+  const sendGeneral = Effect.fnUntraced(function* (
+    request: Request,
+    first?: { readonly requestId: string; readonly failure: Failure; readonly sentAt: number }
+  ) {
+    const context = yield* Effect.context<never>()
+    const requestId = first?.requestId ?? crypto.randomUUID()
+    let pending = first?.failure
+    const plan: ReadonlyArray<Region | "legacy"> =
+      request.endpoint === "legacyAnalyze" ? LEGACY_PLAN : (pinnedPlan ?? (yield* regions.plan))
+    let sentAt = first?.sentAt ?? 0
+    let attempts = 0
+    let failure: Failure | undefined
+    for (let i = 0; i < plan.length; i++) {
+      const region = plan[i]!
+      const target = targetOf(request.endpoint, region)
+      if (Result.isFailure(target)) {
+        failure = target.failure
+        break
+      }
+      const headers = { ...target.success.headers, "x-request-id": requestId }
+      const started = Date.now()
+      for (let attempt = 1; ; attempt++) {
+        attempts++
+        let result: Result.Result<{ status: number; body: string }, Failure>
+        if (pending === undefined) {
+          // limited now: a configured rate, or one learnt from an earlier 429
+          const limited = limiter.isLimitedUnsafe(request.endpoint)
+          if (limited) {
             const waited = yield* limiter.acquire(request.endpoint)
             Telemetry.recordLimiterWaitUnsafe(context, request.endpoint, waited)
           }
-          attempts++
-          const result: Result.Result<{ status: number; body: string }, Failure> =
-            pending === undefined
-              ? yield* Effect.result(attemptOnce(request, target.success, headers, context))
-              : Result.fail(pending)
+          sentAt = Date.now()
+          if (!limited) limiter.noteSendUnsafe(request.endpoint, sentAt)
+          const attempt = attemptOnce(request, target.success, headers, context)
+          // the answer tells the limiter the server has seen the request (see RateLimiter: anchoring)
+          result = yield* Effect.result(limited ? Effect.ensuring(attempt, limiter.settle(request.endpoint)) : attempt)
+        } else {
+          result = Result.fail(pending)
           pending = undefined
-          if (Result.isSuccess(result)) {
-            yield* Effect.annotateCurrentSpan({
+        }
+        if (Result.isSuccess(result)) {
+          yield* Effect.annotateCurrentSpan({
+            "warden.endpoint": request.endpoint,
+            "warden.request_id": requestId,
+            "warden.region": region,
+            "warden.attempts": attempts,
+            "http.response.status_code": result.success.status
+          })
+          return { ...result.success, region, attempts, requestId } satisfies Response
+        }
+        const error = result.failure
+        failure = error
+        // learnt even when no rate is configured: the 429 names the quota
+        if (error._tag === "QuotaError") yield* limiter.penalize(request.endpoint, error.violations, sentAt)
+        if (!RetryPolicy.isRetryable(error)) break
+        const delay = RetryPolicy.delayMillis(config.retry, attempt)
+        if (!RetryPolicy.mayRetry(config.retry, attempt, Date.now() - started, delay)) break
+        const reason = error._tag === "TransportError" ? error.reason : error.error.code
+        Telemetry.recordRetryUnsafe(context, request.endpoint, reason)
+        yield* Effect.currentSpan.pipe(
+          Effect.tap((span) =>
+            Effect.sync(() =>
+              span.event("retry", BigInt(Date.now()) * 1_000_000n, {
+                "warden.attempt": attempts,
+                "warden.region": region,
+                "warden.retry.reason": reason,
+                "warden.retry.delay_ms": delay
+              })
+            )
+          ),
+          Effect.ignore
+        )
+        yield* Effect.sleep(Duration.millis(delay))
+      }
+      const next = plan[i + 1]
+      const down = failure._tag === "TransportError" || failure._tag === "TransientError"
+      if (next === undefined || !down || region === "legacy") break
+      yield* regions.markDown(region)
+      Telemetry.recordFailoverUnsafe(context, region, next)
+      yield* Effect.logWarning(`${endpointLabel(request.endpoint)}: region ${region} is down, failing over to ${next}`)
+    }
+    const error = failure!
+    const code = Telemetry.errorCode(error)
+    yield* Effect.annotateCurrentSpan({
+      "warden.endpoint": request.endpoint,
+      "warden.request_id": requestId,
+      "warden.attempts": attempts,
+      "warden.error.code": code
+    })
+    Telemetry.recordErrorUnsafe(context, request.endpoint, code)
+    return yield* Effect.fail(error)
+  })
+
+  /**
+   * The common case in as few steps as possible: a pinned region, no client-side limit, and a first
+   * attempt that succeeds. Anything else continues on the general path from where it stands.
+   */
+  const sendUntraced = (request: Request): Effect.Effect<Response, Failure> => {
+    if (pinnedPlan === undefined || request.endpoint === "legacyAnalyze" || limiter.isLimitedUnsafe(request.endpoint)) {
+      return sendGeneral(request)
+    }
+    const region = pinnedPlan[0]!
+    const target = targetOf(request.endpoint, region)
+    if (Result.isFailure(target)) return sendGeneral(request)
+    return Effect.withFiber((fiber) => {
+      const requestId = crypto.randomUUID()
+      const headers = { ...target.success.headers, "x-request-id": requestId }
+      const sentAt = Date.now()
+      limiter.noteSendUnsafe(request.endpoint, sentAt)
+      return Effect.matchEffect(attemptOnce(request, target.success, headers, fiber.context), {
+        onSuccess: (answer) =>
+          Effect.as(
+            Effect.annotateCurrentSpan({
               "warden.endpoint": request.endpoint,
               "warden.request_id": requestId,
               "warden.region": region,
-              "warden.attempts": attempts,
-              "http.response.status_code": result.success.status
-            })
-            return { ...result.success, region, attempts, requestId } satisfies Response
-          }
-          const error = result.failure
-          failure = error
-          if (error._tag === "QuotaError" && limitedEndpoint)
-            yield* limiter.penalize(request.endpoint, error.violations)
-          if (!RetryPolicy.isRetryable(error)) break
-          const delay = RetryPolicy.delayMillis(config.retry, attempt)
-          if (!RetryPolicy.mayRetry(config.retry, attempt, Date.now() - started, delay)) break
-          const reason = error._tag === "TransportError" ? error.reason : error.error.code
-          Telemetry.recordRetryUnsafe(context, request.endpoint, reason)
-          yield* Effect.currentSpan.pipe(
-            Effect.tap((span) =>
-              Effect.sync(() =>
-                span.event("retry", BigInt(Date.now()) * 1_000_000n, {
-                  "warden.attempt": attempts,
-                  "warden.region": region,
-                  "warden.retry.reason": reason,
-                  "warden.retry.delay_ms": delay
-                })
-              )
-            ),
-            Effect.ignore
-          )
-          yield* Effect.sleep(Duration.millis(delay))
-        }
-        const next = plan[i + 1]
-        const down = failure._tag === "TransportError" || failure._tag === "TransientError"
-        if (next === undefined || !down || region === "legacy") break
-        yield* regions.markDown(region)
-        Telemetry.recordFailoverUnsafe(context, region, next)
-        yield* Effect.logWarning(
-          `${endpointLabel(request.endpoint)}: region ${region} is down, failing over to ${next}`
-        )
-      }
-      const error = failure!
-      const code = Telemetry.errorCode(error)
-      yield* Effect.annotateCurrentSpan({
-        "warden.endpoint": request.endpoint,
-        "warden.request_id": requestId,
-        "warden.attempts": attempts,
-        "warden.error.code": code
+              "warden.attempts": 1,
+              "http.response.status_code": answer.status
+            }),
+            { ...answer, region, attempts: 1, requestId } satisfies Response
+          ),
+        onFailure: (failure) => sendGeneral(request, { requestId, failure, sentAt })
       })
-      Telemetry.recordErrorUnsafe(context, request.endpoint, code)
-      return yield* Effect.fail(error)
     })
-
-    /**
-     * The common case in as few steps as possible: a pinned region, no client-side limit, and a first
-     * attempt that succeeds. Anything else continues on the general path from where it stands.
-     */
-    const sendUntraced = (request: Request): Effect.Effect<Response, Failure> => {
-      if (pinnedPlan === undefined || request.endpoint === "legacyAnalyze" || isLimited(request.endpoint)) {
-        return sendGeneral(request)
-      }
-      const region = pinnedPlan[0]!
-      const target = targetOf(request.endpoint, region)
-      if (Result.isFailure(target)) return sendGeneral(request)
-      return Effect.withFiber((fiber) => {
-        const requestId = crypto.randomUUID()
-        const headers = { ...target.success.headers, "x-request-id": requestId }
-        return Effect.matchEffect(attemptOnce(request, target.success, headers, fiber.context), {
-          onSuccess: (answer) =>
-            Effect.as(
-              Effect.annotateCurrentSpan({
-                "warden.endpoint": request.endpoint,
-                "warden.request_id": requestId,
-                "warden.region": region,
-                "warden.attempts": 1,
-                "http.response.status_code": answer.status
-              }),
-              { ...answer, region, attempts: 1, requestId } satisfies Response
-            ),
-          onFailure: (failure) => sendGeneral(request, { requestId, failure })
-        })
-      })
-    }
-
-    return {
-      send: Effect.fn("Transport.send")((request: Request) => sendUntraced(request)),
-      sendInCurrentSpan: sendUntraced,
-      config
-    }
   }
-)
+
+  return {
+    send: Effect.fn("Transport.send")((request: Request) => sendUntraced(request)),
+    sendInCurrentSpan: sendUntraced,
+    config
+  }
+})
 
 /** The transport service. */
 export class Transport extends Context.Service<Transport, Shape>()("@warden/transport/Transport") {
   /** On the `ApiConfig`, `RateLimiter` and undici `Dispatcher` provided. */
-  static readonly layerNoDeps: Layer.Layer<Transport, never, ApiConfig | RateLimiter | HttpDispatcher> =
-    Layer.effect(Transport, make)
+  static readonly layerNoDeps: Layer.Layer<Transport, never, ApiConfig | RateLimiter | HttpDispatcher> = Layer.effect(
+    Transport,
+    make
+  )
   /** On a given `Dispatcher` and `ApiConfig`, with its own limiter (one per layer instance: share the layer). */
   static readonly layer: Layer.Layer<Transport | RateLimiter, never, ApiConfig | HttpDispatcher> =
     Transport.layerNoDeps.pipe(Layer.provideMerge(RateLimiter.layer))

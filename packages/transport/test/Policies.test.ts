@@ -1,8 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Fiber } from "effect"
-import { TestClock } from "effect/testing"
+import { Duration } from "effect"
 import pkg from "../package.json" with { type: "json" }
-import * as RateLimiter from "../src/RateLimiter.ts"
 import * as RetryPolicy from "../src/RetryPolicy.ts"
 import { userAgent, VERSION } from "../src/Version.ts"
 
@@ -51,41 +49,4 @@ describe("RetryPolicy", () => {
     assert.isFalse(RetryPolicy.mayRetry(options, 5, 0, 0))
     assert.isFalse(RetryPolicy.mayRetry(options, 1, 29_990, 20))
   })
-})
-
-describe("RateLimiter (TestClock)", () => {
-  it.effect("paces after the burst, halves on a 429, and climbs back to the configured rate", () =>
-    Effect.gen(function* () {
-      const limiter = yield* RateLimiter.make({
-        endpoints: { analyzeText: { requestsPerSecond: 10, burst: 3 } },
-        margin: 0
-      })
-      // the burst goes at once
-      for (let i = 0; i < 3; i++) assert.strictEqual(yield* limiter.acquire("analyzeText"), 0)
-      // the next waits 100 ms
-      const fiber = yield* Effect.forkChild(limiter.acquire("analyzeText"))
-      yield* TestClock.adjust(Duration.millis(100))
-      assert.strictEqual(yield* Fiber.join(fiber), 100)
-      // an endpoint without a rate is not limited
-      assert.strictEqual(yield* limiter.acquire("feedbackText"), 0)
-      yield* limiter.penalize("analyzeText", [])
-      assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 5)
-      // a quota value named by the server caps it lower
-      yield* limiter.penalize("analyzeText", [{ quotaName: "analyze.message.requests_per_second", quotaValue: 2 }])
-      assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 2)
-      yield* TestClock.adjust(Duration.seconds(5))
-      assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 7)
-      yield* TestClock.adjust(Duration.seconds(10))
-      assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 10)
-    })
-  )
-
-  it.effect("keeps a margin below the quota by default", () =>
-    Effect.gen(function* () {
-      const limiter = yield* RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond: 20, burst: 5 } } })
-      const status = (yield* limiter.status("analyzeText"))!
-      assert.strictEqual(status.currentRate, 19)
-      assert.strictEqual(status.tokens, 4)
-    })
-  )
 })

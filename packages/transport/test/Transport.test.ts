@@ -141,7 +141,35 @@ describe("Transport", () => {
       assert.deepStrictEqual(error._tag === "QuotaError" ? error.violations : [], [
         { quotaName: "analyze.message.requests_per_second", quotaValue: 4 }
       ])
-      assert.ok(status !== undefined && status.currentRate < 5, `rate after 429: ${status?.currentRate}`)
+      assert.ok(status?.currentRate !== undefined && status.currentRate < 5, `rate after 429: ${status?.currentRate}`)
+      assert.strictEqual(status?.learntRate, 4)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("with no quota configured, the first 429 teaches the limiter the named quota", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer((n) =>
+        n === 0
+          ? envelope(429, "QUOTA_ERROR", {
+              quotaError: { violations: [{ quotaName: "analyze.message.requests_per_second", quotaValue: 10 }] }
+            })
+          : ok()
+      )
+      const [before, after] = yield* withTransport(
+        { apiKey: KEY, baseUrls: { global: server.url } },
+        Effect.gen(function* () {
+          const limiter = yield* RateLimiter
+          yield* Effect.flip(send())
+          const before = limiter.isLimitedUnsafe("analyzeText")
+          yield* send()
+          return [before, yield* limiter.status("analyzeText")] as const
+        })
+      )
+      assert.isTrue(before)
+      assert.strictEqual(after?.configuredRate, undefined)
+      assert.strictEqual(after?.learntRate, 10)
+      assert.strictEqual(after?.currentRate, 9.5)
+      assert.strictEqual(after?.recent429s, 1)
     }).pipe(Effect.scoped)
   )
 

@@ -1,0 +1,287 @@
+/**
+ * The limiter on `TestClock`: pacing, the burst's anchoring at its first answer (the CI flake of
+ * issue 17), learning the quota a 429 names, probing back up, and whole runs against a simulated
+ * server whose quota changes mid-run (after Vector's adaptive-concurrency tests: a deterministic
+ * server model instead of real sleeps).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import type { QuotaViolation } from "@warden/core"
+import { Duration, Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
+import * as RateLimiter from "../src/RateLimiter.ts"
+
+const QUOTA_NAME = "analyze.message.requests_per_second"
+const named = (quotaValue: number): ReadonlyArray<QuotaViolation> => [{ quotaName: QUOTA_NAME, quotaValue }]
+
+describe("RateLimiter: pacing (TestClock)", () => {
+  it.effect("the burst goes at once, then one call per 1/rate once the burst's first answer is in", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({
+        endpoints: { analyzeText: { requestsPerSecond: 10, burst: 3 } },
+        margin: 0
+      })
+      for (let i = 0; i < 3; i++) assert.strictEqual(yield* limiter.acquire("analyzeText"), 0)
+      yield* limiter.settle("analyzeText")
+      const fiber = yield* Effect.forkChild(limiter.acquire("analyzeText"))
+      yield* TestClock.adjust(Duration.millis(99))
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust(Duration.millis(1))
+      assert.strictEqual(yield* Fiber.join(fiber), 100)
+      // an endpoint without a rate is not limited
+      assert.isFalse(limiter.isLimitedUnsafe("feedbackText"))
+      assert.strictEqual(yield* limiter.acquire("feedbackText"), 0)
+    })
+  )
+
+  it.effect("refill is credited from the burst's first answer, not from the first reservation", () =>
+    Effect.gen(function* () {
+      // the server's bucket starts when our first request reaches it: 80 ms late here
+      const limiter = yield* RateLimiter.make({
+        endpoints: { analyzeText: { requestsPerSecond: 20, burst: 5 } },
+        margin: 0
+      })
+      for (let i = 0; i < 5; i++) yield* limiter.acquire("analyzeText")
+      const sixth = yield* Effect.forkChild(limiter.acquire("analyzeText"))
+      yield* TestClock.adjust(Duration.millis(80))
+      // without an answer the sixth is still waiting (a reservation-time bucket would have let it go at 50 ms)
+      assert.isUndefined(sixth.pollUnsafe())
+      yield* limiter.settle("analyzeText")
+      yield* TestClock.adjust(Duration.millis(49))
+      assert.isUndefined(sixth.pollUnsafe())
+      yield* TestClock.adjust(Duration.millis(1))
+      assert.strictEqual(yield* Fiber.join(sixth), 130)
+    })
+  )
+
+  it.effect("a burst with no answer at all is anchored after 2 s, so waiters never hang", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({
+        endpoints: { analyzeText: { requestsPerSecond: 10, burst: 1 } },
+        margin: 0
+      })
+      yield* limiter.acquire("analyzeText")
+      const second = yield* Effect.forkChild(limiter.acquire("analyzeText"))
+      yield* TestClock.adjust(Duration.millis(2_100))
+      assert.strictEqual(yield* Fiber.join(second), 2_100)
+    })
+  )
+
+  it.effect("keeps a margin below the quota by default", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond: 20, burst: 5 } } })
+      const status = (yield* limiter.status("analyzeText"))!
+      assert.strictEqual(status.currentRate, 19)
+      assert.strictEqual(status.tokens, 4)
+      assert.strictEqual(status.configuredRate, 20)
+    })
+  )
+})
+
+describe("RateLimiter: learning from 429s (TestClock)", () => {
+  it.effect("an unconfigured endpoint is unlimited until a 429 names its quota, then paced at it less the margin", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({})
+      assert.isFalse(limiter.isLimitedUnsafe("analyzeText"))
+      yield* limiter.penalize("analyzeText", named(40), 0)
+      assert.isTrue(limiter.isLimitedUnsafe("analyzeText"))
+      const status = (yield* limiter.status("analyzeText"))!
+      assert.strictEqual(status.learntRate, 40)
+      assert.strictEqual(status.currentRate, 38)
+      assert.strictEqual(status.configuredRate, undefined)
+      assert.strictEqual(status.recent429s, 1)
+    })
+  )
+
+  it.effect("a configured rate above the named quota is lowered to it", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond: 200 } }, margin: 0 })
+      yield* limiter.penalize("analyzeText", named(80), 0)
+      const status = (yield* limiter.status("analyzeText"))!
+      assert.strictEqual(status.currentRate, 80)
+      assert.strictEqual(status.configuredRate, 200)
+    })
+  )
+
+  it.effect("a 429 for a request sent before the last change counts but changes nothing", () =>
+    Effect.gen(function* () {
+      yield* TestClock.adjust(Duration.seconds(1))
+      const limiter = yield* RateLimiter.make({ margin: 0 })
+      yield* limiter.penalize("analyzeText", named(80), 500)
+      // the other calls in flight when the first 429 came back
+      for (let i = 0; i < 10; i++) yield* limiter.penalize("analyzeText", named(80), 900)
+      const status = (yield* limiter.status("analyzeText"))!
+      assert.strictEqual(status.currentRate, 80)
+      assert.strictEqual(status.recent429s, 11)
+    })
+  )
+
+  it.effect("refused at or under the named quota (shared with another client): the rate is cut by a quarter", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({ margin: 0 })
+      yield* limiter.penalize("analyzeText", named(80), 0)
+      yield* TestClock.adjust(Duration.millis(100))
+      yield* limiter.penalize("analyzeText", named(80), 50)
+      assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 60)
+    })
+  )
+
+  it.effect("a 429 that names no value halves the observed rate", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({ margin: 0 })
+      for (let i = 0; i < 30; i++) limiter.noteSendUnsafe("analyzeText", 0)
+      yield* limiter.penalize("analyzeText", [], 0)
+      assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 15)
+    })
+  )
+
+  it.effect("waiters re-reserve at the lower rate when a 429 arrives", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({
+        endpoints: { analyzeText: { requestsPerSecond: 100, burst: 1 } },
+        margin: 0
+      })
+      yield* limiter.acquire("analyzeText")
+      yield* limiter.settle("analyzeText")
+      const waiters = yield* Effect.forkChild(
+        Effect.forEach([1, 2, 3], () => limiter.acquire("analyzeText"), { concurrency: "unbounded" })
+      )
+      yield* TestClock.adjust(Duration.millis(1))
+      yield* limiter.penalize("analyzeText", named(10))
+      // at 10/s the three waiters need about 300 ms, not the 30 ms they had reserved at 100/s
+      yield* TestClock.adjust(Duration.millis(100))
+      assert.isUndefined(waiters.pollUnsafe())
+      yield* TestClock.adjust(Duration.millis(300))
+      assert.strictEqual((yield* Fiber.join(waiters)).length, 3)
+    })
+  )
+})
+
+/**
+ * A simulated server: a token bucket of `quota(t)` requests/s and `burst`, answering after
+ * `latency` ms, driven by `concurrency` callers with an endless backlog for `seconds`. Counts what
+ * the server accepted and refused per second.
+ */
+const simulate = (options: {
+  readonly limiter: RateLimiter.Shape
+  readonly quota: (t: number) => number
+  readonly burst: number
+  readonly seconds: number
+  readonly concurrency?: number
+  readonly latency?: number
+}) =>
+  Effect.gen(function* () {
+    const latency = options.latency ?? 20
+    const accepted: Array<number> = Array.from({ length: options.seconds }, () => 0)
+    const refused: Array<number> = Array.from({ length: options.seconds }, () => 0)
+    let tokens = options.burst
+    let last = 0
+    let quotaNow = options.quota(0)
+    const take = (now: number): number | undefined => {
+      const q = options.quota(now)
+      if (q !== quotaNow) {
+        // a quota change refills the bucket, as the sandbox's PUT /_sandbox/quotas does
+        quotaNow = q
+        tokens = options.burst
+      }
+      tokens = Math.min(options.burst, tokens + ((now - last) / 1000) * q)
+      last = now
+      if (tokens >= 1) {
+        tokens -= 1
+        return undefined
+      }
+      return q
+    }
+    const end = options.seconds * 1000
+    const caller = Effect.gen(function* () {
+      for (;;) {
+        yield* options.limiter.acquire("analyzeText")
+        const sentAt = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        if (sentAt >= end) return
+        yield* Effect.sleep(Duration.millis(latency / 2))
+        const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        const refusedAt = take(at)
+        const second = Math.floor(at / 1000)
+        if (second < options.seconds) (refusedAt === undefined ? accepted : refused)[second]!++
+        yield* Effect.sleep(Duration.millis(latency / 2))
+        yield* options.limiter.settle("analyzeText")
+        if (refusedAt !== undefined) yield* options.limiter.penalize("analyzeText", named(refusedAt), sentAt)
+      }
+    })
+    const fibers = yield* Effect.forkChild(
+      Effect.forEach(Array.from({ length: options.concurrency ?? 16 }), () => caller, { concurrency: "unbounded" })
+    )
+    for (let s = 0; s <= options.seconds; s++) yield* TestClock.adjust(Duration.seconds(1))
+    yield* Fiber.join(fibers)
+    const sum = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0)
+    const window = (from: number, to: number) => {
+      const a = sum(accepted.slice(from, to))
+      const r = sum(refused.slice(from, to))
+      return { accepted: a / (to - from), refusedShare: r / Math.max(1, a + r) }
+    }
+    return { accepted, refused, window }
+  })
+
+describe("RateLimiter: runs against a simulated server (TestClock)", () => {
+  it.effect(
+    "unconfigured: converges on the named quota after the first 429s, then holds >= 0.95 Q with <= 1% refused",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* RateLimiter.make({})
+        const run = yield* simulate({ limiter, quota: () => 80, burst: 5, seconds: 60 })
+        // within 10 s of the first 429 (in the first second)
+        assert.isAtLeast(run.window(1, 10).accepted, 0.9 * 80, `seconds 1-10: ${run.accepted.slice(0, 10)}`)
+        const steady = run.window(10, 60)
+        assert.isAtLeast(steady.accepted, 0.95 * 80, `accepted/s ${steady.accepted}`)
+        assert.isAtMost(steady.refusedShare, 0.01, `refused ${run.refused.slice(10)}`)
+      })
+  )
+
+  it.effect("configured at Q, full backlog from the start: no 429 and >= 0.95 Q from the second second", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond: 80, burst: 5 } } })
+      const run = yield* simulate({ limiter, quota: () => 80, burst: 5, seconds: 20 })
+      for (let s = 1; s < 20; s++) assert.isAtLeast(run.accepted[s]!, 0.95 * 76, `second ${s}: ${run.accepted[s]}`)
+      // probing above the configured value costs at most a few refusals
+      assert.isAtMost(run.window(0, 20).refusedShare, 0.005, `refused ${run.refused}`)
+    })
+  )
+
+  it.effect(
+    "storm: quota drops to 0.4 Q for 20 s then returns; few 429s in the drop, back to >= 0.9 Q within 10 s",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond: 80, burst: 5 } } })
+        const quota = (t: number) => (t >= 20_000 && t < 40_000 ? 32 : 80)
+        const run = yield* simulate({ limiter, quota, burst: 5, seconds: 70 })
+        const drop = run.window(20, 40)
+        assert.isAtMost(drop.refusedShare, 0.05, `refused in the drop: ${run.refused.slice(20, 40)}`)
+        assert.isAtLeast(
+          run.window(30, 40).accepted,
+          0.8 * 32,
+          `second half of the drop: ${run.accepted.slice(30, 40)}`
+        )
+        assert.isAtLeast(run.window(50, 70).accepted, 0.9 * 80, `after: ${run.accepted.slice(40, 70)}`)
+        const firstGood = run.accepted.findIndex((n, s) => s >= 40 && n >= 0.9 * 80)
+        assert.isAtMost(firstGood - 40, 10, `after the drop: ${run.accepted.slice(40, 55)}`)
+      })
+  )
+
+  it.effect("a 4-second drop causes no stall: every second keeps requests flowing", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond: 80, burst: 5 } } })
+      const quota = (t: number) => (t >= 10_000 && t < 14_000 ? 32 : 80)
+      const run = yield* simulate({ limiter, quota, burst: 5, seconds: 30 })
+      for (let s = 0; s < 30; s++) assert.isAtLeast(run.accepted[s]!, 25, `second ${s}: ${run.accepted}`)
+      assert.isAtLeast(run.window(20, 30).accepted, 0.9 * 80, `after: ${run.accepted.slice(14, 30)}`)
+    })
+  )
+
+  it.effect("a quota raised mid-run is found without a restart", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond: 40, burst: 5 } } })
+      const quota = (t: number) => (t < 10_000 ? 40 : 60)
+      const run = yield* simulate({ limiter, quota, burst: 5, seconds: 130 })
+      assert.isAtLeast(run.window(110, 130).accepted, 0.85 * 60, `late: ${run.accepted.slice(100, 130)}`)
+    })
+  )
+})
