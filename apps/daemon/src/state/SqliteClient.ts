@@ -1,0 +1,142 @@
+/**
+ * The embedded state database: an `effect/sql` `SqlClient` over Node's built-in `node:sqlite`.
+ *
+ * Why our own: `@effect/sql-sqlite-node` 4.0.0-beta.102 imports `effect/unstable/...`, which effect 4.1
+ * removed; it ran here only through a pnpm patch that a published `@warden/daemon` cannot carry. The
+ * client needs little of its own: `effect/sql` supplies the statement compiler (`makeCompilerSqlite`,
+ * so `sql.insert`, `sql.in` and `onDialectOrElse({ sqlite })` behave as SQLite expects), the
+ * transaction machinery (`SqlClient.make`) and the one-connection-behind-a-semaphore acquirers
+ * (`makeSqliteAcquirers`, which also repairs a connection after a failed COMMIT). What is left is
+ * running a compiled statement on `DatabaseSync`, with prepared statements cached per SQL text.
+ *
+ * One connection serves every fiber: SQLite allows one writer, and `node:sqlite` is synchronous, so a
+ * pool would only add lock contention. WAL lets readers in other processes (`sqlite3` on the file) in.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite"
+import { Context, Effect, Layer, Semaphore, Stream } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+
+/** Options of the embedded SQLite client. */
+export interface SqliteClientOptions {
+  /** The database file (created if missing), or `:memory:`. */
+  readonly filename: string
+  /** How many prepared statements to keep; the daemon issues a few dozen distinct ones. */
+  readonly prepareCacheSize?: number | undefined
+}
+
+type Row = Record<string, unknown>
+
+/** Gives a `node:sqlite` error the `errno` that `classifySqliteError` reads (node names it `errcode`). */
+const withErrno = (cause: unknown): unknown => {
+  if (typeof cause !== "object" || cause === null || "errno" in cause) return cause
+  const errcode = (cause as { readonly errcode?: unknown }).errcode
+  return typeof errcode === "number" ? Object.assign(cause, { errno: errcode }) : cause
+}
+
+const sqlError = (cause: unknown, message: string, operation: string) =>
+  new SqlError.SqlError({ reason: SqlError.classifySqliteError(withErrno(cause), { message, operation }) })
+
+/**
+ * Prepared statements by SQL text, least recently used dropped first. Only statements without
+ * interpolated lists repeat, so a small cache holds the hot ones.
+ */
+const statementCache = (db: DatabaseSync, capacity: number) => {
+  const cache = new Map<string, StatementSync>()
+  return (sql: string): StatementSync => {
+    const hit = cache.get(sql)
+    if (hit !== undefined) {
+      // Re-inserting moves the entry to the end: Map keeps insertion order.
+      cache.delete(sql)
+      cache.set(sql, hit)
+      return hit
+    }
+    const statement = db.prepare(sql)
+    cache.set(sql, statement)
+    if (cache.size > capacity) cache.delete(cache.keys().next().value!)
+    return statement
+  }
+}
+
+/** Runs one statement: rows for a query, `[]` (or the run result when `raw`) for anything else. */
+const runStatement = (
+  statement: StatementSync,
+  params: ReadonlyArray<unknown>,
+  mode: "rows" | "raw" | "values"
+): Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError> =>
+  Effect.withFiber((fiber) =>
+    Effect.try({
+      try: () => {
+        statement.setReadBigInts(Context.get(fiber.context, SqlClient.SafeIntegers))
+        statement.setReturnArrays(mode === "values")
+        const args = params as Array<never>
+        if (statement.columns().length > 0) return statement.all(...args)
+        const result = statement.run(...args)
+        return mode === "raw" ? (result as unknown as ReadonlyArray<unknown>) : []
+      },
+      catch: (cause) => sqlError(cause, "Failed to execute statement", "execute")
+    })
+  )
+
+/** The connection `SqlClient.make` drives: every way of running a compiled statement. */
+const makeConnection = (db: DatabaseSync, prepareCacheSize: number): SqlConnection.Connection => {
+  const cached = statementCache(db, prepareCacheSize)
+  const prepare = (sql: string, fresh: boolean) =>
+    Effect.try({
+      try: () => (fresh ? db.prepare(sql) : cached(sql)),
+      catch: (cause) => sqlError(cause, "Failed to prepare statement", "prepare")
+    })
+  const rows = (sql: string, params: ReadonlyArray<unknown>, fresh: boolean) =>
+    Effect.flatMap(prepare(sql, fresh), (s) => runStatement(s, params, "rows")) as Effect.Effect<
+      ReadonlyArray<Row>,
+      SqlError.SqlError
+    >
+  const values = (sql: string, params: ReadonlyArray<unknown>, fresh: boolean) =>
+    Effect.flatMap(prepare(sql, fresh), (s) => runStatement(s, params, "values")) as Effect.Effect<
+      ReadonlyArray<ReadonlyArray<unknown>>,
+      SqlError.SqlError
+    >
+  return {
+    execute: (sql, params, transformRows) =>
+      transformRows === undefined ? rows(sql, params, false) : Effect.map(rows(sql, params, false), transformRows),
+    executeUnprepared: (sql, params, transformRows) =>
+      transformRows === undefined ? rows(sql, params, true) : Effect.map(rows(sql, params, true), transformRows),
+    executeRaw: (sql, params) => Effect.flatMap(prepare(sql, false), (s) => runStatement(s, params, "raw")),
+    executeValues: (sql, params) => values(sql, params, false),
+    executeValuesUnprepared: (sql, params) => values(sql, params, true),
+    // Nothing in the daemon streams from SQLite; `node:sqlite` iterators would hold the one connection.
+    executeStream: () => Stream.die(new Error("streaming queries are not supported by the embedded SQLite client"))
+  }
+}
+
+/** Opens the database in the current scope (closed with it) and builds the `SqlClient` over it. */
+export const make = Effect.fn("SqliteClient.make")(function* (options: SqliteClientOptions) {
+  const db = yield* Effect.acquireRelease(
+    Effect.try({
+      try: () => new DatabaseSync(options.filename),
+      catch: (cause) => sqlError(cause, `Failed to open ${options.filename}`, "connect")
+    }),
+    (db) => Effect.sync(() => db.close())
+  )
+  if (options.filename !== ":memory:") db.exec("PRAGMA journal_mode = WAL")
+  const connection = makeConnection(db, options.prepareCacheSize ?? 200)
+  const acquirers = SqlClient.makeSqliteAcquirers({
+    connection: Effect.succeed(connection),
+    semaphore: yield* Semaphore.make(1),
+    isTransaction: () => db.isTransaction
+  })
+  return yield* SqlClient.make({
+    driver: "node:sqlite",
+    compiler: Statement.makeCompilerSqlite(),
+    acquirer: acquirers.acquirer,
+    borrower: acquirers.borrower,
+    transactionAcquirer: acquirers.transactionAcquirer,
+    onCommitFailure: acquirers.onCommitFailure,
+    isTransaction: acquirers.isTransaction,
+    spanAttributes: [["db.system.name", "sqlite"]]
+  })
+})
+
+/** The `SqlClient` on an SQLite file, for the state store and the cluster runner. */
+export const layer = (options: SqliteClientOptions): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
+  Layer.effect(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))

@@ -1,0 +1,161 @@
+/**
+ * The embedded SQLite client (our own over `node:sqlite`, no patched driver): what the state store and
+ * effect/cluster's SQL storage rely on, against a real database file.
+ */
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import * as SqliteClient from "../src/state/SqliteClient.ts"
+
+const fileLayer = () => SqliteClient.layer({ filename: join(mkdtempSync(join(tmpdir(), "warden-sqlite-")), "s.db") })
+
+const withTable = <A, E>(body: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, n BIGINT)`
+    return yield* body(sql)
+  }).pipe(Effect.provide(fileLayer()))
+
+describe("embedded SQLite client", () => {
+  it.live("multi-row sql.insert, sql.in and RETURNING rows round-trip", () =>
+    withTable((sql) =>
+      Effect.gen(function* () {
+        const inserted = yield* sql<{ id: number }>`INSERT INTO notes ${sql.insert([
+          { id: 1, body: "a", n: 1 },
+          { id: 2, body: "b", n: 2 },
+          { id: 3, body: "c", n: 3 }
+        ])} RETURNING id`
+        assert.deepStrictEqual(
+          inserted.map((r) => r.id),
+          [1, 2, 3]
+        )
+        const rows = yield* sql<{ body: string }>`SELECT body FROM notes WHERE ${sql.in("id", [1, 3])} ORDER BY id`
+        assert.deepStrictEqual(
+          rows.map((r) => r.body),
+          ["a", "c"]
+        )
+        const values = yield* sql`SELECT id, body FROM notes WHERE id = ${2}`.values
+        assert.deepStrictEqual(values, [[2, "b"]])
+        const unprepared = yield* sql`SELECT COUNT(*) AS c FROM notes`.unprepared
+        assert.deepStrictEqual(unprepared, [{ c: 3 }])
+      })
+    )
+  )
+
+  it.live("a failed transaction rolls back; a nested one rolls back to its savepoint only", () =>
+    withTable((sql) =>
+      Effect.gen(function* () {
+        const failed = yield* sql
+          .withTransaction(
+            Effect.andThen(sql`INSERT INTO notes (id, body) VALUES (1, 'lost')`, Effect.fail("boom" as const))
+          )
+          .pipe(Effect.flip)
+        assert.strictEqual(failed, "boom")
+        yield* sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO notes (id, body) VALUES (2, 'kept')`
+            yield* sql
+              .withTransaction(
+                Effect.andThen(sql`INSERT INTO notes (id, body) VALUES (3, 'inner')`, Effect.fail("inner"))
+              )
+              .pipe(Effect.ignore)
+          })
+        )
+        const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+        assert.deepStrictEqual(
+          rows.map((r) => r.id),
+          [2]
+        )
+      })
+    )
+  )
+
+  it.live("a constraint violation is a typed SqlError, and the connection stays usable", () =>
+    withTable((sql) =>
+      Effect.gen(function* () {
+        yield* sql`CREATE UNIQUE INDEX notes_body ON notes (body)`
+        yield* sql`INSERT INTO notes (id, body) VALUES (1, 'a')`
+        const error = yield* sql`INSERT INTO notes (id, body) VALUES (2, 'a')`.pipe(Effect.flip)
+        assert.strictEqual(error._tag, "SqlError")
+        assert.strictEqual(error.reason._tag, "UniqueViolation")
+        const rows = yield* sql<{ c: number }>`SELECT COUNT(*) AS c FROM notes`
+        assert.strictEqual(rows[0]!.c, 1)
+      })
+    )
+  )
+
+  it.live(
+    "concurrent transactions are serialised on the one connection (no 'cannot start a transaction within a transaction')",
+    () =>
+      withTable((sql) =>
+        Effect.gen(function* () {
+          yield* Effect.forEach(
+            Array.from({ length: 20 }, (_, i) => i),
+            (i) =>
+              sql.withTransaction(
+                Effect.gen(function* () {
+                  yield* sql`INSERT INTO notes (id, body) VALUES (${i}, 'x')`
+                  yield* Effect.yieldNow
+                  yield* sql`UPDATE notes SET n = ${i * 2} WHERE id = ${i}`
+                })
+              ),
+            { concurrency: "unbounded" }
+          )
+          const rows = yield* sql<{ c: number; s: number }>`SELECT COUNT(*) AS c, SUM(n) AS s FROM notes`
+          assert.deepStrictEqual(rows[0], { c: 20, s: 380 })
+        })
+      )
+  )
+
+  it.live("onDialectOrElse takes the sqlite branch; SafeIntegers reads BIGINT as bigint", () =>
+    withTable((sql) =>
+      Effect.gen(function* () {
+        assert.strictEqual(sql.onDialectOrElse({ sqlite: () => "sqlite", orElse: () => "other" }), "sqlite")
+        yield* sql`INSERT INTO notes (id, body, n) VALUES (1, 'a', ${9007199254740993n})`
+        const rows = yield* sql<{ n: bigint }>`SELECT n FROM notes`.pipe(
+          Effect.provideService(SqlClient.SafeIntegers, true)
+        )
+        assert.strictEqual(rows[0]!.n, 9007199254740993n)
+      })
+    )
+  )
+
+  it.live("the file is closed with the layer's scope and its data is there on reopen", () =>
+    Effect.gen(function* () {
+      const filename = join(mkdtempSync(join(tmpdir(), "warden-sqlite-")), "s.db")
+      const layer = SqliteClient.layer({ filename })
+      yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE t (v TEXT)`
+        yield* sql`INSERT INTO t ${sql.insert({ v: "persisted" })}`
+      }).pipe(Effect.provide(layer))
+      const rows = yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ v: string }>`SELECT v FROM t`
+      }).pipe(Effect.provide(Layer.fresh(layer)))
+      assert.deepStrictEqual(rows, [{ v: "persisted" }])
+    })
+  )
+
+  it.live("an interrupted waiter does not hold the connection", () =>
+    withTable((sql) =>
+      Effect.gen(function* () {
+        const holder = yield* sql.withTransaction(Effect.never).pipe(Effect.forkChild)
+        yield* Effect.yieldNow
+        const waiter = yield* sql`INSERT INTO notes (id, body) VALUES (1, 'w')`.pipe(Effect.forkChild)
+        yield* Effect.yieldNow
+        yield* Fiber.interrupt(waiter)
+        yield* Fiber.interrupt(holder)
+        yield* sql`INSERT INTO notes (id, body) VALUES (2, 'after')`
+        const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+        assert.deepStrictEqual(
+          rows.map((r) => r.id),
+          [2]
+        )
+      })
+    )
+  )
+})
