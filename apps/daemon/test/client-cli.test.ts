@@ -2,41 +2,26 @@
  * `warden analyze|feedback|legacy` as a user runs them: a real process against the in-process
  * sandbox, JSON on stdout, one line on stderr and the exit code on failure, the key never printed.
  */
-import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type RunOptions, warden as wardenCli } from "./support/WardenCli.ts"
 
-const bin = new URL("../src/bin.ts", import.meta.url).pathname
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
 const dir = mkdtempSync(join(tmpdir(), "warden-client-cli-"))
 
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const warden = (args: ReadonlyArray<string>, options: { env?: Record<string, string>; stdin?: string } = {}) =>
-  new Promise<Run>((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ["--conditions=@warden/source", bin, ...args],
-      {
-        env: {
-          PATH: process.env.PATH ?? "",
-          WARDEN_API_KEY: "sandbox-standard-key",
-          WARDEN_BASE_URL: sandbox.url,
-          WARDEN_LEGACY_BASE_URL: sandbox.url,
-          ...options.env
-        }
-      },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    )
-    child.stdin?.end(options.stdin ?? "")
+const warden = (args: ReadonlyArray<string>, options: RunOptions = {}) =>
+  wardenCli(args, {
+    ...options,
+    env: {
+      WARDEN_API_KEY: "sandbox-standard-key",
+      WARDEN_BASE_URL: sandbox.url,
+      WARDEN_LEGACY_BASE_URL: sandbox.url,
+      ...options.env
+    }
   })
 
 beforeAll(async () => {
@@ -130,10 +115,74 @@ describe("warden analyze / feedback", () => {
     expect(env.stdout + env.stderr).not.toContain(key)
   })
 
-  it("a missing key is a usage error (exit 2) naming the variable", async () => {
+  it("a missing key is a usage error (exit 2) naming --api-key and WARDEN_API_KEY, not a schema error", async () => {
     const run = await warden(["analyze", "text", "--channel", CHANNEL, "hi"], { env: { WARDEN_API_KEY: "" } })
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain("WARDEN_API_KEY")
+    expect(run.stderr.trim()).toBe("warden: USAGE_ERROR: no API key: give --api-key or set WARDEN_API_KEY")
+  })
+
+  it("an invalid WARDEN_* variable is named, not shown as a SchemaError", async () => {
+    const run = await warden(["analyze", "text", "--channel", CHANNEL, "hi"], { env: { WARDEN_TIMEOUT: "soon" } })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(/^warden: ENVIRONMENT: environment variable WARDEN_TIMEOUT: /)
+    expect(run.stderr).not.toContain("SchemaError")
+  })
+
+  it("--save-request to a path that cannot be created is refused before the API is called", async () => {
+    const before = sandbox.server.engine.log.list().length
+    const missingDir = join(dir, "no-such-dir", "req.json")
+    const run = await warden(["analyze", "text", "--channel", CHANNEL, "--save-request", missingDir, "hello"])
+    expect(run.code).toBe(2)
+    expect(run.stderr.trim()).toBe(
+      `warden: USAGE_ERROR: --save-request ${missingDir}: cannot create: no such directory ${join(dir, "no-such-dir")}`
+    )
+    const isDir = await warden(["analyze", "text", "--channel", CHANNEL, "--save-request", dir, "hello"])
+    expect(isDir.code).toBe(2)
+    expect(isDir.stderr).toContain("is a directory")
+    expect(sandbox.server.engine.log.list().length).toBe(before)
+  })
+})
+
+describe("warden analyze image", () => {
+  const lastImageBody = () =>
+    JSON.parse(
+      sandbox.server.engine.log
+        .list()
+        .filter((r) => r.endpoint === "analyzeImage")
+        .at(-1)!.body
+    )
+  // the 8-byte PNG signature and the start of an IHDR chunk: enough for "looks like an image"
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+
+  it("a path that does not exist is 'no such file' (exit 2) and nothing is sent", async () => {
+    const before = sandbox.server.engine.log.list().length
+    const run = await warden(["analyze", "image", "--channel", CHANNEL, "photos/cat12"])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain("photos/cat12: no such file")
+    expect(sandbox.server.engine.log.list().length).toBe(before)
+  })
+
+  it("a URL is sent as imageUrl, a file as its base64 bytes", async () => {
+    const url = await warden(["analyze", "image", "--channel", CHANNEL, "https://example.com/cat.png"])
+    expect(url.code).toBe(0)
+    expect(lastImageBody()).toEqual({ channelId: CHANNEL, imageUrl: "https://example.com/cat.png" })
+    const file = join(dir, "cat.png")
+    writeFileSync(file, png)
+    const fromFile = await warden(["analyze", "image", "--channel", CHANNEL, file])
+    expect(fromFile.code).toBe(0)
+    expect(lastImageBody().imageData).toBe(Buffer.from(png).toString("base64"))
+  })
+
+  it("raw image bytes on stdin are base64-encoded for the user; base64 text on stdin is sent as it is", async () => {
+    const raw = await warden(["analyze", "image", "--channel", CHANNEL], { stdin: png })
+    expect(raw.stderr).toBe("")
+    expect(raw.code).toBe(0)
+    expect(lastImageBody().imageData).toBe(Buffer.from(png).toString("base64"))
+    const text = await warden(["analyze", "image", "--channel", CHANNEL], {
+      stdin: `${Buffer.from(png).toString("base64")}\n`
+    })
+    expect(text.code).toBe(0)
+    expect(lastImageBody().imageData).toBe(Buffer.from(png).toString("base64"))
   })
 })
 

@@ -18,6 +18,13 @@ const pathSegment = (segment: PropertyKey): string =>
 /** A dotted field path from a parse issue path; the body itself is the empty path `""`. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string => path.map(pathSegment).join(".")
 
+const got = (issue: SchemaIssue.InvalidType): string => {
+  if (!SchemaIssue.hasInput(issue)) return ""
+  const value = issue.input
+  const shown = Array.isArray(value) ? "an array" : value === null ? "null" : (JSON.stringify(value) ?? typeof value)
+  return `, got ${shown.length > 40 ? `${shown.slice(0, 40)}...` : shown}`
+}
+
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
   leafHook: (issue) => {
     switch (issue._tag) {
@@ -25,6 +32,12 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
         return REQUIRED
       case "UnexpectedKey":
         return "is not a known field"
+      case "InvalidType":
+        // The default names the schema's identifier ("Expected LegacyMessageOnWire"): an internal name
+        // a user cannot act on. Say what shape was expected instead.
+        if (issue.ast._tag === "Objects") return `Expected an object${got(issue)}`
+        if (issue.ast._tag === "Arrays") return `Expected an array${got(issue)}`
+        return SchemaIssue.defaultLeafHook(issue)
       default:
         return SchemaIssue.defaultLeafHook(issue)
     }

@@ -4,11 +4,13 @@
  * `legacy`): the connection flags (`--base-url`, `--api-key`, `--key-kind`, `--region`) over the
  * `WARDEN_*` environment, and the error line + exit code (1 runtime/API failure, 2 usage/validation).
  */
-import { existsSync, readFileSync } from "node:fs"
+import { writeFile } from "node:fs/promises"
 import { Transport } from "@warden/transport"
 import { AnalyzeV1 } from "@warden/v1"
 import { Console, Effect, Layer, Option, type Redacted, Runtime } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as ImageInput from "../ImageInput.ts"
+import * as Writable from "../Writable.ts"
 
 /** A failure already printed on stderr, carrying the process exit code. */
 export class CliFailure extends Error {
@@ -32,15 +34,25 @@ const codeOf = (error: unknown): string => {
   return (e._tag ?? "ERROR").replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase()
 }
 
+/**
+ * A `Config` failure reads `SchemaError(Expected string at ["WARDEN_TIMEOUT"])`: say which variable
+ * and what is wrong with it instead.
+ */
+const environmentMessage = (raw: string): string => {
+  const match = /^SchemaError\((.*) at \["([^"]+)"\]\)$/s.exec(raw.trim())
+  return match === null ? raw : `environment variable ${match[2]}: ${match[1]!.trim()}`
+}
+
 /** Prints one line on stderr (the code, then the message with its field paths) and fails with the exit code. */
 export const report = (error: unknown): Effect.Effect<never, CliFailure> => {
   const tag = typeof error === "object" && error !== null ? (error as { _tag?: string })._tag : undefined
   const exit = tag !== undefined && USAGE_TAGS.has(tag) ? 2 : 1
-  const message =
+  const raw =
     error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
       ? String((error as { message: unknown }).message)
       : String(error)
-  const code = codeOf(error)
+  const message = tag === "ConfigError" ? environmentMessage(raw) : raw
+  const code = tag === "ConfigError" ? "ENVIRONMENT" : codeOf(error)
   const text = message.replace(/\s*\n\s*/g, " ")
   const line = `warden: ${text.startsWith(`${code}: `) ? text : `${code}: ${text}`}`
   return Effect.andThen(Console.error(line), Effect.fail(new CliFailure(exit, line)))
@@ -54,7 +66,9 @@ export class UsageError extends Error {
 /** The connection flags every client command takes; each falls back to its `WARDEN_*` variable. */
 export const connectionFlags = {
   baseUrl: Flag.String("base-url").pipe(
-    Flag.withDescription("Base URL of the API (of --region; for `legacy`, of the legacy host). Env: WARDEN_BASE_URL"),
+    Flag.withDescription(
+      "Base URL of the API, of --region. Env: WARDEN_BASE_URL (WARDEN_BASE_URL_US_EAST, WARDEN_BASE_URL_US_WEST)"
+    ),
     Flag.optional
   ),
   apiKey: Flag.Redacted("api-key").pipe(Flag.withDescription("API key. Env: WARDEN_API_KEY"), Flag.optional),
@@ -76,8 +90,42 @@ export interface Connection {
   readonly region: Option.Option<"global" | "us-east" | "us-west">
 }
 
+const BASE_URL_ENV = {
+  global: "WARDEN_BASE_URL",
+  "us-east": "WARDEN_BASE_URL_US_EAST",
+  "us-west": "WARDEN_BASE_URL_US_WEST"
+}
+
+const isSet = (name: string) => (process.env[name] ?? "") !== ""
+
+/**
+ * What a client command cannot run without, checked before anything else so the user reads which
+ * flag or variable to set (exit 2), not a decoding error of the environment.
+ */
+export const missingConnection = (flags: Connection, api: "v1" | "legacy"): UsageError | undefined => {
+  if (Option.isNone(flags.apiKey) && !isSet("WARDEN_API_KEY") && !(api === "legacy" && isSet("WARDEN_LEGACY_API_KEY")))
+    return new UsageError("no API key: give --api-key or set WARDEN_API_KEY")
+  if (Option.isNone(flags.baseUrl)) {
+    if (api === "legacy" && !isSet("WARDEN_LEGACY_BASE_URL"))
+      return new UsageError("no legacy base URL: give --base-url or set WARDEN_LEGACY_BASE_URL")
+    const region = Option.getOrUndefined(flags.region) ?? (process.env.WARDEN_REGION || "global")
+    const variable = BASE_URL_ENV[region as keyof typeof BASE_URL_ENV]
+    if (api === "v1" && variable !== undefined && !isSet(variable))
+      return new UsageError(`no base URL for region ${region}: give --base-url or set ${variable}`)
+  }
+  return undefined
+}
+
 /** The transport for a command: the environment, overridden by the flags. */
-export const transportFor = (flags: Connection, api: "v1" | "legacy") => {
+export const transportFor = (flags: Connection, api: "v1" | "legacy") =>
+  Layer.unwrap(
+    Effect.suspend(() => {
+      const missing = missingConnection(flags, api)
+      return missing === undefined ? Effect.succeed(configuredTransport(flags, api)) : Effect.fail(missing)
+    })
+  )
+
+const configuredTransport = (flags: Connection, api: "v1" | "legacy") => {
   const region = Option.getOrUndefined(flags.region)
   const baseUrl = Option.getOrUndefined(flags.baseUrl)
   const overrides: Parameters<typeof Transport.Transport.layerConfig>[0] = {
@@ -148,16 +196,32 @@ const channelOf = (flag: Option.Option<string>) =>
       ? Effect.succeed(process.env.WARDEN_CHANNEL)
       : Effect.fail(new UsageError("--channel is required (or set WARDEN_CHANNEL)"))
 
+/** `--save-request FILE` must be writable before the call is made, or its answer would be lost. */
+const checkSaveRequest = (saveRequest: Option.Option<string>) => {
+  if (Option.isNone(saveRequest)) return Effect.void
+  const problem = Writable.problemOf(saveRequest.value, { createDirectories: false })
+  return problem === undefined
+    ? Effect.void
+    : Effect.fail(new UsageError(`--save-request ${saveRequest.value}: cannot create: ${problem}`))
+}
+
 const output = (
   sent: { readonly request: string; readonly response: unknown },
   flags: { readonly saveRequest: Option.Option<string>; readonly withRequest: boolean }
 ) =>
   Effect.gen(function* () {
+    // The answer is printed first: a file that fails to be written after all must not swallow it.
+    yield* Console.log(JSON.stringify(flags.withRequest ? sent : sent.response))
     if (Option.isSome(flags.saveRequest)) {
       const file = flags.saveRequest.value
-      yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.writeFile(file, sent.request)))
+      yield* Effect.tryPromise({
+        try: () => writeFile(file, sent.request),
+        catch: (e) =>
+          new Error(
+            `--save-request ${file}: ${Writable.describeErrno((e as { code?: string }).code, String(e))} (the answer is above)`
+          )
+      })
     }
-    yield* Console.log(JSON.stringify(flags.withRequest ? sent : sent.response))
   })
 
 const v1Layer = (flags: Connection) => AnalyzeV1.AnalyzeV1.layer.pipe(Layer.provide(transportFor(flags, "v1")))
@@ -174,6 +238,7 @@ const analyzeText = Command.make(
     runWith(
       v1Layer(flags),
       Effect.gen(function* () {
+        yield* checkSaveRequest(flags.saveRequest)
         const body: Record<string, unknown> = {
           channelId: yield* channelOf(flags.channel),
           text: yield* contentOf(flags.content)
@@ -205,11 +270,15 @@ const analyzeImage = Command.make(
     runWith(
       v1Layer(flags),
       Effect.gen(function* () {
-        const image = (yield* contentOf(flags.content)).trim()
-        const body: Record<string, unknown> = { channelId: yield* channelOf(flags.channel) }
-        if (/^https?:\/\//.test(image)) body.imageUrl = image
-        else if (image !== "" && existsSync(image)) body.imageData = readFileSync(image).toString("base64")
-        else body.imageData = image
+        yield* checkSaveRequest(flags.saveRequest)
+        const channelId = yield* channelOf(flags.channel)
+        const argument = Option.getOrUndefined(flags.content)
+        const image = yield* argument !== undefined
+          ? Effect.try({ try: () => ImageInput.fromArgument(argument), catch: (e) => e })
+          : Effect.flatMap(readStdin, (bytes) =>
+              Effect.try({ try: () => ImageInput.fromStdin(bytes), catch: (e) => e })
+            )
+        const body: Record<string, unknown> = { channelId, ...image }
         put(body, "publishedAt", flags.publishedAt)
         put(body, "industry", flags.industry)
         put(body, "defaultLanguage", flags.defaultLanguage)
@@ -241,6 +310,7 @@ const analyzeUsername = Command.make(
     runWith(
       v1Layer(flags),
       Effect.gen(function* () {
+        yield* checkSaveRequest(flags.saveRequest)
         const body: Record<string, unknown> = {
           channelId: yield* channelOf(flags.channel),
           username: yield* contentOf(flags.content)

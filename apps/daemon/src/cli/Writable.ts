@@ -1,0 +1,79 @@
+/**
+ * Whether a file could be written, found out before anything is done that would be lost if it could
+ * not (`analyze --save-request` before the call; `config check --connect` before `run`). Nothing is
+ * created: the nearest existing ancestor is checked instead.
+ */
+import { accessSync, constants, statSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+
+/** Why a path cannot be written, as a short phrase (`permission denied`, `is a directory`, ...). */
+export type Problem = string
+
+const errnoOf = (e: unknown): string | undefined =>
+  typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined
+
+/** A system error code as the phrase a user reads. */
+export const describeErrno = (code: string | undefined, fallback: string): string => {
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied"
+    case "EISDIR":
+      return "is a directory"
+    case "ENOENT":
+      return "no such file or directory"
+    case "ENOTDIR":
+      return "a parent is not a directory"
+    case "EROFS":
+      return "read-only file system"
+    case "ENOSPC":
+      return "no space left on the device"
+    case "EADDRINUSE":
+      return "address already in use"
+    case "EADDRNOTAVAIL":
+      return "address not available on this machine"
+    case "ECONNREFUSED":
+      return "connection refused"
+    default:
+      return fallback
+  }
+}
+
+const writable = (path: string): boolean => {
+  try {
+    accessSync(path, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Why `file` cannot be written, or `undefined` when it can. `createDirectories`: missing parent
+ * directories would be created (as the jsonl sink does), so the nearest existing ancestor must be a
+ * writable directory; otherwise the parent itself must exist.
+ */
+export const problemOf = (file: string, options: { readonly createDirectories: boolean }): Problem | undefined => {
+  const path = resolve(file)
+  try {
+    const stat = statSync(path)
+    if (stat.isDirectory()) return "is a directory"
+    return writable(path) ? undefined : "permission denied"
+  } catch (e) {
+    if (errnoOf(e) !== "ENOENT") return describeErrno(errnoOf(e), String(e))
+  }
+  let parent = dirname(path)
+  for (;;) {
+    try {
+      const stat = statSync(parent)
+      if (!stat.isDirectory()) return `${parent} is not a directory`
+      return writable(parent) ? undefined : "permission denied"
+    } catch (e) {
+      if (errnoOf(e) !== "ENOENT") return describeErrno(errnoOf(e), String(e))
+      if (!options.createDirectories) return `no such directory ${parent}`
+      const up = dirname(parent)
+      if (up === parent) return `no such directory ${parent}`
+      parent = up
+    }
+  }
+}

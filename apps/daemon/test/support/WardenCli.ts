@@ -1,0 +1,38 @@
+/** Runs the `warden` CLI as a user does: a real child process (from source, on the same Node). */
+import { execFile } from "node:child_process"
+
+const bin = new URL("../../src/bin.ts", import.meta.url).pathname
+
+/** How a run ended. */
+export interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Options of one run: the environment (only `PATH` is inherited) and what stdin holds. */
+export interface RunOptions {
+  readonly env?: Record<string, string>
+  readonly stdin?: string | Uint8Array
+  readonly cwd?: string
+}
+
+/** Runs `warden ...args` and resolves with its exit code and output, whatever the code. */
+export const warden = (args: ReadonlyArray<string>, options: RunOptions = {}) =>
+  new Promise<Run>((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ["--conditions=@warden/source", bin, ...args],
+      {
+        env: { PATH: process.env.PATH ?? "", ...options.env },
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd })
+      },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
+    )
+    child.stdin?.end(options.stdin ?? "")
+  })
+
+/** A stack trace line (`    at fn (file:1:2)`): never shown to a user. */
+export const STACK_TRACE = /^\s+at .+[:(]/m
