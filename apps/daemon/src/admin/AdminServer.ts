@@ -129,6 +129,11 @@ const routes = (options: AdminOptions) =>
           problems.push(`source ${source} ${state.state}${state.reason ? `: ${state.reason}` : ""}`)
         }
       }
+      for (const [source, u] of yield* status.unrecognised) {
+        problems.push(
+          `source ${source}: ${u.count} answer${u.count === 1 ? "" : "s"} without a verdict from ${u.endpoint} (last: ${u.lastShape}); items recorded unrecognised, not moderated (once the API is fixed: warden reanalyse --status unrecognised)`
+        )
+      }
       return problems
     })
 

@@ -8,13 +8,14 @@ import { feedback } from "./commands/Feedback.ts"
 import { legacy } from "./commands/Legacy.ts"
 import { config } from "./commands/Config.ts"
 import { demo } from "./commands/Demo.ts"
+import { reanalyse } from "./commands/Reanalyse.ts"
 import { run as runCommand } from "./commands/Run.ts"
 import { source } from "./commands/Source.ts"
 import { sandbox } from "./commands/Sandbox.ts"
 import { version } from "./Version.ts"
 
 /** Every subcommand of `warden`. Add a command: a module under `cli/commands/`, one line here. */
-const subcommands = [sandbox, analyze, feedback, legacy, config, demo, runCommand, source] as const
+const subcommands = [sandbox, analyze, feedback, legacy, config, demo, runCommand, source, reanalyse] as const
 
 /** The root `warden` command. */
 export const warden = Command.make("warden").pipe(

@@ -40,7 +40,16 @@ export interface Options {
   readonly env?: Readonly<Record<string, string | undefined>> | undefined
   /** Connectors known without importing (tests); matched by `type` first. */
   readonly builtins?: ReadonlyArray<Connector.Connector> | undefined
+  /**
+   * The top-level sections the command uses (default: all). Secret references elsewhere are not
+   * resolved (a command must not demand a secret it does not use), and without `api` neither the API
+   * key nor the region base URLs are required. The rest of the file is still checked.
+   */
+  readonly sections?: ReadonlyArray<Section> | undefined
 }
+
+/** A top-level section of the file. */
+export type Section = "api" | "state" | "sources" | "sinks" | "admin" | "log" | "cluster"
 
 /** A config that decoded, with what `warden config check` reports beside it. */
 export interface Checked {
@@ -271,10 +280,14 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
     if (!isRecord(raw)) return yield* fail([{ path: "", message: "the file must be a YAML mapping (key: value)" }])
 
     // 2. secret references, then WARDEN_* defaults for api
-    const resolved = SecretRef.resolveAll(raw, { env, baseDirectory })
+    const sections = options.sections
+    const used = (path: string) => sections === undefined || sections.some((s) => startsWithPath(path, s))
+    const resolved = SecretRef.resolveAll(raw, { env, baseDirectory, skip: (path) => !used(path) })
     const problems: Array<ConfigProblem> = [...resolved.problems]
     const document = resolved.value as Record<string, unknown>
     const fromEnv = fillApiFromEnv(document, env)
+    if (!used("api") && isRecord(document.api) && document.api.apiKey === undefined)
+      document.api.apiKey = SecretRef.UNRESOLVED
 
     const warnings: Array<ConfigProblem> = []
     const inlineSecrets = (value: unknown, at: ReadonlyArray<string | number>): void => {
@@ -399,7 +412,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
     }
 
     // 5. the API: v1 sources need the base URL of every region they may use, legacy sources the legacy host
-    if (decoded.ok) {
+    if (decoded.ok && used("api")) {
       const api = decoded.value.api
       const modes = new Set(decoded.value.sources.map((s) => s.mode))
       if (modes.has("v1")) {

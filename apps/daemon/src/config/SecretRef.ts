@@ -14,7 +14,15 @@ export interface Context {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Directory of the config file: relative `${file:...}` paths are against it. */
   readonly baseDirectory: string
+  /**
+   * Paths (dotted) whose references are left unresolved: a command that does not use a secret must
+   * not demand it. Such a value becomes {@link UNRESOLVED}, which no API or database accepts.
+   */
+  readonly skip?: ((path: string) => boolean) | undefined
 }
+
+/** The value of a reference a command left unresolved because it does not use it. */
+export const UNRESOLVED = "(unresolved: not used by this command)"
 
 /** The result of resolving every reference of a document. */
 export interface Resolved {
@@ -77,6 +85,7 @@ export const resolveAll = (document: unknown, context: Context): Resolved => {
       const out = value.replace(REFERENCE, (whole, kind: string | undefined, arg: string | undefined) => {
         if (whole === "$${") return "${"
         referenced.add(at)
+        if (context.skip?.(at) === true) return UNRESOLVED
         const r = resolveOne(kind!, arg!, context)
         if (r.ok) return r.value
         failed = true

@@ -10,7 +10,7 @@
 import type { AnalyzeV1 } from "@warden/v1"
 import { Duration, Effect, Schedule } from "effect"
 import { ApiUnavailable, type EngineError, SourcePaused } from "./EngineError.ts"
-import type { Analysed, Failed, Outcome } from "./Outcome.ts"
+import type { Analysed, Failed, Outcome, Unrecognised } from "./Outcome.ts"
 import type { Prepared } from "./RequestBuilder.ts"
 import * as Verdict from "./Verdict.ts"
 
@@ -89,6 +89,15 @@ export const callOnce = <A>(
     )
   )
 
+/** The outcome of an answer that holds none of the fields a verdict is made of. */
+export const unrecognisedOutcome = (endpoint: string, request: string, response: unknown): Unrecognised => ({
+  status: "unrecognised",
+  endpoint,
+  request,
+  response: JSON.stringify(response) ?? "null",
+  shape: Verdict.shapeOf(response)
+})
+
 const isFailed = (value: unknown): value is Failed =>
   typeof value === "object" && value !== null && (value as { status?: unknown }).status === "failed"
 
@@ -124,6 +133,9 @@ export const analyseV1 = (
     const failed = sent.find(isFailed)
     if (failed !== undefined) return failed
     const answers = sent as ReadonlyArray<{ readonly request: string; readonly response: unknown }>
+    // An answer without a verdict is not "clean": the whole item is unrecognised, whatever the other segments said.
+    const unreadable = answers.find((a) => !Verdict.isRecognised(prepared.endpoint, a.response))
+    if (unreadable !== undefined) return unrecognisedOutcome(endpoint, unreadable.request, unreadable.response)
     const verdicts = answers.map((a) => verdictOf(a.response))
     const worst = Verdict.mostSevereIndex(verdicts)
     const analysed: Analysed = {

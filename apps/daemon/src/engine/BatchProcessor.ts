@@ -19,6 +19,7 @@ import { LegacyAnalyzer } from "./LegacyAnalyzer.ts"
 import * as Metrics from "./Metrics.ts"
 import type { Outcome, Unanalysed } from "./Outcome.ts"
 import * as Policy from "./Policy.ts"
+import { SourceStatus } from "./SourceStatus.ts"
 import * as RequestBuilder from "./RequestBuilder.ts"
 import type { SourceSettings } from "./SourceSettings.ts"
 import * as VerdictRecord from "./VerdictRecord.ts"
@@ -28,6 +29,7 @@ export interface Summary {
   readonly analysed: number
   readonly failed: number
   readonly unanalysed: number
+  readonly unrecognised: number
   readonly unchanged: number
   readonly skipped: number
   readonly deleted: number
@@ -101,7 +103,11 @@ export const decide = (
       sinks: rule.sinks ?? allSinks
     }
   }
-  if (outcome.status === "unanalysed" && outcome.mode === "reject" && settings.failure?.action !== undefined) {
+  // No verdict (the API unreachable past the delay, or an answer without a verdict): the failure mode decides.
+  const rejected =
+    (outcome.status === "unanalysed" && outcome.mode === "reject") ||
+    (outcome.status === "unrecognised" && settings.failure?.mode === "reject")
+  if (rejected && settings.failure?.action !== undefined) {
     return {
       rule: "failureMode",
       actions: [
@@ -110,7 +116,10 @@ export const decide = (
           rule: "failureMode",
           kind: settings.failure.action,
           params: {},
-          reason: "warden: the analysis API could not be reached (failure mode reject)",
+          reason:
+            outcome.status === "unrecognised"
+              ? "warden: the analysis API answered without a verdict (failure mode reject)"
+              : "warden: the analysis API could not be reached (failure mode reject)",
           status
         }
       ],
@@ -126,6 +135,7 @@ const make = (options: ProcessorOptions) =>
     const v1 = yield* AnalyzeV1.AnalyzeV1
     const legacy = yield* LegacyAnalyzer
     const feedback = yield* FeedbackService
+    const sourceStatus = yield* SourceStatus
 
     /**
      * Decides, for each upsert of a round (one per reference), whether it needs analysing and as which
@@ -142,8 +152,10 @@ const make = (options: ProcessorOptions) =>
             const contentHash = ContentHash.of(event.content)
             const known = latest.get(event.reference)
             if (known !== undefined && known.contentHash === contentHash) {
-              // An item recorded without a verdict while the API was down is analysed once it is back.
-              if (known.status !== "unanalysed" || degraded !== undefined) return "unchanged" as const
+              // An item recorded without a verdict (API down, or an answer without one) is analysed again.
+              const noVerdict =
+                known.status === "unanalysed" || known.status === "unrecognised" || known.reanalyse === true
+              if (!noVerdict || degraded !== undefined) return "unchanged" as const
             }
             if (!settings.analyse.has(event.content.type)) return "skipped" as const
             return { event, version: known !== undefined ? known.version + 1 : 1, contentHash } satisfies Work
@@ -181,9 +193,14 @@ const make = (options: ProcessorOptions) =>
           mode: settings.mode,
           endpoint: outcome.endpoint,
           request: outcome.request,
-          response: outcome.status === "analysed" ? outcome.response : undefined,
+          response: outcome.status === "analysed" || outcome.status === "unrecognised" ? outcome.response : undefined,
           verdict: outcome.status === "analysed" ? outcome.verdict : undefined,
-          error: outcome.status === "failed" ? outcome.error : undefined,
+          error:
+            outcome.status === "failed"
+              ? outcome.error
+              : outcome.status === "unrecognised"
+                ? VerdictRecord.unrecognisedError(outcome.shape)
+                : undefined,
           segments: outcome.status === "analysed" ? outcome.segments : [],
           event: JSON.stringify(eventWithoutCheckpoint),
           analysedAt,
@@ -208,6 +225,28 @@ const make = (options: ProcessorOptions) =>
             Effect.annotateLogs({ source: settings.id, reference: work.event.reference, code: outcome.error.code })
           )
         )
+      }
+      if (outcome.status === "unrecognised") {
+        // Counted every time, logged once per source, endpoint and shape of answer (not once per item).
+        return Effect.gen(function* () {
+          yield* items
+          yield* Metric.update(
+            Metric.withAttributes(Metrics.unrecognised, { source: settings.id, endpoint: outcome.endpoint }),
+            1
+          )
+          const first = yield* sourceStatus.answerUnrecognised(settings.id, outcome.endpoint, outcome.shape)
+          if (first)
+            yield* Effect.logWarning(
+              `the API answered ${outcome.shape} without a verdict: items recorded unrecognised, not moderated (logged once per kind of answer; see /readyz, warden_unrecognised_answers_total)`
+            ).pipe(
+              Effect.annotateLogs({
+                source: settings.id,
+                endpoint: outcome.endpoint,
+                reference: work.event.reference,
+                failureMode: settings.failure?.mode ?? "hold"
+              })
+            )
+        })
       }
       if (outcome.status !== "analysed") return items
       return Effect.andThen(
@@ -348,7 +387,16 @@ const make = (options: ProcessorOptions) =>
       degraded: Degraded = undefined
     ): Effect.Effect<Summary, EngineError> =>
       Effect.gen(function* () {
-        const counts = { analysed: 0, failed: 0, unanalysed: 0, unchanged: 0, skipped: 0, deleted: 0, signals: 0 }
+        const counts = {
+          analysed: 0,
+          failed: 0,
+          unanalysed: 0,
+          unrecognised: 0,
+          unchanged: 0,
+          skipped: 0,
+          deleted: 0,
+          signals: 0
+        }
         yield* Metric.update(Metric.withAttributes(Metrics.itemsIn, { source: settings.id }), events.length)
         for (const round of rounds(events)) {
           const upserts: Array<SourceEvent.Upsert> = []

@@ -5,7 +5,7 @@
  */
 import { LegacyBatch } from "@warden/legacy"
 import { Context, Effect, Layer } from "effect"
-import { callOnce, failedOutcome } from "./Analyzer.ts"
+import { callOnce, failedOutcome, unrecognisedOutcome } from "./Analyzer.ts"
 import type { EngineError } from "./EngineError.ts"
 import type { Outcome } from "./Outcome.ts"
 import * as Verdict from "./Verdict.ts"
@@ -58,6 +58,7 @@ const make = Effect.gen(function* () {
         const verdicts: Array<Verdict.Verdict> = []
         const segments: Array<{ request: string; response: string }> = []
         let failure: Outcome | undefined
+        let unreadable: Outcome | undefined
         for (const message of item.messages) {
           const at = position++
           const error = errorAt.get(at)
@@ -72,11 +73,15 @@ const make = Effect.gen(function* () {
             })
             continue
           }
+          if (!Verdict.isRecognisedLegacy(analysis)) {
+            unreadable ??= unrecognisedOutcome(ENDPOINT, requestOf.get(at) ?? "", analysis)
+            continue
+          }
           verdicts.push(Verdict.fromLegacyAnalysis(analysis))
           segments.push({ request: requestOf.get(at) ?? "", response: JSON.stringify(analysis) })
         }
-        if (failure !== undefined) {
-          outcomes.set(item.key, failure)
+        if (failure !== undefined || unreadable !== undefined) {
+          outcomes.set(item.key, (failure ?? unreadable)!)
           continue
         }
         const worst = Verdict.mostSevereIndex(verdicts)

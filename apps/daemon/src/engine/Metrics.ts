@@ -10,9 +10,15 @@ export const itemsIn = Metric.counter("warden_items_in_total", {
   incremental: true
 })
 
-/** Item versions recorded, by source and status (analysed, failed, unanalysed). */
+/** Item versions recorded, by source and status (analysed, failed, unanalysed, unrecognised). */
 export const itemsOut = Metric.counter("warden_items_out_total", {
   description: "Item versions recorded, by status",
+  incremental: true
+})
+
+/** Answers of the API that held no verdict (`200 {"foo":1}`), by source and endpoint. */
+export const unrecognised = Metric.counter("warden_unrecognised_answers_total", {
+  description: "API answers that held none of the fields a verdict is made of, by source and endpoint",
   incremental: true
 })
 

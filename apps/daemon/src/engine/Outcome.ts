@@ -37,5 +37,22 @@ export interface Unanalysed {
   readonly mode: "allow" | "reject"
 }
 
+/**
+ * The API answered, but with none of the fields a verdict is made of (`200 {"foo":1}`): the item is
+ * not clean, it was not moderated. Recorded with the exact request and the answer, counted, handled
+ * by the source's failure mode (`reject` takes its action; `hold` and `allow` take none) and analysed
+ * again when the item comes back or on `warden reanalyse --status unrecognised`.
+ */
+export interface Unrecognised {
+  readonly status: "unrecognised"
+  readonly endpoint: string
+  /** The exact JSON text sent (the first segment whose answer held no verdict). */
+  readonly request: string
+  /** The answer, as JSON text. */
+  readonly response: string
+  /** Its top-level keys (`{foo}`), for the log and the record; never the values. */
+  readonly shape: string
+}
+
 /** An item outcome. */
-export type Outcome = Analysed | Failed | Unanalysed
+export type Outcome = Analysed | Failed | Unanalysed | Unrecognised

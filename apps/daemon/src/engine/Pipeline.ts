@@ -226,7 +226,8 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       const source = yield* spec.connector.make(spec.config)
       yield* status.set(id, { state: "running" })
       yield* Effect.forkScoped(ActionExecutor.run(id, source))
-      if (failure.mode !== "hold") yield* Effect.forkScoped(reanalyse)
+      // Also in hold mode: items an operator asked to analyse again (`warden reanalyse`) wait here.
+      yield* Effect.forkScoped(reanalyse)
       yield* source.events(from).pipe(
         Stream.tap((event) =>
           SourceEvent.isErrorEvent(event)

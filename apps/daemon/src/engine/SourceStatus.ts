@@ -16,6 +16,15 @@ export interface State {
   readonly lastErrorAt?: number
 }
 
+/** Answers of the API that held no verdict for a source's items, since the process started. */
+export interface UnrecognisedAnswers {
+  readonly count: number
+  readonly lastAt: number
+  /** The shape of the last one (`{foo}`) and its endpoint. */
+  readonly lastShape: string
+  readonly endpoint: string
+}
+
 /** How long an upstream error keeps a source "not ready" when nothing newer says otherwise. */
 export const UPSTREAM_ERROR_WINDOW_MILLIS = 120_000
 
@@ -50,7 +59,28 @@ const make = Effect.gen(function* () {
       copy.set(source, { ...(m.get(source) ?? { state: "running", since: Date.now() }), lastCommit: Date.now() })
       return copy
     })
-  return { set, committed, all: Ref.get(states) }
+  const unrecognised = yield* Ref.make(new Map<string, UnrecognisedAnswers>())
+  /** Shapes already logged, per source and endpoint: an unreadable answer is logged once per kind. */
+  const logged = new Set<string>()
+  /** Counts an answer without a verdict; `true` the first time this source saw this shape (log it then). */
+  const answerUnrecognised = (source: string, endpoint: string, shape: string): Effect.Effect<boolean> =>
+    Effect.andThen(
+      Ref.update(unrecognised, (m) =>
+        new Map(m).set(source, {
+          count: (m.get(source)?.count ?? 0) + 1,
+          lastAt: Date.now(),
+          lastShape: shape,
+          endpoint
+        })
+      ),
+      Effect.sync(() => {
+        const key = `${source}\u0000${endpoint}\u0000${shape}`
+        if (logged.has(key)) return false
+        logged.add(key)
+        return true
+      })
+    )
+  return { set, committed, all: Ref.get(states), answerUnrecognised, unrecognised: Ref.get(unrecognised) }
 })
 
 /** The live state of every source. */

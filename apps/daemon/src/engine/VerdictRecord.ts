@@ -11,7 +11,7 @@ export interface VerdictRecord {
   readonly source: string
   readonly reference: string
   readonly version: number
-  readonly status: "analysed" | "failed" | "unanalysed"
+  readonly status: "analysed" | "failed" | "unanalysed" | "unrecognised"
   readonly contentType: string
   readonly mode: "v1" | "legacy"
   readonly verdict?: Verdict
@@ -26,6 +26,12 @@ export interface VerdictRecord {
   /** The actions decided (run, or only recorded in a dry run). */
   readonly actions?: ReadonlyArray<string>
 }
+
+/** The error recorded for an answer without a verdict (stored with the item, sent to the sinks). */
+export const unrecognisedError = (shape: string) => ({
+  code: "UNRECOGNISED_ANSWER",
+  message: `the API answered ${shape} with none of the fields a verdict is made of (type, severity, recommendedAction, classifications): not moderated`
+})
 
 /** Builds the record of an outcome. */
 export const fromOutcome = (fields: {
@@ -52,12 +58,14 @@ export const fromOutcome = (fields: {
     ? { verdict: fields.outcome.verdict }
     : fields.outcome.status === "failed"
       ? { error: { code: fields.outcome.error.code, message: fields.outcome.error.message } }
-      : {
-          error: {
-            code: "UNANALYSED",
-            message: `the API could not be reached; failure mode ${fields.outcome.mode} (analysed when it is back)`
-          }
-        }),
+      : fields.outcome.status === "unrecognised"
+        ? { error: unrecognisedError(fields.outcome.shape) }
+        : {
+            error: {
+              code: "UNANALYSED",
+              message: `the API could not be reached; failure mode ${fields.outcome.mode} (analysed when it is back)`
+            }
+          }),
   ...(fields.permalink === undefined ? {} : { permalink: fields.permalink }),
   ...(fields.text === undefined ? {} : { text: fields.text }),
   segments: fields.outcome.status === "analysed" ? fields.outcome.segments.length : 0,

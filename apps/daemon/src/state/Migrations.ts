@@ -123,11 +123,25 @@ const createActionsFeedback = Effect.gen(function* () {
   )`
 })
 
+const createReanalyse = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // Item versions an operator asked to analyse again (`warden reanalyse`): the source's sweep sends
+  // them through the pipeline; recording a newer version of the item clears the request.
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_reanalyse (
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    requested_at BIGINT NOT NULL,
+    PRIMARY KEY (source, reference)
+  )`
+})
+
 /** Runs every pending migration of the state store. */
 export const run = Migrator.make({})({
   loader: Migrator.fromRecord({
     "0001_items_outbox_checkpoints": createItems,
-    "0002_actions_feedback": createActionsFeedback
+    "0002_actions_feedback": createActionsFeedback,
+    "0003_reanalyse": createReanalyse
   }),
   table: "warden_migrations"
 })

@@ -14,7 +14,14 @@ export interface LatestVersion {
   readonly version: number
   readonly contentHash: string
   readonly status: string
+  /** An operator asked for this version to be analysed again (`warden reanalyse`). */
+  readonly reanalyse?: boolean
 }
+
+/** Statuses `warden reanalyse` takes: items without a verdict, or refused as bad input. */
+export const REANALYSABLE = ["unrecognised", "unanalysed", "failed"] as const
+/** @see {@link REANALYSABLE} */
+export type Reanalysable = (typeof REANALYSABLE)[number]
 
 /** A segment of a split text: its exact request and the response. */
 export interface SegmentRecord {
@@ -29,7 +36,7 @@ export interface ItemRecord {
   readonly version: number
   readonly contentHash: string
   readonly contentType: string
-  readonly status: "analysed" | "failed" | "unanalysed"
+  readonly status: "analysed" | "failed" | "unanalysed" | "unrecognised"
   readonly mode: "v1" | "legacy"
   readonly endpoint: string | undefined
   /** The exact JSON text sent (of the most severe segment when split). */
@@ -210,14 +217,26 @@ const make = Effect.gen(function* () {
       const unique = [...new Set(references)]
       for (let i = 0; i < unique.length; i += 500) {
         const chunk = unique.slice(i, i + 500)
-        const rows = yield* sql<{ reference: string; version: number; content_hash: string; status: string }>`
-          SELECT reference, version, content_hash, status FROM warden_items
-          WHERE source = ${source} AND ${sql.in("reference", chunk)}`
+        const rows = yield* sql<{
+          reference: string
+          version: number
+          content_hash: string
+          status: string
+          requested: number | null
+        }>`
+          SELECT i.reference, i.version, i.content_hash, i.status, r.version AS requested FROM warden_items i
+          LEFT JOIN warden_reanalyse r ON r.source = i.source AND r.reference = i.reference
+          WHERE i.source = ${source} AND ${sql.in("i.reference", chunk)}`
         for (const row of rows) {
           const version = Number(row.version)
           const known = out.get(row.reference)
           if (known === undefined || known.version < version) {
-            out.set(row.reference, { version, contentHash: row.content_hash, status: row.status })
+            out.set(row.reference, {
+              version,
+              contentHash: row.content_hash,
+              status: row.status,
+              reanalyse: row.requested !== null && Number(row.requested) >= version
+            })
           }
         }
       }
@@ -298,6 +317,16 @@ const make = Effect.gen(function* () {
                 if (Arr.isArrayNonEmpty(chunk)) {
                   yield* sql`INSERT INTO ${sql(table)} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
                 }
+              }
+            }
+            // A newer version answers any request to analyse the item again (one statement per source).
+            const bySource = new Map<string, Array<string>>()
+            for (const { item } of fresh)
+              bySource.set(item.source, [...(bySource.get(item.source) ?? []), item.reference])
+            for (const [source, references] of bySource) {
+              for (let i = 0; i < references.length; i += 500) {
+                yield* sql`DELETE FROM warden_reanalyse WHERE source = ${source}
+                  AND ${sql.in("reference", references.slice(i, i + 500))}`
               }
             }
             return entries.map(({ item }) => inserted.has(key(item.reference, item.version)))
@@ -402,12 +431,50 @@ const make = Effect.gen(function* () {
       )
     )
 
-  /** Items recorded "unanalysed" (API was down, failure mode allow/reject) waiting for a real verdict. */
+  /**
+   * Items waiting for a real verdict: recorded "unanalysed" (API was down, failure mode allow/reject),
+   * or asked to be analysed again by an operator (`warden reanalyse`).
+   */
   const unanalysed = (source: string, limit: number) =>
     sql<{ reference: string; version: number; event: string }>`SELECT reference, version, event FROM warden_items i
-      WHERE source = ${source} AND status = 'unanalysed' AND NOT EXISTS (
+      WHERE source = ${source} AND (status = 'unanalysed' OR EXISTS (
+        SELECT 1 FROM warden_reanalyse r WHERE r.source = i.source AND r.reference = i.reference
+        AND r.version = i.version)) AND NOT EXISTS (
         SELECT 1 FROM warden_items j WHERE j.source = i.source AND j.reference = i.reference AND j.version > i.version)
       ORDER BY created_at LIMIT ${limit}`
+
+  /**
+   * Asks for the latest version of every item with `status` (of one source, or all) to be analysed
+   * again; returns how many were queued. `unrecognised` also takes items recorded `analysed` with an
+   * empty verdict: what a daemon before the `unrecognised` outcome stored for an answer without one.
+   */
+  const requestReanalysis = (status: Reanalysable, source: string | undefined) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const rows = yield* sql<{ source: string; reference: string; version: number }>`
+          SELECT source, reference, version FROM warden_items i
+          WHERE ${source === undefined ? sql`1 = 1` : sql`source = ${source}`}
+          AND deleted_at IS NULL
+          AND (status = ${status} ${
+            status === "unrecognised"
+              ? sql`OR (status = 'analysed' AND verdict_type IS NULL AND severity IS NULL
+                  AND recommended_action IS NULL AND (classifications IS NULL OR classifications = ',,'))`
+              : sql``
+          })
+          AND NOT EXISTS (SELECT 1 FROM warden_items j
+            WHERE j.source = i.source AND j.reference = i.reference AND j.version > i.version)`
+        const now = Date.now()
+        for (let i = 0; i < rows.length; i += 100) {
+          const chunk = rows
+            .slice(i, i + 100)
+            .map((r) => ({ source: r.source, reference: r.reference, version: Number(r.version), requested_at: now }))
+          if (Arr.isArrayNonEmpty(chunk))
+            yield* sql`INSERT INTO warden_reanalyse ${sql.insert(chunk)} ON CONFLICT (source, reference)
+              DO UPDATE SET version = excluded.version, requested_at = excluded.requested_at`
+        }
+        return rows.length
+      })
+    )
 
   const markDeleted = (source: string, reference: string) =>
     sql`UPDATE warden_items SET deleted_at = ${new Date().toISOString()}
@@ -487,6 +554,7 @@ const make = Effect.gen(function* () {
     hasFeedback,
     feedbackOf,
     unanalysed,
+    requestReanalysis,
     getCheckpoint,
     commitCheckpoint,
     latestVersion,

@@ -1,0 +1,77 @@
+/**
+ * `warden reanalyse --config FILE --status unrecognised [--source ID]`: asks for the latest version of
+ * every item with that status to be analysed again, e.g. after an API that answered without verdicts
+ * was fixed. It writes the requests into the state store; the daemon's per-source sweep sends them
+ * through the pipeline (within seconds when it runs, else at its next start), where the new version
+ * gets a verdict, the rules and the sinks as any other.
+ *
+ * `--status unrecognised` also takes items recorded `analysed` with an empty verdict: what a daemon
+ * from before the `unrecognised` outcome stored for an answer without one.
+ */
+import { Console, Effect, Layer, Runtime, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import { checkConfig, formatProblem } from "../../config/index.ts"
+import { sqlLayer } from "../../Daemon.ts"
+import { REANALYSABLE, StateStore } from "../../state/StateStore.ts"
+
+/** Refused (printed already): 2 for a usage error, 78 for an invalid config. */
+class ReanalyseRefused extends Schema.TaggedError<ReanalyseRefused>()("ReanalyseRefused", { exitCode: Schema.Int }) {
+  override get [Runtime.errorExitCode]() {
+    return this.exitCode
+  }
+  override readonly [Runtime.errorReported] = false
+}
+
+const refuse = (message: string, exitCode: 2 | 78) =>
+  Console.error(`warden reanalyse: ${message}`).pipe(Effect.andThen(Effect.fail(new ReanalyseRefused({ exitCode }))))
+
+/** The `reanalyse` subcommand. */
+export const reanalyse = Command.make(
+  "reanalyse",
+  {
+    config: Flag.String("config").pipe(
+      Flag.withAlias("c"),
+      Flag.withDescription("the daemon's warden.yaml (only its state section is used)"),
+      Flag.withDefault("warden.yaml")
+    ),
+    status: Flag.Literals("status", REANALYSABLE).pipe(
+      Flag.withDescription(
+        "which items: unrecognised (the API answered without a verdict), unanalysed (API unreachable, failure mode allow/reject), failed (refused as bad input)"
+      )
+    ),
+    source: Flag.String("source").pipe(Flag.withDescription("only this source (default: every source)"), Flag.optional)
+  },
+  ({ config: file, status, source }) =>
+    Effect.gen(function* () {
+      const checked = yield* checkConfig(file, { sections: ["state"] }).pipe(
+        Effect.catchTag("ConfigError", (error) => refuse(error.problems.map(formatProblem).join("\n"), 78))
+      )
+      const only = source._tag === "Some" ? source.value : undefined
+      const ids = checked.config.sources.map((s) => s.id)
+      if (only !== undefined && !ids.includes(only)) {
+        return yield* refuse(`--source: no source '${only}' in ${file} (sources: ${ids.join(", ") || "(none)"})`, 2)
+      }
+      const state = checked.config.state
+      const queued = yield* Effect.gen(function* () {
+        const store = yield* StateStore
+        return yield* store.requestReanalysis(status, only)
+      }).pipe(
+        Effect.provide(
+          StateStore.layer.pipe(
+            Layer.provide(
+              sqlLayer(
+                state._tag === "Sqlite"
+                  ? { _tag: "sqlite", filename: state.filename }
+                  : { _tag: "postgres", url: state.url }
+              )
+            )
+          )
+        )
+      )
+      yield* Console.log(
+        `queued ${queued} item${queued === 1 ? "" : "s"} with status ${status}${only === undefined ? "" : ` of source ${only}`} for analysis; the daemon sends them within seconds when it runs, else at its next start`
+      )
+    })
+).pipe(
+  Command.withDescription("Analyse again the items of a status (e.g. answers without a verdict, once the API is fixed)")
+)

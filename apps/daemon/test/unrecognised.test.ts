@@ -1,0 +1,157 @@
+/**
+ * An answer with none of the fields a verdict is made of (`200 {"foo":1}`) is its own outcome,
+ * `unrecognised`: never a clean verdict, counted, shown by /readyz and /metrics, handled by the
+ * source's failure mode, and analysed again with `warden reanalyse` once the API is fixed.
+ */
+import { execFile } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { Layer } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import * as Verdict from "../src/engine/Verdict.ts"
+import { SinkList } from "../src/sinks/SinkList.ts"
+import { waitFor } from "./support/DaemonProcess.ts"
+import { startDaemonInProcess } from "./support/InProcess.ts"
+import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+
+const run = promisify(execFile)
+const bin = new URL("../src/bin.ts", import.meta.url).pathname
+const warden = (args: ReadonlyArray<string>) =>
+  run(process.execPath, ["--conditions=@warden/source", bin, ...args], { env: { ...process.env, NODE_NO_WARNINGS: "1" } })
+
+describe("recognising a verdict", () => {
+  it("an answer without a verdict is unrecognised, not clean", () => {
+    expect(Verdict.isRecognised("text", { foo: 1 })).toBe(false)
+    expect(Verdict.isRecognised("text", { textAnalysis: {} })).toBe(false)
+    expect(Verdict.isRecognised("text", { textAnalysis: { language: "en" } })).toBe(false)
+    expect(Verdict.isRecognised("text", null)).toBe(false)
+    expect(Verdict.isRecognised("username", { textAnalysis: { type: "NEUTRAL" } })).toBe(false)
+    expect(Verdict.isRecognised("image", { imageAnalysis: {} })).toBe(false)
+    expect(Verdict.isRecognisedLegacy({ reference: "r", meta: {} })).toBe(false)
+  })
+
+  it("any one verdict field is enough: a clean answer is recognised", () => {
+    expect(Verdict.isRecognised("text", { textAnalysis: { type: "NEUTRAL", classifications: [] } })).toBe(true)
+    expect(Verdict.isRecognised("text", { textAnalysis: { severity: "NONE" } })).toBe(true)
+    expect(Verdict.isRecognised("username", { usernameAnalysis: { recommendedAction: "KEEP" } })).toBe(true)
+    expect(Verdict.isRecognised("image", { imageAnalysis: { classifications: [] } })).toBe(true)
+    expect(
+      Verdict.isRecognised("image", { imageAnalysis: { ocrAnalysis: { textAnalysis: { type: "HATEFUL" } } } })
+    ).toBe(true)
+    expect(Verdict.isRecognisedLegacy({ type: "HATEFUL", meta: { classifications: ["THREAT"] } })).toBe(true)
+  })
+})
+
+/** An API that answers `200 {"foo":1}` to every analysis until it is fixed; then a threat verdict. */
+const startApi = async () => {
+  let fixed = false
+  let calls = 0
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on("end", () => {
+      calls++
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(
+        JSON.stringify(
+          fixed
+            ? {
+                textAnalysis: {
+                  type: "HATEFUL",
+                  classifications: ["THREAT"],
+                  severity: "VERY_HIGH",
+                  recommendedAction: "REMOVE"
+                }
+              }
+            : { foo: 1 }
+        )
+      )
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    fix: () => {
+      fixed = true
+    },
+    calls: () => calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+describe("the daemon and an API answering without verdicts", () => {
+  it("records unrecognised (not analysed), applies the failure mode, shows it in /readyz and /metrics; reanalyse moderates it once the API is fixed", async () => {
+    const api = await startApi()
+    cleanups.push(api.close)
+    const platform = await startPlatform()
+    cleanups.push(platform.close)
+    const dir = mkdtempSync(join(tmpdir(), "warden-unrecognised-"))
+    const db = join(dir, "state.db")
+    const spec = {
+      state: { _tag: "sqlite" as const, filename: db },
+      api: { apiKey: "k", baseUrls: { global: api.url }, retry: { maxAttempts: 1 } },
+      sources: [
+        platformSource(platform.url, {
+          rules: [{ name: "threats", when: { severityAtLeast: "HIGH" }, actions: [{ kind: "delete" }] }],
+          failure: { mode: "reject", afterMillis: 60_000, action: "holdForReview" }
+        })
+      ],
+      sinks: Layer.succeed(SinkList, []),
+      sinkNames: [],
+      includeContent: false
+    }
+    let daemon = await startDaemonInProcess(spec)
+    cleanups.push(() => daemon.close())
+    platform.publish({ kind: "upsert", reference: "m/1", text: "I will kill you" })
+
+    const decision = async () => (await daemon.admin("/api/decisions/m%2F1")).body
+    await waitFor(async () => (await decision()).latest?.status === "unrecognised", 20_000, "unrecognised")
+    const first = await decision()
+    expect(first.latest.verdict).toBeNull()
+    expect(first.latest.error).toMatchObject({ code: "UNRECOGNISED_ANSWER" })
+    // failure mode reject: its action, never the rule's (no verdict matched a rule)
+    await waitFor(() => platform.executed.length > 0, 10_000, "the failure-mode action")
+    expect(platform.executed.map((a) => a.kind)).toEqual(["holdForReview"])
+
+    const ready = await daemon.admin("/readyz")
+    expect(JSON.stringify(ready.body)).toContain("without a verdict")
+    const metrics = await (
+      await fetch(`${daemon.adminUrl}/metrics`, { headers: { authorization: "Bearer test-admin-token" } })
+    ).text()
+    expect(metrics).toMatch(/warden_unrecognised_answers_total\{[^}]*source="plat"[^}]*\} 1/)
+    expect(metrics).toMatch(/warden_items_out_total\{[^}]*status="unrecognised"[^}]*\} 1/)
+    await daemon.close()
+
+    // The API is fixed; the operator asks for the unrecognised items to be analysed again.
+    api.fix()
+    const config = join(dir, "warden.yaml")
+    writeFileSync(config, JSON.stringify({ state: { sqlite: db } }))
+    const { stdout } = await warden(["reanalyse", "--config", config, "--status", "unrecognised"])
+    expect(stdout).toContain("queued 1 item with status unrecognised")
+    const before = api.calls()
+    daemon = await startDaemonInProcess(spec)
+    await waitFor(async () => (await decision()).latest?.status === "analysed", 20_000, "the re-analysis")
+    const after = await decision()
+    expect(after.latest).toMatchObject({ version: 2, verdict: { classifications: ["THREAT"] } })
+    expect(api.calls()).toBeGreaterThan(before)
+    await waitFor(() => platform.executed.some((a) => a.kind === "delete"), 10_000, "the rule's action")
+  }, 60_000)
+
+  it("reanalyse refuses an unknown status (exit 2) and an unknown source", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-reanalyse-"))
+    const config = join(dir, "warden.yaml")
+    writeFileSync(config, JSON.stringify({ state: { sqlite: join(dir, "state.db") } }))
+    await expect(warden(["reanalyse", "--config", config, "--status", "clean"])).rejects.toMatchObject({ code: 2 })
+    await expect(
+      warden(["reanalyse", "--config", config, "--status", "failed", "--source", "nope"])
+    ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("no source 'nope'") })
+  })
+})
