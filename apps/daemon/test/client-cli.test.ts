@@ -2,12 +2,18 @@
  * `warden analyze|feedback|legacy` as a user runs them: a real process against the in-process
  * sandbox, JSON on stdout, one line on stderr and the exit code on failure, the key never printed.
  */
+import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { waitFor } from "./support/DaemonProcess.ts"
 import { type RunOptions, warden as wardenCli } from "./support/WardenCli.ts"
+
+const bin = new URL("../src/bin.ts", import.meta.url).pathname
 
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
@@ -187,28 +193,120 @@ describe("warden analyze image", () => {
 })
 
 describe("warden legacy analyze", () => {
-  it("JSON lines in, JSON lines of analyses and errors out, positions in the input", async () => {
+  const jsonl = (lines: ReadonlyArray<string>) =>
+    lines
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { line: number; analysis?: { reference: string }; error?: Record<string, any> })
+
+  it("one line out per message, in input order, with its input line; a per-message error in place; exit 1", async () => {
     const file = join(dir, "messages.jsonl")
     const lines = Array.from({ length: 120 }, (_, i) =>
       JSON.stringify({ text: i === 110 ? "y".repeat(1001) : `message ${i}`, reference: `r-${i}` })
     )
-    writeFileSync(file, `${lines.join("\n")}\n`)
+    // a blank line is skipped but counted: line numbers are the file's
+    writeFileSync(file, `${lines.slice(0, 5).join("\n")}\n\n${lines.slice(5).join("\n")}\n`)
     const run = await warden(["legacy", "analyze", "--channel", "channel-x", file])
-    expect(run.code).toBe(0)
-    const out = run.stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l))
-    expect(out.filter((o) => "analysis" in o)).toHaveLength(119)
-    const errors = out.filter((o) => "error" in o)
+    const out = jsonl(run.stdout.split("\n"))
+    expect(out).toHaveLength(120)
+    expect(out.map((o) => o.line)).toEqual([1, 2, 3, 4, 5, ...Array.from({ length: 115 }, (_, i) => i + 7)])
+    expect(out[0]!.analysis!.reference).toBe("r-0")
+    expect(out[5]!.analysis!.reference).toBe("r-5")
+    const errors = out.filter((o) => o.error !== undefined)
     expect(errors).toHaveLength(1)
-    expect(errors[0].error.status).toBe("TEXT_TOO_LONG")
-    expect(errors[0].error.details.position).toBe(110)
+    expect(errors[0]!.line).toBe(112)
+    expect(errors[0]!.error!.status).toBe("TEXT_TOO_LONG")
+    expect(errors[0]!.error!.details.position).toBe(110)
+    expect(run.code).toBe(1)
+    expect(run.stderr.trim()).toBe("warden: 1 of 120 messages not analysed (line 112); see the error lines on stdout")
   })
 
-  it("a line that is not JSON is a usage error", async () => {
-    const run = await warden(["legacy", "analyze", "--channel", "c", "-"], { stdin: '{"text":"ok"}\nnot json\n' })
-    expect(run.code).toBe(2)
-    expect(run.stderr).toContain("line 2")
+  it("a line that is not a message is an error in place with its line number; the others are analysed", async () => {
+    const run = await warden(["legacy", "analyze", "--channel", "c", "-"], {
+      stdin: '{"text":"ok"}\nnot json\n42\n{"text":"fine","context":5}\n{"text":"also ok"}\n'
+    })
+    const out = jsonl(run.stdout.split("\n"))
+    expect(out.map((o) => [o.line, o.analysis !== undefined ? "analysis" : o.error!.message])).toEqual([
+      [1, "analysis"],
+      [2, "not JSON"],
+      [3, "Expected an object"],
+      [4, "context: Expected an object"],
+      [5, "analysis"]
+    ])
+    expect(run.stdout + run.stderr).not.toContain("LegacyMessageOnWire")
+    expect(run.code).toBe(1)
+  })
+
+  it("a call that fails (503 after retries) loses only its own messages: the others are printed", async () => {
+    // a legacy host answering 503 for any call carrying a message "FAIL", analyses otherwise
+    const server = createServer((req, res) => {
+      let body = ""
+      req.on("data", (c) => {
+        body += c
+      })
+      req.on("end", () => {
+        const { contents } = JSON.parse(body) as { contents: Array<{ text: string; reference?: string }> }
+        if (contents.some((m) => m.text === "FAIL")) {
+          res.writeHead(503, { "content-type": "application/json" })
+          res.end(
+            JSON.stringify({ error: { code: "TRANSIENT_ERROR", details: { transientError: { reason: "down" } } } })
+          )
+          return
+        }
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(
+          JSON.stringify({
+            data: contents.map((m) => ({ reference: m.reference ?? "x", type: "NEUTRAL" })),
+            errors: []
+          })
+        )
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const lines = Array.from({ length: 250 }, (_, i) =>
+      JSON.stringify({ text: i === 150 ? "FAIL" : `m${i}`, reference: `r${i}` })
+    )
+    const run = await warden(["legacy", "analyze", "--channel", "c", "--base-url", url, "-"], {
+      stdin: `${lines.join("\n")}\n`,
+      env: { WARDEN_LEGACY_BASE_URL: "", WARDEN_RETRY_MAX_ATTEMPTS: "2", WARDEN_RETRY_BASE_DELAY: "1 millis" }
+    })
+    server.close()
+    const out = jsonl(run.stdout.split("\n"))
+    expect(out).toHaveLength(250)
+    expect(out.map((o) => o.line)).toEqual(Array.from({ length: 250 }, (_, i) => i + 1))
+    // the second call (lines 101-200) failed as a whole; the first and third were analysed
+    expect(out.slice(0, 100).every((o) => o.analysis !== undefined)).toBe(true)
+    expect(out.slice(100, 200).every((o) => o.error?.code === "TRANSIENT_ERROR")).toBe(true)
+    expect(out.slice(200).every((o) => o.analysis !== undefined)).toBe(true)
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain("100 of 250 messages not analysed (line 101, 102")
+  })
+
+  it("streams: the first call's results are printed before the input ends", async () => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@warden/source", bin, "legacy", "analyze", "--channel", "c", "-"],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          WARDEN_API_KEY: "sandbox-standard-key",
+          WARDEN_LEGACY_BASE_URL: sandbox.url
+        }
+      }
+    )
+    let stdout = ""
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString()
+    })
+    const exited = new Promise<number | null>((r) => child.once("exit", r))
+    child.stdin.write(`${Array.from({ length: 100 }, (_, i) => JSON.stringify({ text: `a${i}` })).join("\n")}\n`)
+    // stdin is still open: the first 100 messages make a full call, whose results must come out now
+    await waitFor(() => stdout.split("\n").length > 100, 20_000, "the first call's 100 lines").catch((e) => {
+      child.kill()
+      throw e
+    })
+    child.stdin.end(`${JSON.stringify({ text: "last" })}\n`)
+    expect(await exited).toBe(0)
+    expect(jsonl(stdout.split("\n")).map((o) => o.line)).toEqual(Array.from({ length: 101 }, (_, i) => i + 1))
   })
 })

@@ -45,6 +45,7 @@ const environmentMessage = (raw: string): string => {
 
 /** Prints one line on stderr (the code, then the message with its field paths) and fails with the exit code. */
 export const report = (error: unknown): Effect.Effect<never, CliFailure> => {
+  if (error instanceof CliFailure) return Effect.fail(error) // printed already
   const tag = typeof error === "object" && error !== null ? (error as { _tag?: string })._tag : undefined
   const exit = tag !== undefined && USAGE_TAGS.has(tag) ? 2 : 1
   const raw =
