@@ -8,8 +8,10 @@
  * goes on. The stream fails (with a `ConnectorError`) only on a checkpoint it cannot read.
  *
  * Delivery: all events of one poll but the last carry the checkpoint from before the poll, the last
- * one the checkpoint after it; resuming from a mid-poll checkpoint re-emits the rest of that poll
- * (`duplicates: "possible"`, the daemon dedupes by reference + content hash).
+ * one the checkpoint after it (the same two objects for the whole poll). The checkpoint holds each
+ * feed's HTTP validators only; what was seen is kept in memory, so after a restart the first changed
+ * document is emitted whole once (`duplicates: "possible"`, the daemon dedupes by reference + content
+ * hash and re-analyses edits).
  *
  * @since 0.1.0
  */
@@ -243,17 +245,17 @@ export const make = (
             ? yield* RssCheckpoint.decode(from.value).pipe(
                 Effect.mapError((e) => invalidCheckpoint(`not an RSS checkpoint: ${e.message}`))
               )
-            : RssCheckpoint.empty
-          // Forget feeds no longer configured.
-          let state: RssCheckpoint.State = {
-            v: 1,
-            feeds: Object.fromEntries(ids.flatMap((id) => (initial.feeds[id] ? [[id, initial.feeds[id]]] : [])))
-          }
+            : {}
+          // What was seen per feed, in memory (bounded by `retain`); feeds no longer configured are forgotten.
+          const seen: Record<string, RssCheckpoint.FeedState> = Object.fromEntries(
+            ids.flatMap((id) => (initial[id] ? [[id, initial[id]]] : []))
+          )
+          let checkpoint: RssCheckpoint.State = RssCheckpoint.fromFeeds(seen)
           const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({ spec, nextAt: 0, failures: 0 }))
 
           const poll = (rt: FeedRuntime) =>
             Effect.gen(function* () {
-              const previous = state.feeds[rt.spec.id] ?? { items: {} }
+              const previous = seen[rt.spec.id] ?? { items: {} }
               const result = yield* fetcher.fetch(rt.spec.url, previous).pipe(
                 Effect.flatMap(
                   (r): Effect.Effect<Polled, FeedParser.FeedParseError> =>
@@ -306,9 +308,10 @@ export const make = (
                 retain: config.retain
               })
               rt.nextAt = now + interval
-              const before = state
-              const after: RssCheckpoint.State = { v: 1, feeds: { ...state.feeds, [rt.spec.id]: outcome.state } }
-              state = after
+              seen[rt.spec.id] = outcome.state
+              const before = checkpoint
+              const after = RssCheckpoint.fromFeeds(seen)
+              checkpoint = after
               const last = outcome.events.length - 1
               return outcome.events.map(
                 (e, i): SourceEvent.SourceEvent => ({ ...e, checkpoint: i === last ? after : before })

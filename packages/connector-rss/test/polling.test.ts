@@ -2,7 +2,7 @@ import * as Zlib from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
 import { Connector, ConnectorError } from "@warden/connector"
 import { Effect, Option, Stream } from "effect"
-import { connector } from "../src/index.ts"
+import { connector, FeedParser, RssConnector } from "../src/index.ts"
 import * as FeedServer from "./fixtures/FeedServer.ts"
 import { collect, errors, fast, text, upserts } from "./fixtures/run.ts"
 
@@ -150,33 +150,65 @@ describe("polling", () => {
     )
   )
 
-  it.live("edits are detected across a restart through the checkpoint; resume emits only what changed", () =>
+  it.live(
+    "the checkpoint holds validators only; after a restart the changed window is emitted once, edits included",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          let doc = items(3)
+          const server = yield* FeedServer.make(FeedServer.document(() => FeedServer.rss(doc)))
+          const config = { feeds: [{ url: server.url("/feed"), id: "blog" }], ...fast }
+          const first = yield* collect(config, (es) => upserts(es).length >= 3)
+          const checkpoint = JSON.parse(JSON.stringify(upserts(first).at(-1)!.checkpoint))
+          assert.deepStrictEqual(Object.keys(checkpoint.feeds.blog).sort(), ["etag", "lastModified"])
+          doc = [{ guid: "item-4", title: "Title 4", description: "new" }, ...items(3)].map((i) =>
+            i.guid === "item-1" ? { ...i, title: "Title 1 (updated)" } : i
+          )
+          const second = yield* collect(config, () => false, {
+            from: checkpoint,
+            stopWhen: Effect.gen(function* () {
+              const target = server.requests.length + 2
+              while (server.requests.length < target) yield* Effect.sleep("10 millis")
+            })
+          })
+          const refs = upserts(first).map((e) => e.reference)
+          assert.isTrue(refs.every((r) => r.startsWith("rss:blog/")))
+          // The daemon dedupes items 2 and 3 (same reference and content hash) and re-analyses item 1.
+          assert.deepStrictEqual(
+            upserts(second).map((e) => [refs.indexOf(e.reference), text(e)]),
+            [
+              [0, "Title 1 (updated)\n\nBody 1 & more"],
+              [1, "Title 2\n\nBody 2 & more"],
+              [2, "Title 3\n\nBody 3 & more"],
+              [-1, "Title 4\n\nnew"]
+            ]
+          )
+        })
+      )
+  )
+
+  it.live("a version 1 checkpoint (with the item map) is still read: only what changed is emitted", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        let doc = items(3)
-        const server = yield* FeedServer.make(FeedServer.document(() => FeedServer.rss(doc)))
+        const doc = items(3)
+        const server = yield* FeedServer.make(FeedServer.document(() => FeedServer.rss(doc), { validators: false }))
         const config = { feeds: [{ url: server.url("/feed"), id: "blog" }], ...fast }
         const first = yield* collect(config, (es) => upserts(es).length >= 3)
-        const checkpoint = JSON.parse(JSON.stringify(upserts(first).at(-1)!.checkpoint))
-        doc = [{ guid: "item-4", title: "Title 4", description: "new" }, ...items(3)].map((i) =>
-          i.guid === "item-1" ? { ...i, title: "Title 1 (updated)" } : i
-        )
+        const spec = { id: "blog", url: server.url("/feed"), content: "auto" as const }
+        const parsed = yield* FeedParser.parse(FeedServer.rss(doc), server.url("/feed"))
+        const v1 = {
+          v: 1,
+          feeds: { blog: RssConnector.diff(spec, parsed, { items: {} }, {}, { maxItems: 100, retain: 1000 }).state }
+        }
         const second = yield* collect(config, () => false, {
-          from: checkpoint,
+          from: v1,
           stopWhen: Effect.gen(function* () {
             const target = server.requests.length + 2
             while (server.requests.length < target) yield* Effect.sleep("10 millis")
           })
         })
-        const refs = upserts(first).map((e) => e.reference)
-        assert.isTrue(refs.every((r) => r.startsWith("rss:blog/")))
-        assert.deepStrictEqual(
-          upserts(second).map((e) => [e.reference === refs[0], text(e)]),
-          [
-            [true, "Title 1 (updated)\n\nBody 1 & more"],
-            [false, "Title 4\n\nnew"]
-          ]
-        )
+        assert.strictEqual(upserts(first).length, 3)
+        assert.strictEqual(upserts(second).length, 0)
       })
     )
   )

@@ -99,9 +99,9 @@ export const make = (
           const reversalMillis = Duration.toMillis(config.reversalCheckInterval)
           let pausedLogged = false
 
-          const checkpoint = Effect.map(
-            budget.snapshot,
-            (quota): YouTubeCheckpoint.State => ({ ...state, held, quota })
+          // Cursors, held comments and quota only: `seen` and `replyCounts` stay in memory.
+          const checkpoint = Effect.map(budget.snapshot, (quota) =>
+            YouTubeCheckpoint.toCheckpoint({ ...state, held, quota })
           )
 
           const errorEvent = (reason: string, message: string, wait: number): SourceEvent.ErrorEvent => ({

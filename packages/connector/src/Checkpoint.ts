@@ -1,9 +1,24 @@
 /**
  * The resume position of a source: an opaque JSON value chosen by the connector.
  *
- * The daemon stores it as JSON text after it has handled the event that carried it, and passes it
- * back to `events(Option.some(checkpoint))` on restart. Connectors must accept every checkpoint they
- * ever emitted (version it, e.g. `{ v: 1, ... }`).
+ * The daemon stores it as JSON text once per batch (the checkpoint of the batch's last event), after
+ * every verdict of the batch is durable, and passes it back to `events(Option.some(checkpoint))` on
+ * restart. Connectors must accept every checkpoint they ever emitted (version it, e.g. `{ v: 1, ... }`).
+ *
+ * The contract on its size and content:
+ * - **Small**: at most {@link maxBytes} as JSON text, and it does not grow with the feed's history.
+ *   What belongs in it: cursors (a high-water mark, a page token, the last message id per channel),
+ *   HTTP validators (`ETag`, `Last-Modified`), and state bounded by the configuration (one cursor per
+ *   configured feed or channel).
+ * - **No dedupe state**: the set or map of items already seen does not belong in it. The daemon keeps
+ *   every item's reference and content hash and drops an event it has already analysed (an edit,
+ *   a changed content hash, is analysed again). A connector may remember what it emitted in memory,
+ *   bounded, to avoid re-emitting a window at every poll; after a restart it re-emits from its cursor
+ *   and the daemon dedupes (declare `duplicates: "possible"`).
+ * - **Shared, not copied**: the events of one poll may carry the same checkpoint object; the daemon
+ *   never persists it per event.
+ *
+ * The conformance kit's `boundedCheckpoint` check fails a checkpoint that grows with the items emitted.
  *
  * @since 0.1.0
  */
@@ -26,3 +41,9 @@ export const fromJsonText = Schema.decodeUnknownEffect(Schema.fromJsonString(Che
 /** Round-trips a checkpoint through JSON text, as a restart would (used by the conformance kit). */
 export const roundTrip = (checkpoint: Checkpoint): Effect.Effect<Checkpoint, Schema.SchemaError> =>
   fromJsonText(toJsonText(checkpoint))
+
+/** The largest checkpoint the contract allows, as UTF-8 JSON text (4 KiB); the daemon warns above it. */
+export const maxBytes = 4096
+
+/** The size of a checkpoint as the daemon stores it (UTF-8 bytes of its JSON text). */
+export const byteLength = (checkpoint: Checkpoint): number => Buffer.byteLength(toJsonText(checkpoint), "utf8")

@@ -34,6 +34,25 @@ const crashing = Connector.make({
     }))
 })
 
+/** Keeps every reference it emitted in its checkpoint: the checkpoint grows with the feed's history. */
+const hoarding = Connector.make({
+  ...example,
+  make: (config) =>
+    Effect.map(example.make(config), (source) => ({
+      events: (from: Option.Option<unknown>) => {
+        const seen: Array<string> = []
+        const cursor = Option.map(from, (c) => (c as { cursor: unknown }).cursor)
+        return source.events(cursor as never).pipe(
+          Stream.map((e) => {
+            if (e.kind === "error") return e
+            seen.push(e.reference)
+            return { ...e, checkpoint: { cursor: e.checkpoint, seen: [...seen] } }
+          })
+        )
+      }
+    }))
+})
+
 const options = (connector: Connector.Connector): Conformance.Options => ({
   connector,
   setup: JsonUpstream.make,
@@ -60,6 +79,14 @@ describe("conformance kit catches", () => {
       const failure = yield* Effect.flip(Conformance.cleanShutdown(options(leaky)))
       for (const t of leaked) clearInterval(t)
       assert.include(failure.message, "Timeout")
+    })
+  )
+
+  it.live("a checkpoint that grows with the items seen", () =>
+    Effect.gen(function* () {
+      const failure = yield* Effect.flip(Conformance.boundedCheckpoint(options(hoarding)))
+      assert.strictEqual(failure.check, "boundedCheckpoint")
+      assert.include(failure.message, "grows with the items seen")
     })
   )
 

@@ -7,11 +7,11 @@
  * Events of one reference are handled in order; different references concurrently (v1) or as one
  * legacy micro-batch per round. Moderator reversals and member reports turn into feedback.
  */
-import type { SourceEvent } from "@warden/connector"
 import { AnalyzeV1 } from "@warden/v1"
 import { Context, Effect, Layer, Metric, Option } from "effect"
 import { type ActionRecord, type RecordEntry, StateStore } from "../state/StateStore.ts"
 import { analyseV1, failedOutcome } from "./Analyzer.ts"
+import type * as BatchEvent from "./BatchEvent.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { EngineError } from "./EngineError.ts"
 import { FeedbackService } from "./FeedbackService.ts"
@@ -64,7 +64,7 @@ export const rounds = <E extends { readonly reference: string }>(events: Readonl
 }
 
 type Work = {
-  readonly event: SourceEvent.Upsert
+  readonly event: BatchEvent.Upsert
   readonly version: number
   readonly contentHash: string
 }
@@ -141,7 +141,7 @@ const make = (options: ProcessorOptions) =>
      * Decides, for each upsert of a round (one per reference), whether it needs analysing and as which
      * version: one query for the whole round.
      */
-    const planRound = (settings: SourceSettings, events: ReadonlyArray<SourceEvent.Upsert>, degraded: Degraded) =>
+    const planRound = (settings: SourceSettings, events: ReadonlyArray<BatchEvent.Upsert>, degraded: Degraded) =>
       Effect.map(
         store.latestVersions(
           settings.id,
@@ -181,7 +181,6 @@ const make = (options: ProcessorOptions) =>
         rule: decision.rule,
         actions: decision.actions.map((a) => a.kind)
       })
-      const { checkpoint: _checkpoint, ...eventWithoutCheckpoint } = event
       return {
         item: {
           source: settings.id,
@@ -202,7 +201,7 @@ const make = (options: ProcessorOptions) =>
                 ? VerdictRecord.unrecognisedError(outcome.shape)
                 : undefined,
           segments: outcome.status === "analysed" ? outcome.segments : [],
-          event: JSON.stringify(eventWithoutCheckpoint),
+          event: JSON.stringify(event),
           analysedAt,
           createdAt: Date.now()
         },
@@ -336,7 +335,7 @@ const make = (options: ProcessorOptions) =>
       })
 
     /** A moderator undid an action on the platform, or a member reported a miss: tell the API. */
-    const signal = (settings: SourceSettings, event: SourceEvent.Reversal | SourceEvent.Report) =>
+    const signal = (settings: SourceSettings, event: BatchEvent.Reversal | BatchEvent.Report) =>
       Effect.gen(function* () {
         const latest = yield* store.latestVersion(settings.id, event.reference).pipe(Effect.orDie)
         if (Option.isNone(latest) || latest.value.status !== "analysed") return
@@ -383,7 +382,7 @@ const make = (options: ProcessorOptions) =>
 
     const process = (
       settings: SourceSettings,
-      events: ReadonlyArray<SourceEvent.ItemEvent>,
+      events: ReadonlyArray<BatchEvent.BatchEvent>,
       degraded: Degraded = undefined
     ): Effect.Effect<Summary, EngineError> =>
       Effect.gen(function* () {
@@ -399,7 +398,7 @@ const make = (options: ProcessorOptions) =>
         }
         yield* Metric.update(Metric.withAttributes(Metrics.itemsIn, { source: settings.id }), events.length)
         for (const round of rounds(events)) {
-          const upserts: Array<SourceEvent.Upsert> = []
+          const upserts: Array<BatchEvent.Upsert> = []
           for (const event of round) {
             if (event.kind === "delete") {
               yield* store.markDeleted(settings.id, event.reference).pipe(Effect.orDie)

@@ -64,3 +64,9 @@ export const sourceErrors = Metric.counter("warden_source_errors_total", {
   description: "Errors reported by sources",
   incremental: true
 })
+
+/** Processed batch messages (and their replies) deleted from the cluster tables once acknowledged. */
+export const messagesPurged = Metric.counter("warden_cluster_messages_purged_total", {
+  description: "Processed batch messages deleted from the cluster tables, by source",
+  incremental: true
+})

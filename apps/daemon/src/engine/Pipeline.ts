@@ -10,25 +10,28 @@
  *   stream order: at-least-once, with the dedupe in `BatchProcessor` making redeliveries free.
  */
 import { createHash } from "node:crypto"
-import { type Connector, SourceEvent } from "@warden/connector"
+import { Checkpoint, type Connector, SourceEvent } from "@warden/connector"
 import { Cause, Context, Duration, Effect, Layer, Metric, Option, Schema, Stream } from "effect"
 import { ClusterSchema, Entity, Singleton } from "effect/cluster"
 import { Rpc } from "effect/rpc"
+import * as ClusterTables from "../state/ClusterTables.ts"
 import { StateStore } from "../state/StateStore.ts"
 import * as ActionExecutor from "./ActionExecutor.ts"
+import * as BatchEvent from "./BatchEvent.ts"
 import { BatchProcessor } from "./BatchProcessor.ts"
 import { ApiUnavailable, SourcePaused } from "./EngineError.ts"
 import * as Metrics from "./Metrics.ts"
 import { SourceStatus } from "./SourceStatus.ts"
 import type { SourceSettings } from "./SourceSettings.ts"
 
-const ItemEvent = Schema.Union([SourceEvent.Upsert, SourceEvent.Delete, SourceEvent.Reversal, SourceEvent.Report])
-
-/** Process one batch of a source's events. Persisted: accepted work survives a crash. */
+/**
+ * Process one batch of a source's events. Persisted: accepted work survives a crash. The events carry
+ * no checkpoint: the source commits the batch's checkpoint itself, once, after the acknowledgement.
+ */
 export const Process = Rpc.make("Process", {
   payload: {
     source: Schema.String,
-    events: Schema.Array(ItemEvent),
+    events: Schema.Array(BatchEvent.BatchEvent),
     /** Set when the API has been unreachable past the source's failure-mode delay (allow/reject). */
     degraded: Schema.optionalKey(Schema.Literals(["allow", "reject"]))
   },
@@ -119,8 +122,56 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     /** When a degraded source last tried the API again. */
     let lastProbe = 0
 
-    const send = (events: ReadonlyArray<SourceEvent.ItemEvent>, degraded: "allow" | "reject" | undefined) => {
-      const byPartition = new Map<number, Array<SourceEvent.ItemEvent>>()
+    /** Start times of the sends still waiting for their replies: their messages must not be purged. */
+    const sending = new Map<symbol, number>()
+    const entityIds = Array.from({ length: Math.max(1, options.partitions) }, (_, p) => `${id}/${p}`)
+    let lastPurge = 0
+    let lastReclaim = Date.now()
+
+    /**
+     * Deletes this source's processed batch messages and replies (at most once a second): everything
+     * sent before the oldest send still in flight has been acknowledged, and its verdicts are durable.
+     */
+    const purge = Effect.gen(function* () {
+      const now = Date.now()
+      if (now - lastPurge < 1000) return
+      lastPurge = now
+      let oldest = now
+      for (const at of sending.values()) oldest = Math.min(oldest, at)
+      const deleted = yield* ClusterTables.purgeProcessed(entityIds, oldest)
+      if (deleted > 0) yield* Metric.update(Metric.withAttributes(Metrics.messagesPurged, { source: id }), deleted)
+      if (now - lastReclaim >= 60_000) {
+        lastReclaim = now
+        yield* ClusterTables.reclaimSpace()
+      }
+    }).pipe(Effect.catchCause((cause) => Effect.logWarning("purging processed batch messages failed", cause)))
+
+    let warnedLarge = false
+    /** Stores the checkpoint; one warning when it breaks the connector contract's size. */
+    const commit = (checkpoint: Checkpoint.Checkpoint) =>
+      Effect.suspend(() => {
+        const text = Checkpoint.toJsonText(checkpoint)
+        const commitIt = store.commitCheckpoint(id, text)
+        if (warnedLarge || text.length <= Checkpoint.maxBytes) return commitIt
+        warnedLarge = true
+        return Effect.logWarning(
+          `checkpoint of ${text.length} bytes, above the connector contract's ${Checkpoint.maxBytes}: it is written at every batch (see docs/connectors.md)`
+        ).pipe(Effect.annotateLogs({ source: id }), Effect.andThen(commitIt))
+      })
+
+    const send = (events: ReadonlyArray<BatchEvent.BatchEvent>, degraded: "allow" | "reject" | undefined) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          const token = Symbol()
+          sending.set(token, Date.now())
+          return token
+        }),
+        () => sendNow(events, degraded),
+        (token) => Effect.sync(() => sending.delete(token))
+      )
+
+    const sendNow = (events: ReadonlyArray<BatchEvent.BatchEvent>, degraded: "allow" | "reject" | undefined) => {
+      const byPartition = new Map<number, Array<BatchEvent.BatchEvent>>()
       for (const event of events) {
         const p = partitionOf(event.reference, options.partitions)
         const list = byPartition.get(p)
@@ -155,8 +206,9 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
      * Sends a batch until it is acknowledged: a pause or an outage holds the source (or, past the
      * failure-mode delay, records the items unanalysed), never drops them.
      */
-    const dispatch = (events: ReadonlyArray<SourceEvent.ItemEvent>) =>
+    const dispatch = (chunk: ReadonlyArray<SourceEvent.ItemEvent>) =>
       Effect.gen(function* () {
+        const events = chunk.map(BatchEvent.fromSourceEvent)
         let attempt = 0
         while (true) {
           const degraded = degradedNow()
@@ -169,7 +221,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
               unavailableSince = undefined
               yield* status.set(id, { state: "running" })
             }
-            return events.at(-1)?.checkpoint
+            return chunk.at(-1)?.checkpoint
           }
           attempt++
           const error = Cause.squash(exit.cause) as { _tag?: string; message?: string }
@@ -204,7 +256,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     const reanalyse = Effect.gen(function* () {
       const rows = yield* store.unanalysed(id, options.batchSize)
       if (rows.length === 0) return
-      const events = rows.map((r) => ({ ...(JSON.parse(r.event) as object), checkpoint: null }) as SourceEvent.Upsert)
+      const events = rows.map((r) => JSON.parse(r.event) as BatchEvent.Upsert)
       const exit = yield* Effect.exit(send(events, undefined))
       if (exit._tag === "Failure") return
       if (unavailableSince !== undefined) {
@@ -255,7 +307,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         Stream.runForEach((checkpoint) =>
           checkpoint === undefined
             ? Effect.void
-            : store.commitCheckpoint(id, JSON.stringify(checkpoint)).pipe(Effect.andThen(status.committed(id)))
+            : commit(checkpoint).pipe(Effect.andThen(status.committed(id)), Effect.andThen(purge))
         )
       )
     }).pipe(Effect.scoped)

@@ -90,7 +90,10 @@ export const textPieces = (
 }
 
 /** The v1 request bodies for an upsert event. */
-export const v1Bodies = (settings: SourceSettings, event: SourceEvent.Upsert): Prepared | Rejected => {
+export const v1Bodies = (
+  settings: SourceSettings,
+  event: Omit<SourceEvent.Upsert, "checkpoint">
+): Prepared | Rejected => {
   const content = event.content
   const publishedAt = isoDateTime(event.publishedAt)
   switch (content.type) {
@@ -144,7 +147,7 @@ export const v1Bodies = (settings: SourceSettings, event: SourceEvent.Upsert): P
 /** The legacy messages for an upsert event (text only: the legacy endpoint analyses text). */
 export const legacyMessages = (
   settings: SourceSettings,
-  event: SourceEvent.Upsert
+  event: Omit<SourceEvent.Upsert, "checkpoint">
 ): ReadonlyArray<Record<string, unknown>> | Rejected => {
   const content = event.content
   const text = content.type === "text" ? content.text : content.type === "username" ? content.username : undefined

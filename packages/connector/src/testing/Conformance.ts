@@ -242,6 +242,69 @@ export const resume = (options: Options): Effect.Effect<void, ConformanceFailure
     })
   )
 
+/** Items published in the second run of {@link boundedCheckpoint}. */
+const growthItems = 40
+/** What those items may add to the checkpoint: a cursor's digits, not an entry per item. */
+const growthAllowance = 256
+
+/**
+ * The checkpoint is small and does not grow with the feed's history (see `Checkpoint`'s contract):
+ * every event's checkpoint is at most `Checkpoint.maxBytes` as JSON text, and after 40 more items the
+ * last checkpoint is at most 256 bytes larger than after the first 3. A checkpoint that keeps a map of
+ * the items seen (dedupe state, the daemon's job) fails here.
+ */
+export const boundedCheckpoint = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "boundedCheckpoint"
+      const harness = yield* setupHarness(options, check)
+      const first = yield* runOnce(
+        options,
+        harness,
+        check,
+        Option.none(),
+        (es) => distinctReferences(es).length >= 3,
+        harness.upstream.publish(3)
+      )
+      const seen = yield* expectItems(check, first, 3)
+      const small = checkpointAfter(first.events)!
+      const isNew = (r: string) => !seen.includes(r)
+      const second = yield* runOnce(
+        options,
+        harness,
+        check,
+        Option.some(small),
+        (es) => distinctReferences(es).filter(isNew).length >= growthItems,
+        harness.upstream.publish(growthItems)
+      )
+      const fresh = distinctReferences(second.events).filter(isNew)
+      if (fresh.length < growthItems) {
+        return yield* fail(
+          check,
+          `expected ${growthItems} new items, got ${fresh.length} (${second.timedOut ? "timed out" : describeExit(second.exit)})`
+        )
+      }
+      for (const event of [...first.events, ...second.events]) {
+        if (!SourceEvent.isItemEvent(event)) continue
+        const size = Checkpoint.byteLength(event.checkpoint)
+        if (size > Checkpoint.maxBytes) {
+          return yield* fail(
+            check,
+            `the checkpoint of ${event.reference} is ${size} bytes, above the contract's ${Checkpoint.maxBytes}`
+          )
+        }
+      }
+      const before = Checkpoint.byteLength(small)
+      const after = Checkpoint.byteLength(checkpointAfter(second.events)!)
+      if (after > before + growthAllowance) {
+        return yield* fail(
+          check,
+          `the checkpoint grows with the items seen: ${before} bytes after 3 items, ${after} after ${growthItems} more (keep cursors and validators in it; dedupe is the daemon's job)`
+        )
+      }
+    })
+  )
+
 const checkpointAfter = (events: ReadonlyArray<SourceEvent.SourceEvent>): Checkpoint.Checkpoint | undefined =>
   events.filter(SourceEvent.isItemEvent).at(-1)?.checkpoint
 
@@ -401,7 +464,7 @@ const setupHarness = (options: Options, check: string) =>
   options.setup.pipe(Effect.mapError((e) => new ConformanceFailure({ check, message: `setup failed: ${String(e)}` })))
 
 /** All checks by name. */
-export const checks = { validEvents, stableReferences, resume, cleanShutdown, upstreamDown } as const
+export const checks = { validEvents, stableReferences, resume, boundedCheckpoint, cleanShutdown, upstreamDown } as const
 
 /** Runs every check in turn; fails with the first failure. */
 export const runAll = (options: Options): Effect.Effect<void, ConformanceFailure> =>
