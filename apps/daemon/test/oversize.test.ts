@@ -2,6 +2,7 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Characters } from "@warden/core"
 import { Sandbox } from "@warden/sandbox"
 import { Effect, Layer, Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
@@ -27,6 +28,41 @@ describe("the segmenter", () => {
   it("keeps a text within the limit whole, and truncates at a word", () => {
     expect(Segmenter.split("short", 100)).toEqual(["short"])
     expect(Segmenter.truncate("aaa bbb ccc ddd", 12)).toBe("aaa bbb ccc")
+  })
+  it("counts characters as the API does (code points): 6,000 emoji are within 10,000", () => {
+    const emoji = "😀".repeat(6000)
+    expect(Segmenter.split(emoji, 10_000)).toEqual([emoji])
+    expect(Segmenter.truncate(emoji, 10_000)).toBe(emoji)
+  })
+  it("never cuts a surrogate pair or an emoji sequence", () => {
+    const segments = Segmenter.split("😀".repeat(250), 100)
+    expect(segments.map((s) => Characters.count(s))).toEqual([100, 100, 50])
+    expect(segments.every((s) => s === "😀".repeat(Characters.count(s)))).toBe(true)
+    const family = "👨‍👩‍👧" // 5 code points, one grapheme
+    const cut = Segmenter.split(family.repeat(10), 12)
+    expect(cut.every((s) => s.split(family).join("") === "")).toBe(true)
+    expect(Segmenter.truncate("😀".repeat(20), 7)).toBe("😀".repeat(7))
+  })
+  it("cuts Thai and Japanese between words, though they have no spaces", () => {
+    const thai = "ภาษาไทยเป็นภาษาที่ไม่มีการเว้นวรรคระหว่างคำ".repeat(5)
+    const words = new Set(Array.from(new Intl.Segmenter("th", { granularity: "word" }).segment(thai), (s) => s.index))
+    const segments = Segmenter.split(thai, 40)
+    expect(segments.join("")).toBe(thai)
+    let at = 0
+    for (const s of segments.slice(0, -1)) {
+      at += s.length
+      expect(Characters.count(s)).toBeLessThanOrEqual(40)
+      expect(words.has(at)).toBe(true)
+    }
+    const japanese = "日本語の文章は単語の間に空白がありません".repeat(4)
+    const jaWords = new Set(
+      Array.from(new Intl.Segmenter("ja", { granularity: "word" }).segment(japanese), (s) => s.index)
+    )
+    let jaAt = 0
+    for (const s of Segmenter.split(japanese, 15).slice(0, -1)) {
+      jaAt += s.length
+      expect(jaWords.has(jaAt)).toBe(true)
+    }
   })
 })
 

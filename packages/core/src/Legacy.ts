@@ -7,6 +7,7 @@
  * limit lives in `LegacyMessage` (the strict form a client checks locally) and `legacyTextError`.
  */
 import { Schema } from "effect"
+import * as Characters from "./Characters.ts"
 import { LEGACY_MAX_MESSAGES, LEGACY_TEXT_MAX_LENGTH } from "./Limits.ts"
 import { LegacyErrorStatus } from "./Taxonomy.ts"
 
@@ -47,9 +48,7 @@ const messageFields = {
 
 /** One legacy message, strict: its text at most 1000 characters. */
 export const LegacyMessage = Schema.Struct({
-  text: Schema.String.check(
-    Schema.isMaxLength(LEGACY_TEXT_MAX_LENGTH, { message: `must be at most ${LEGACY_TEXT_MAX_LENGTH} characters` })
-  ),
+  text: Schema.String.check(Characters.isAtMost(LEGACY_TEXT_MAX_LENGTH)),
   ...messageFields
 }).annotate({ identifier: "LegacyMessage" })
 export type LegacyMessage = typeof LegacyMessage.Type
@@ -126,10 +125,10 @@ export type LegacyAnalyzeResponse = typeof LegacyAnalyzeResponse.Type
  * when the text is within the limit. Shared by the sandbox and the client's local check.
  */
 export const legacyTextError = (text: string, position: number): LegacyError | undefined =>
-  text.length <= LEGACY_TEXT_MAX_LENGTH
+  Characters.count(text) <= LEGACY_TEXT_MAX_LENGTH
     ? undefined
     : {
-        reason: `text is ${text.length} characters long; the limit is ${LEGACY_TEXT_MAX_LENGTH}`,
+        reason: `text is ${Characters.count(text)} characters long; the limit is ${LEGACY_TEXT_MAX_LENGTH}`,
         status: "TEXT_TOO_LONG",
         details: { position, limit: LEGACY_TEXT_MAX_LENGTH, value: text }
       }

@@ -3,6 +3,7 @@
  * rule's message, its JSON Schema `format`/`pattern`, and a generation hint for property tests.
  */
 import { Schema } from "effect"
+import * as Characters from "./Characters.ts"
 import { REFERENCE_MAX_LENGTH } from "./Limits.ts"
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/u
@@ -43,9 +44,7 @@ export const CountryCode = Schema.String.check(
 )
 
 /** A caller's stable identifier of a piece of content: at most 256 characters. */
-export const Reference = Schema.String.check(
-  Schema.isMaxLength(REFERENCE_MAX_LENGTH, { message: `must be at most ${REFERENCE_MAX_LENGTH} characters` })
-)
+export const Reference = Schema.String.check(Characters.isAtMost(REFERENCE_MAX_LENGTH))
 
 /** Inline bytes, base64-encoded (standard alphabet, padded), not empty. */
 export const Base64 = Schema.String.check(
@@ -53,9 +52,8 @@ export const Base64 = Schema.String.check(
   Schema.isBase64({ message: "must be base64-encoded bytes" })
 )
 
-/** A string of at most `max` characters, with a message naming the limit. */
-export const maxLengthString = (max: number) =>
-  Schema.String.check(Schema.isMaxLength(max, { message: `must be at most ${max} characters` }))
+/** A string of at most `max` characters (code points, `Characters`), with a message naming the limit. */
+export const maxLengthString = (max: number) => Schema.String.check(Characters.isAtMost(max))
 
 /** A UUID string, e.g. the `id` of recorded feedback. */
 export const Uuid = Schema.String.check(Schema.isUUID(undefined, { message: "must be a UUID" }))

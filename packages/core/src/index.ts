@@ -4,6 +4,7 @@
  */
 export * from "./Analysis.ts"
 export * from "./ApiErrors.ts"
+export * as Characters from "./Characters.ts"
 export * from "./ClientErrors.ts"
 export * from "./Contract.ts"
 export * from "./ErrorDecoder.ts"

@@ -142,6 +142,22 @@ describe("validation", () => {
     expect((await post(url, "/analyze/v1/text", body)).status).toBe(200)
   })
 
+  it("characters are code points: 10,000 emoji (20,000 UTF-16 units) are accepted, 10,001 refused", async () => {
+    expect((await post(url, "/analyze/v1/text", text("😀".repeat(10_000)))).status).toBe(200)
+    expect(violatedFields(await post(url, "/analyze/v1/text", text("😀".repeat(10_001))))).toContain("text")
+    const legacy = await post(url, "/api/analyze", {
+      channelUuid: "c",
+      contents: [{ text: "😀".repeat(1000) }, { text: "😀".repeat(1001) }]
+    })
+    expect(legacy.status).toBe(200)
+    const answer = legacy.json as {
+      data: Array<unknown>
+      errors: Array<{ status: string; details: { position: number } }>
+    }
+    expect(answer.data).toHaveLength(1)
+    expect(answer.errors.map((e) => [e.status, e.details.position])).toEqual([["TEXT_TOO_LONG", 1]])
+  })
+
   it("every violation is reported at once", async () => {
     const fields = violatedFields(
       await post(url, "/analyze/v1/text", { channelId: "x", text: 1, post: { countryCode: "be" }, extra: true })

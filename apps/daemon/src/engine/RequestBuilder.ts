@@ -4,7 +4,7 @@
  * metadata that would break a rule is dropped or trimmed here rather than failing the whole item: the
  * content is what must be analysed. Content over the limit follows the source's `oversize` setting.
  */
-import { Limits } from "@warden/core"
+import { Characters, Limits } from "@warden/core"
 import type { SourceEvent } from "@warden/connector"
 import * as Segmenter from "./Segmenter.ts"
 import type { SourceSettings } from "./SourceSettings.ts"
@@ -40,7 +40,7 @@ const language = (value: string | undefined): string | undefined => {
 const country = (value: string | undefined): string | undefined =>
   value !== undefined && /^[A-Z]{2}$/u.test(value) ? value : undefined
 
-const clip = (value: string, max: number) => (value.length <= max ? value : value.slice(0, max))
+const clip = (value: string, max: number) => Characters.take(value, max)
 
 const defined = (entries: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined))
@@ -74,7 +74,8 @@ export const textPieces = (
   oversize: SourceSettings["oversize"]
 ): ReadonlyArray<string> | Rejected => {
   if (text.trim() === "") return { _tag: "Rejected", field: "text", message: "the content is empty" }
-  if (text.length <= max) return [text]
+  const length = Characters.count(text)
+  if (length <= max) return [text]
   switch (oversize) {
     case "split":
       return Segmenter.split(text, max)
@@ -84,7 +85,7 @@ export const textPieces = (
       return {
         _tag: "Rejected",
         field: "text",
-        message: `the text is ${text.length} characters long; the limit is ${max} (oversize: reject)`
+        message: `the text is ${length} characters long; the limit is ${max} (oversize: reject)`
       }
   }
 }
