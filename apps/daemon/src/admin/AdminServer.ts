@@ -29,9 +29,11 @@ import type { AddressInfo } from "node:net"
 import { Confidence } from "@warden/core"
 import { Context, Effect, Layer, Metric, Redacted, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
+import { SqlClient } from "effect/sql"
 import * as Metrics from "../engine/Metrics.ts"
 import { FeedbackService } from "../engine/FeedbackService.ts"
 import { isUnready, SourceStatus } from "../engine/SourceStatus.ts"
+import * as StateStats from "../state/StateStats.ts"
 import { StateStore } from "../state/StateStore.ts"
 
 /** Where the admin API listens and the token it wants. */
@@ -137,6 +139,22 @@ const routes = (options: AdminOptions) =>
       return problems
     })
 
+    // Table sizes scan the database (dbstat reads every page): at most once a minute.
+    let statsAt = 0
+    const stateMetrics = Effect.gen(function* () {
+      if (Date.now() - statsAt < 60_000) return
+      statsAt = Date.now()
+      const stats = yield* StateStats.read().pipe(Effect.provideService(SqlClient.SqlClient, store.sql))
+      for (const t of stats.tables) {
+        yield* Metric.update(Metric.withAttributes(Metrics.stateTableRows, { table: t.table }), t.rows)
+        yield* Metric.update(Metric.withAttributes(Metrics.stateTableBytes, { table: t.table }), t.bytes)
+      }
+      yield* Metric.update(
+        Metrics.oldestUnprocessedSeconds,
+        stats.oldestUnprocessedAt === undefined ? 0 : (Date.now() - stats.oldestUnprocessedAt) / 1000
+      )
+    }).pipe(Effect.catchCause((cause) => Effect.logWarning("state table stats failed", cause)))
+
     const metrics = Effect.gen(function* () {
       const backlog = yield* store.outboxBacklog.pipe(Effect.orElseSucceed(() => []))
       for (const row of backlog)
@@ -150,6 +168,7 @@ const routes = (options: AdminOptions) =>
           )
         }
       }
+      yield* stateMetrics
       return yield* PrometheusMetrics.format()
     })
 

@@ -12,10 +12,11 @@ import { reanalyse } from "./commands/Reanalyse.ts"
 import { run as runCommand } from "./commands/Run.ts"
 import { source } from "./commands/Source.ts"
 import { sandbox } from "./commands/Sandbox.ts"
+import { state } from "./commands/State.ts"
 import { version } from "./Version.ts"
 
 /** Every subcommand of `warden`. Add a command: a module under `cli/commands/`, one line here. */
-const subcommands = [sandbox, analyze, feedback, legacy, config, demo, runCommand, source, reanalyse] as const
+const subcommands = [sandbox, analyze, feedback, legacy, config, demo, runCommand, source, reanalyse, state] as const
 
 /** The root `warden` command. */
 export const warden = Command.make("warden").pipe(

@@ -70,3 +70,16 @@ export const messagesPurged = Metric.counter("warden_cluster_messages_purged_tot
   description: "Processed batch messages deleted from the cluster tables, by source",
   incremental: true
 })
+
+/** Rows per state table (refreshed at most once a minute, on scrape). */
+export const stateTableRows = Metric.gauge("warden_state_table_rows", { description: "Rows per state table" })
+
+/** Bytes per state table, indexes included (refreshed at most once a minute, on scrape). */
+export const stateTableBytes = Metric.gauge("warden_state_table_bytes", {
+  description: "Bytes on disk per state table, indexes included"
+})
+
+/** Age of the oldest batch message not processed yet (0 when none waits). */
+export const oldestUnprocessedSeconds = Metric.gauge("warden_cluster_oldest_unprocessed_seconds", {
+  description: "Seconds since the oldest unprocessed cluster message was sent"
+})

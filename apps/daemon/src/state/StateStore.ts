@@ -181,6 +181,10 @@ const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // SQLite: wait for another process's lock (an operator's sqlite3, a backup) instead of failing.
   yield* sql.onDialectOrElse({ sqlite: () => sql`PRAGMA busy_timeout = 10000`, orElse: () => Effect.void })
+  // SQLite: let the file shrink when space is freed (purged batch messages; ClusterTables.reclaimSpace).
+  // Takes effect on a new database only (this runs before any table is created); an older file keeps
+  // its mode until a `VACUUM` (docs/operations.md, "Disk").
+  yield* sql.onDialectOrElse({ sqlite: () => sql`PRAGMA auto_vacuum = INCREMENTAL`, orElse: () => Effect.void })
   yield* Migrations.run
 
   const getCheckpoint = (source: string): Effect.Effect<Option.Option<string>, SqlError.SqlError> =>
