@@ -281,6 +281,47 @@ describe("loadConfig: broken files", () => {
     expect(problems[4]).toContain("did you mean INSULT?")
   })
 
+  it("a duration no operator can mean is refused with its bound: a negative failure-mode delay, a zero timeout", async () => {
+    const problems = await problemsOf(
+      `api:\n  apiKey: k\n  baseUrl: https://api.example.com\n  timeout: 0 seconds\nsources:\n${source("    failureMode: { mode: allow, after: -5 minutes }\n")}`
+    )
+    expect(problems).toContain("api.timeout: must be at least 100ms")
+    expect(problems).toContain("sources.0.failureMode.after: must not be negative")
+  })
+
+  it("relations between keys are checked: retry.baseDelay <= maxDelay <= maxElapsed", async () => {
+    const problems = await problemsOf(`${api}  retry: { baseDelay: 30 seconds, maxDelay: 10 seconds }\n`)
+    expect(problems).toContain("api.retry.baseDelay: must not exceed maxDelay (30s > 10s)")
+    const elapsed = await problemsOf(`${api}  retry: { maxDelay: 2 minutes }\n`)
+    expect(elapsed).toContain("api.retry.maxDelay: must not exceed maxElapsed (2m > 1m)")
+  })
+
+  it("a poll interval of 0 is refused by the connector's own bound", async () => {
+    const problems = await problemsOf(
+      `${api}sources:\n${source("", "rss", "{ feeds: [https://e.example/f], pollInterval: 0 seconds, retry: { initial: 1 hour, max: 1 minute } }")}`
+    )
+    expect(problems).toContain("sources.0.config.pollInterval: must be at least 50ms")
+    expect(problems).toContain("sources.0.config.retry.initial: must not exceed max (1h > 1m)")
+  })
+
+  it("a poll interval under a second is accepted with a warning (local test feeds)", async () => {
+    const r = await check(
+      write(`${api}sources:\n${source("", "rss", "{ feeds: [https://e.example/f], pollInterval: 200 millis }")}`)
+    )
+    if (r._tag === "Failure") throw new Error(r.failure.message)
+    expect(r.success.warnings.map(formatProblem)).toEqual([
+      "sources.0.config.pollInterval: polls every 200ms: under a second, fit for a local test feed, not for a remote one"
+    ])
+  })
+
+  it("numbers have sane bounds too: a quota of 0 requests per second, a cluster lock refreshed after it expires", async () => {
+    const problems = await problemsOf(
+      `${api}  quotas: { default: { requestsPerSecond: 0 } }\ncluster:\n  shardLockExpiration: 5 seconds\n  shardLockRefreshInterval: 10 seconds\n`
+    )
+    expect(problems.some((p) => p.startsWith("api.quotas.default.requestsPerSecond:"))).toBe(true)
+    expect(problems.some((p) => p.startsWith("cluster.shardLockRefreshInterval: must be shorter"))).toBe(true)
+  })
+
   it("reports every problem at once, in file order", async () => {
     const problems = await problemsOf(
       `api:\n  apiKey: \${env:NOPE}\n  retyr: {}\nsources:\n${source("    chanelId: x\n", "nosuch")}sinks:\n  - type: kafka\n`

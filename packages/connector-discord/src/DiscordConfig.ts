@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import { ConfigDuration } from "@warden/connector"
 import { Effect, Schema } from "effect"
 
 /** A Discord id (snowflake): 1 to 20 decimal digits. */
@@ -45,9 +46,9 @@ export type Guild = typeof Guild.Type
 
 /** Backoff of reconnects and failed REST reads: `initial` doubles per failure up to `max`. */
 export const Retry = Schema.Struct({
-  initial: defaulted(Schema.DurationFromString, "1 second"),
-  max: defaulted(Schema.DurationFromString, "5 minutes")
-})
+  initial: ConfigDuration.withDefault("1 second", "10 millis"),
+  max: ConfigDuration.withDefault("5 minutes", "10 millis")
+}).check(ConfigDuration.ordered("initial", "max"))
 
 /** The whole Discord source config; every field but `token` and `guilds` has a default. */
 export const Config = Schema.Struct({
@@ -88,7 +89,7 @@ export const Config = Schema.Struct({
   /** Reconnect / retry backoff. */
   retry: defaulted(Retry, {}),
   /** Timeout of one REST request (default 15 seconds). */
-  requestTimeout: defaulted(Schema.DurationFromString, "15 seconds")
+  requestTimeout: ConfigDuration.withDefault("15 seconds", "100 millis")
 })
 /** The decoded config. */
 export type Config = typeof Config.Type

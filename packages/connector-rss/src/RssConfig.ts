@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import { ConfigDuration } from "@warden/connector"
 import { Effect, Schema } from "effect"
 
 /** An absolute http(s) URL. */
@@ -41,7 +42,7 @@ export const FeedEntry = Schema.Struct({
   content: Schema.optionalKey(ContentField)
 })
 
-const duration = (value: string) => Schema.DurationFromString.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+const duration = ConfigDuration.withDefault
 const int = (min: number, max: number, value: number) =>
   Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max })).pipe(
     Schema.withDecodingDefaultKey(Effect.succeed(value))
@@ -52,7 +53,7 @@ export const Config = Schema.Struct({
   /** Feed URLs, or `{ url, id?, content? }` entries. */
   feeds: Schema.Array(Schema.Union([FeedUrl, FeedEntry])).check(Schema.isMinLength(1)),
   /** Time between two polls of one feed (default 5 minutes). */
-  pollInterval: duration("5 minutes"),
+  pollInterval: duration("5 minutes", "50 millis"),
   /** Default content field of every feed (default `auto`). */
   content: ContentField.pipe(Schema.withDecodingDefaultKey(Effect.succeed("auto" as const))),
   /** At most this many items are emitted per poll of a feed; the rest come with the next polls (default 100). */
@@ -60,16 +61,18 @@ export const Config = Schema.Struct({
   /** How many items per feed are remembered for dedupe and edit detection (default 1000; never fewer than the feed holds). */
   retain: int(1, 1_000_000, 1000),
   /** Timeout of one fetch, redirects and body included (default 30 seconds). */
-  timeout: duration("30 seconds"),
+  timeout: duration("30 seconds", "100 millis"),
   /** Size cap of one answer after decompression (default 10 MiB). */
   maxBytes: int(1024, 1024 * 1024 * 1024, 10 * 1024 * 1024),
   /** Redirects followed per fetch (default 5). */
   maxRedirects: int(0, 20, 5),
   /** Backoff after a failed poll: `initial` doubles per failure up to `max`; a `Retry-After` wins when longer. */
   retry: Schema.Struct({
-    initial: duration("10 seconds"),
-    max: duration("30 minutes")
-  }).pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
+    initial: duration("10 seconds", "10 millis"),
+    max: duration("30 minutes", "10 millis")
+  })
+    .check(ConfigDuration.ordered("initial", "max"))
+    .pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
   /** The User-Agent sent. */
   userAgent: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("Warden-RSS/0.1"))),
   /** Extra request headers, e.g. `authorization` for a private feed; kept Redacted (never logged). */

@@ -16,9 +16,10 @@
  *
  * @since 0.1.0
  */
+import { ConfigDuration } from "@warden/connector"
 import { Effect, Schema } from "effect"
 
-const duration = (value: string) => Schema.DurationFromString.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+const duration = ConfigDuration.withDefault
 const int = (min: number, max: number, value: number) =>
   Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max })).pipe(
     Schema.withDecodingDefaultKey(Effect.succeed(value))
@@ -60,7 +61,7 @@ const Fields = Schema.Struct({
   /** OAuth refresh token of the channel owner (scope `https://www.googleapis.com/auth/youtube.force-ssl`). */
   refreshToken: secret,
   /** Shortest time between two polls (default 1 minute); longer when the quota budget needs it. */
-  pollInterval: duration("1 minute"),
+  pollInterval: duration("1 minute", "50 millis"),
   /** Fetch replies beyond the ones inlined in threads (default true). */
   includeReplies: bool(true),
   /** Also analyse comments YouTube holds for review (owner OAuth; default false). */
@@ -78,16 +79,18 @@ const Fields = Schema.Struct({
   /** At most this many pages of 100 threads per list per poll (default 20). */
   maxPagesPerPoll: int(1, 1000, 20),
   /** How often comments Warden held are checked for a moderator's approval (default 5 minutes). */
-  reversalCheckInterval: duration("5 minutes"),
+  reversalCheckInterval: duration("5 minutes", "50 millis"),
   /** Moderation actions arriving within this window go out as one call of up to 50 ids (default 1 second). */
   actionBatchWindow: duration("1 second"),
   /** Timeout of one API call (default 30 seconds). */
-  timeout: duration("30 seconds"),
+  timeout: duration("30 seconds", "100 millis"),
   /** Backoff after a failed poll: `initial` doubles per failure up to `max`. */
   retry: Schema.Struct({
-    initial: duration("10 seconds"),
-    max: duration("15 minutes")
-  }).pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
+    initial: duration("10 seconds", "10 millis"),
+    max: duration("15 minutes", "10 millis")
+  })
+    .check(ConfigDuration.ordered("initial", "max"))
+    .pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
   /** YouTube Data API base URL (a proxy, or a fake in tests). */
   apiBaseUrl: url(defaultApiBaseUrl),
   /** OAuth token endpoint. */

@@ -10,6 +10,9 @@ export * as Action from "./Action.ts"
 /** The resume position of a source (opaque JSON). */
 export * as Checkpoint from "./Checkpoint.ts"
 
+/** Bounds for the durations of a connector's config. */
+export * as ConfigDuration from "./ConfigDuration.ts"
+
 /** The plugin contract and `Connector.make`. */
 export * as Connector from "./Connector.ts"
 

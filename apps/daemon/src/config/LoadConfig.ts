@@ -15,7 +15,7 @@ import {
   TEXT_CLASSIFICATIONS,
   IMAGE_CLASSIFICATIONS
 } from "@warden/core"
-import { Effect, Schema } from "effect"
+import { Duration, Effect, Schema } from "effect"
 import { type Document, isNode, parseDocument } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
 import * as Connectors from "./Connectors.ts"
@@ -24,6 +24,7 @@ import * as SecretRef from "./SecretRef.ts"
 import {
   DEFAULT_SQLITE,
   FailureMode,
+  Rule,
   type RuleWhen,
   type Sink,
   SinkEntry,
@@ -152,16 +153,40 @@ const fillApiFromEnv = (
   return filled
 }
 
-/** The keys of a source the connector checks need. */
-const SourceChecks = Schema.Struct({
-  id: SourceEntry.fields.id,
-  type: SourceEntry.fields.type,
-  module: SourceEntry.fields.module,
-  analyse: SourceEntry.fields.analyse,
-  config: SourceEntry.fields.config,
-  rules: SourceEntry.fields.rules,
-  failureMode: Schema.Struct(FailureMode.fields).pipe(Schema.withDecodingDefaultKey(Effect.succeed({})))
-}).check(Schema.makeFilter((s) => (s.type === undefined) !== (s.module === undefined)))
+/**
+ * The keys of a source the connector checks need, each decoded on its own (problems are reported by
+ * the whole-file decode): a typo in one key must not hide the connector's problems (its `config`, the
+ * actions its rules ask for), so `config check` shows everything at once.
+ */
+const sourceChecks = (raw: unknown, index: number) => {
+  const entry = isRecord(raw) ? raw : {}
+  const key = <S extends Schema.Top & { readonly DecodingServices: never }, F extends S["Type"] | undefined>(
+    name: string,
+    schema: S,
+    fallback: F
+  ): S["Type"] | F => {
+    const r = decode(Schema.Struct({ [name]: schema }), { [name]: entry[name] }, [], "ignore")
+    return r.ok ? (r.value as Record<string, S["Type"]>)[name] : fallback
+  }
+  const rawRules = Array.isArray(entry.rules) ? entry.rules : []
+  // Rule by rule: one broken rule leaves the others checked (positions kept for the paths).
+  const rules = rawRules.map((rule) => {
+    const r = decode(Rule, rule, [], "ignore")
+    return r.ok ? r.value : undefined
+  })
+  return {
+    id: key("id", SourceEntry.fields.id, `#${index}`),
+    type: key("type", SourceEntry.fields.type, undefined),
+    module: key("module", SourceEntry.fields.module, undefined),
+    analyse: key("analyse", SourceEntry.fields.analyse, undefined) ?? ["text"],
+    config: entry.config,
+    rules,
+    failureMode: key("failureMode", Schema.Struct(FailureMode.fields), undefined) ?? {
+      mode: "hold" as const,
+      after: Duration.minutes(5)
+    }
+  }
+}
 
 /** Decodes with every problem reported, problems prefixed with `prefix`. */
 const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(
@@ -341,10 +366,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
     const connectors = new Map<string, Connector.Connector>()
     const ids = new Map<string, number>()
     for (let i = 0; i < rawSources.length; i++) {
-      // lenient: connector checks still run when another key of the source is wrong
-      const entry = decode(SourceChecks, rawSources[i], [], "ignore")
-      if (!entry.ok) continue
-      const source = entry.value
+      const source = sourceChecks(rawSources[i], i)
       const at = `sources.${i}`
       const first = ids.get(source.id)
       if (first !== undefined)
@@ -353,6 +375,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
 
       const ruleNames = new Map<string, number>()
       source.rules.forEach((rule, r) => {
+        if (rule === undefined) return
         const seen = ruleNames.get(rule.name)
         if (seen !== undefined)
           problems.push({
@@ -376,6 +399,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
         problems.push({ path: `${at}.failureMode.action`, message: "required when mode is reject" })
       }
 
+      if ((source.type === undefined) === (source.module === undefined)) continue
       const ref = source.type !== undefined ? { type: source.type } : { module: source.module! }
       const refPath = source.type !== undefined ? `${at}.type` : `${at}.module`
       const connector = yield* Connectors.resolve(baseDirectory, ref, options.builtins).pipe(
@@ -384,14 +408,14 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       if (connector === undefined) continue
       connectors.set(source.id, connector)
 
-      const config = decode(connector.configSchema, source.config, ["sources", i, "config"])
+      const config = decode(connector.configSchema, source.config ?? {}, ["sources", i, "config"])
       if (!config.ok) problems.push(...config.problems)
 
       const can = connector.capabilities.actions
       const cannot = (kind: string) =>
         `connector ${connector.type} cannot '${kind}'; it can: ${can.length === 0 ? "(none)" : can.join(", ")}`
       for (const [r, rule] of source.rules.entries()) {
-        for (const [a, action] of rule.actions.entries()) {
+        for (const [a, action] of (rule?.actions ?? []).entries()) {
           if (!can.includes(action.kind)) {
             problems.push({ path: `${at}.rules.${r}.actions.${a}`, message: cannot(action.kind) })
           }
@@ -408,7 +432,17 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
           message: `connector ${connector.type} emits only ${connector.capabilities.contentTypes.join(", ")}; ${unsupported.join(", ")} will never occur`
         })
       }
-      if (config.ok) sourceConfigs.set(i, config.value)
+      if (config.ok) {
+        sourceConfigs.set(i, config.value)
+        // The connector's floor stops a hot loop; a poll under a second is still rarely meant for a remote feed.
+        const poll = isRecord(config.value) ? config.value.pollInterval : undefined
+        if (Duration.isDuration(poll) && Duration.isLessThan(poll, Duration.seconds(1))) {
+          warnings.push({
+            path: `${at}.config.pollInterval`,
+            message: `polls every ${Duration.format(poll)}: under a second, fit for a local test feed, not for a remote one`
+          })
+        }
+      }
     }
 
     // 5. the API: v1 sources need the base URL of every region they may use, legacy sources the legacy host

@@ -19,15 +19,15 @@ import {
   Severity,
   TextClassification
 } from "@warden/core"
-import { Schema, SchemaTransformation } from "effect"
+import { Duration, Schema, SchemaTransformation } from "effect"
 import {
-  DurationString,
+  durationAtLeast,
+  durationsOrdered,
   durationWithDefault,
   HostPortString,
   hostPortWithDefault,
   HttpUrl,
   IntBetween,
-  PositiveNumber,
   Secret,
   withDefault
 } from "./internal/Schemas.ts"
@@ -41,7 +41,7 @@ export type Region = typeof Region.Type
 
 /** A client-side rate on one endpoint. */
 export const Rate = Schema.Struct({
-  requestsPerSecond: PositiveNumber,
+  requestsPerSecond: Schema.Finite.check(Schema.isBetween({ minimum: 0.01, maximum: 1_000_000 })),
   burst: Schema.optionalKey(IntBetween(1, 1_000_000))
 })
 /** @see {@link Rate} */
@@ -56,7 +56,7 @@ export const Quotas = Schema.Struct({
   adaptive: Schema.optionalKey(
     Schema.Struct({
       decrease: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))),
-      recoverySeconds: Schema.optionalKey(PositiveNumber),
+      recoverySeconds: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 1, maximum: 86_400 }))),
       floor: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })))
     })
   ),
@@ -73,10 +73,10 @@ export type Quotas = typeof Quotas.Type
 /** Retry of transient failures. */
 export const Retry = Schema.Struct({
   maxAttempts: IntBetween(1, 100).pipe(withDefault(5)),
-  baseDelay: durationWithDefault("200 millis"),
-  maxDelay: durationWithDefault("10 seconds"),
-  maxElapsed: durationWithDefault("60 seconds")
-})
+  baseDelay: durationWithDefault("200 millis", "10 millis"),
+  maxDelay: durationWithDefault("10 seconds", "10 millis"),
+  maxElapsed: durationWithDefault("60 seconds", "100 millis")
+}).check(durationsOrdered("baseDelay", "maxDelay"), durationsOrdered("maxDelay", "maxElapsed"))
 /** @see {@link Retry} */
 export type Retry = typeof Retry.Type
 
@@ -84,7 +84,7 @@ export type Retry = typeof Retry.Type
 export const Regions = Schema.Struct({
   policy: Schema.Literals(["pinned", "failover"]).pipe(withDefault("pinned")),
   failover: Schema.Array(Region).pipe(withDefault([])),
-  recoverAfter: durationWithDefault("60 seconds")
+  recoverAfter: durationWithDefault("60 seconds", "1 second")
 })
 /** @see {@link Regions} */
 export type Regions = typeof Regions.Type
@@ -99,7 +99,7 @@ export const ApiSection = Schema.Struct({
   baseUrlUsWest: Schema.optionalKey(HttpUrl),
   legacyBaseUrl: Schema.optionalKey(HttpUrl),
   legacyApiKey: Schema.optionalKey(Secret),
-  timeout: durationWithDefault("10 seconds"),
+  timeout: durationWithDefault("10 seconds", "100 millis"),
   retry: Retry.pipe(withDefault({})),
   quotas: Quotas.pipe(withDefault({})),
   regions: Regions.pipe(withDefault({})),
@@ -188,7 +188,7 @@ export type Rule = Omit<typeof Rule.Type, "actions"> & { readonly actions: Reado
 /** What to do with an item whose analysis keeps failing: `hold` it, `allow` it, or `reject` it (with `action`) after `after`. */
 export const FailureMode = Schema.Struct({
   mode: Schema.Literals(["hold", "allow", "reject"]).pipe(withDefault("hold")),
-  after: durationWithDefault("5 minutes"),
+  after: durationWithDefault("5 minutes", 0),
   action: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
 }).check(
   Schema.makeFilter(
@@ -268,7 +268,7 @@ export const WebhookSink = Schema.Struct({
   url: HttpUrl,
   secret: Schema.optionalKey(Secret),
   maxAttempts: IntBetween(1, 100).pipe(withDefault(8)),
-  timeout: durationWithDefault("10 seconds")
+  timeout: durationWithDefault("10 seconds", "100 millis")
 })
 
 /** Verdicts written to a table of the state store. */
@@ -305,12 +305,22 @@ export type LogSection = typeof LogSection.Type
 /** Multi-runner settings (effect/cluster's `ShardingConfig`); all optional, effect's defaults otherwise. */
 export const ClusterSection = Schema.Struct({
   runnerAddress: Schema.optionalKey(HostPortString),
-  shardLockExpiration: Schema.optionalKey(DurationString),
-  shardLockRefreshInterval: Schema.optionalKey(DurationString),
-  refreshAssignmentsInterval: Schema.optionalKey(DurationString),
-  runnerHealthCheckInterval: Schema.optionalKey(DurationString),
-  entityMessagePollInterval: Schema.optionalKey(DurationString)
-})
+  shardLockExpiration: Schema.optionalKey(durationAtLeast("1 second")),
+  shardLockRefreshInterval: Schema.optionalKey(durationAtLeast("100 millis")),
+  refreshAssignmentsInterval: Schema.optionalKey(durationAtLeast("100 millis")),
+  runnerHealthCheckInterval: Schema.optionalKey(durationAtLeast("100 millis")),
+  entityMessagePollInterval: Schema.optionalKey(durationAtLeast("10 millis"))
+}).check(
+  Schema.makeFilter(
+    (c) =>
+      c.shardLockExpiration === undefined ||
+      c.shardLockRefreshInterval === undefined ||
+      Duration.isLessThan(c.shardLockRefreshInterval, c.shardLockExpiration) || {
+        path: ["shardLockRefreshInterval"],
+        issue: "must be shorter than shardLockExpiration (the lock would expire between two refreshes)"
+      }
+  )
+)
 /** @see {@link ClusterSection} */
 export type ClusterSection = typeof ClusterSection.Type
 

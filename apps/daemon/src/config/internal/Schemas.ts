@@ -1,6 +1,8 @@
 /**
  * Building blocks of the config file's schema: durations, secrets, `HOST:PORT`, defaults.
  */
+import { ConfigDuration } from "@warden/connector"
+import type { Duration } from "effect"
 import { Effect, Schema, SchemaTransformation } from "effect"
 
 const DURATION_DESCRIPTION = "A duration such as '500 millis', '10 seconds', '2 minutes'"
@@ -10,10 +12,20 @@ export const DurationString = Schema.String.annotate({ description: DURATION_DES
   Schema.decodeTo(Schema.Duration, SchemaTransformation.durationFromString)
 )
 
-/** A duration key with a default (shown in the JSON Schema, whose side is the string). */
-export const durationWithDefault = (value: string) =>
+/** A lower bound on a decoded duration (the check connectors use for their own config). */
+export const isDurationAtLeast = ConfigDuration.isAtLeast
+
+/** A relation between two duration keys of a struct: `low` must not exceed `high` (reported at `low`). */
+export const durationsOrdered = ConfigDuration.ordered
+
+/** A duration of at least `minimum` (`DurationString` with a bound). */
+export const durationAtLeast = (minimum: Duration.Input) => DurationString.check(isDurationAtLeast(minimum))
+
+/** A duration key with a default (shown in the JSON Schema, whose side is the string) and a lower bound. */
+export const durationWithDefault = (value: string, minimum: Duration.Input = 0) =>
   Schema.String.annotate({ description: DURATION_DESCRIPTION, default: value })
     .pipe(Schema.decodeTo(Schema.Duration, SchemaTransformation.durationFromString))
+    .check(isDurationAtLeast(minimum))
     .pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
 
 /** A secret value, decoded to `Redacted` (written as `${env:NAME}` / `${file:path}`, resolved before decoding). */
