@@ -31,7 +31,7 @@ import { Context, Effect, Layer, Metric, Redacted, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql"
 import * as Metrics from "../engine/Metrics.ts"
-import { FeedbackService } from "../engine/FeedbackService.ts"
+import { ambiguous, FeedbackService } from "../engine/FeedbackService.ts"
 import { isUnready, SourceStatus } from "../engine/SourceStatus.ts"
 import * as StateStats from "../state/StateStats.ts"
 import { StateStore } from "../state/StateStore.ts"
@@ -204,11 +204,29 @@ const routes = (options: AdminOptions) =>
         const one = /^\/api\/decisions\/(.+)$/.exec(path)
         if (req.method === "GET" && one !== null) {
           const reference = decodeURIComponent(one[1]!)
-          const versions = yield* store.decision(reference)
-          if (versions.length === 0) return json(res, 404, { error: `no decision for ${reference}` })
-          const actions = yield* store.actionsOf(reference)
-          const sent = yield* store.feedbackOf(reference)
-          return json(res, 200, { reference, latest: versions[0], versions, actions, feedback: sent })
+          const source = url.searchParams.get("source") ?? undefined
+          if (source === undefined) {
+            const sources = yield* store.sourcesOf(reference)
+            if (sources.length > 1) {
+              const refused = ambiguous(reference, sources)
+              return json(res, 409, { error: { code: refused.code, reason: refused.reason, sources } })
+            }
+          }
+          const versions = yield* store.decision(reference, source)
+          if (versions.length === 0)
+            return json(res, 404, {
+              error: `no decision for ${reference}${source === undefined ? "" : ` of source ${source}`}`
+            })
+          const actions = yield* store.actionsOf(reference, source)
+          const sent = yield* store.feedbackOf(reference, source)
+          return json(res, 200, {
+            reference,
+            source: versions[0]!.source,
+            latest: versions[0],
+            versions,
+            actions,
+            feedback: sent
+          })
         }
         if (req.method === "POST" && path === "/api/feedback") {
           const raw = yield* Effect.tryPromise(() => readBody(req)).pipe(Effect.orElseSucceed(() => Symbol.for("bad")))
@@ -224,7 +242,13 @@ const routes = (options: AdminOptions) =>
             .pipe(Effect.result)
           return result._tag === "Success"
             ? json(res, 200, result.success)
-            : json(res, result.failure.status, { error: { code: result.failure.code, reason: result.failure.reason } })
+            : json(res, result.failure.status, {
+                error: {
+                  code: result.failure.code,
+                  reason: result.failure.reason,
+                  ...(result.failure.sources === undefined ? {} : { sources: result.failure.sources })
+                }
+              })
         }
         for (const route of options.routes ?? []) {
           const params = req.method === route.method ? route.match(path) : undefined

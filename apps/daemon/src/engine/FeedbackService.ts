@@ -24,7 +24,9 @@ export interface FeedbackInput {
 export class FeedbackRefused extends Schema.TaggedError<FeedbackRefused>()("FeedbackRefused", {
   status: Schema.Int,
   code: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** For `AMBIGUOUS_REFERENCE`: the sources that recorded the reference (name one). */
+  sources: Schema.optionalKey(Schema.Array(Schema.String))
 }) {
   override get message(): string {
     return `${this.code}: ${this.reason}`
@@ -39,6 +41,15 @@ export interface FeedbackSent {
   readonly version: number
   readonly endpoint: string
 }
+
+/** A reference recorded by several sources, given without `source`: 409 naming them. */
+export const ambiguous = (reference: string, sources: ReadonlyArray<string>) =>
+  new FeedbackRefused({
+    status: 409,
+    code: "AMBIGUOUS_REFERENCE",
+    reason: `${reference} was recorded by ${sources.length} sources (${sources.join(", ")}): name one with source`,
+    sources: [...sources]
+  })
 
 const hasInput = (input: FeedbackInput) =>
   input.classificationsToAdd !== undefined || input.classificationsToRemove !== undefined || input.notes !== undefined
@@ -60,6 +71,11 @@ const make = Effect.gen(function* () {
     Effect.gen(function* () {
       if (!hasInput(options.input)) {
         return yield* new FeedbackRefused({ status: 400, code: "BAD_REQUEST_ERROR", reason: FEEDBACK_INPUTS_MESSAGE })
+      }
+      if (options.source === undefined) {
+        // A reference recorded by several sources names no item on its own: never pick one.
+        const sources = yield* store.sourcesOf(options.reference).pipe(Effect.orDie)
+        if (sources.length > 1) return yield* ambiguous(options.reference, sources)
       }
       const found = yield* store.item(options.source, options.reference, options.version).pipe(Effect.orDie)
       if (Option.isNone(found)) {

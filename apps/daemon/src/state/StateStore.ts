@@ -378,8 +378,9 @@ const make = Effect.gen(function* () {
       Effect.asVoid
     )
 
-  const actionsOf = (reference: string) =>
-    sql`SELECT * FROM warden_actions WHERE reference = ${reference} ORDER BY version DESC, seq`.pipe(
+  const actionsOf = (reference: string, source?: string) =>
+    sql`SELECT * FROM warden_actions WHERE reference = ${reference}
+      ${source === undefined ? sql`` : sql`AND source = ${source}`} ORDER BY version DESC, seq`.pipe(
       Effect.map((rows) => rows.map(toActionRow))
     )
 
@@ -419,8 +420,9 @@ const make = Effect.gen(function* () {
     sql`SELECT 1 AS one FROM warden_feedback WHERE source = ${source} AND reference = ${reference}
         AND version = ${version} AND origin = ${origin} AND status = 'sent'`.pipe(Effect.map((rows) => rows.length > 0))
 
-  const feedbackOf = (reference: string) =>
-    sql<any>`SELECT * FROM warden_feedback WHERE reference = ${reference} ORDER BY created_at`.pipe(
+  const feedbackOf = (reference: string, source?: string) =>
+    sql<any>`SELECT * FROM warden_feedback WHERE reference = ${reference}
+      ${source === undefined ? sql`` : sql`AND source = ${source}`} ORDER BY created_at`.pipe(
       Effect.map((rows) =>
         rows.map((r) => ({
           source: r.source,
@@ -532,9 +534,18 @@ const make = Effect.gen(function* () {
       Effect.map((rows) => rows.map(toDecision))
     )
 
-  const decision = (reference: string) =>
-    sql`SELECT * FROM warden_items WHERE reference = ${reference} ORDER BY version DESC`.pipe(
+  const decision = (reference: string, source?: string) =>
+    sql`SELECT * FROM warden_items WHERE reference = ${reference}
+      ${source === undefined ? sql`` : sql`AND source = ${source}`} ORDER BY version DESC`.pipe(
       Effect.map((rows) => rows.map(toDecision))
+    )
+
+  /** The sources that recorded a reference (more than one: the reference alone is ambiguous). */
+  const sourcesOf = (reference: string) =>
+    sql<{
+      source: string
+    }>`SELECT DISTINCT source FROM warden_items WHERE reference = ${reference} ORDER BY source`.pipe(
+      Effect.map((rows) => rows.map((r) => r.source))
     )
 
   const segments = (source: string, reference: string, version: number) =>
@@ -574,6 +585,7 @@ const make = Effect.gen(function* () {
     recordSourceError,
     decisions,
     decision,
+    sourcesOf,
     segments,
     counts,
     writable,
