@@ -88,4 +88,50 @@ describe("warden sandbox", () => {
     expect(failure.stderr).toContain("keys.0.organisation")
     expect(failure.stderr).toContain("keys.0.kind")
   })
+
+  it("--config accepts every option the README lists (port, host, maxBodyBytes ...); the file's port is used, --port wins", async () => {
+    const { writeFileSync, mkdtempSync, readFileSync } = await import("node:fs")
+    const { tmpdir } = await import("node:os")
+    const readme = readFileSync(new URL("../../../packages/sandbox/README.md", import.meta.url), "utf8")
+    const listed = /Options \(all optional[^]*?\n\n/.exec(readme)![0]
+    for (const field of [
+      "port",
+      "host",
+      "keys",
+      "quotas",
+      "faults",
+      "requestLogSize",
+      "legacyReferencePrefix",
+      "maxBodyBytes"
+    ])
+      expect(listed).toMatch(new RegExp(`\`${field}[\`:]`))
+    const probe = await start(["--port", "0"])
+    const port = Number(new URL(probe).port)
+    for (const child of children.splice(0)) child.kill("SIGTERM")
+    await new Promise((r) => setTimeout(r, 200))
+    const file = `${mkdtempSync(`${tmpdir()}/sandbox-cli-`)}/all.yaml`
+    writeFileSync(
+      file,
+      [
+        `port: ${port}`,
+        "host: 127.0.0.1",
+        "maxBodyBytes: 200",
+        "requestLogSize: 10",
+        "legacyReferencePrefix: mine",
+        "keys:\n  - { key: k1, organisation: acme }",
+        "quotas: {}",
+        "faults: {}"
+      ].join("\n")
+    )
+    const url = await start(["--config", file])
+    expect(url).toBe(`http://127.0.0.1:${port}`)
+    // maxBodyBytes: 200 from the file is in force
+    const tooBig = await analyze(url, "x".repeat(500))
+    expect(tooBig.status).toBe(400)
+    expect(await tooBig.text()).toContain("larger than 200 bytes")
+    expect((await analyze(url, "hello")).status).toBe(200)
+    for (const child of children.splice(0)) child.kill("SIGTERM")
+    const other = await start(["--config", file, "--port", "0"])
+    expect(other).not.toBe(`http://127.0.0.1:${port}`)
+  })
 })

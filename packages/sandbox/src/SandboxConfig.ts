@@ -1,6 +1,6 @@
 /**
- * The sandbox's configuration: extra keys and organisations, quotas, the fault profile, the size of
- * the request log. Given in code (`SandboxOptions`) or as a JSON/YAML file decoded with a Schema;
+ * The sandbox's configuration: where it listens, extra keys and organisations, quotas, the fault
+ * profile, the size of the request log, the largest body. Given in code (`SandboxOptions`) or as a JSON/YAML file decoded with a Schema;
  * a bad file fails with `SandboxConfigError` naming every wrong field.
  */
 import { FieldViolations } from "@warden/core"
@@ -14,8 +14,20 @@ const NonNegativeInt = Schema.Int.check(
   Schema.makeFilter<number>((n) => n >= 0, { message: "must be an integer of at least 0" })
 )
 
-/** The configuration file: every field optional. */
+const Port = Schema.Int.check(
+  Schema.makeFilter<number>((n) => n >= 0 && n <= 65_535, { message: "must be a TCP port, 0..65535 (0: a free one)" })
+)
+
+const PositiveInt = Schema.Int.check(Schema.makeFilter<number>((n) => n >= 1, { message: "must be at least 1" }))
+
+/** The configuration file: every field optional; the same fields as `SandboxOptions`. */
 export const SandboxConfigFile = Schema.Struct({
+  /** TCP port; 0 (default) picks a free one. `warden sandbox --port` wins over it. */
+  port: Schema.optionalKey(Port),
+  /** Interface to listen on; default and recommended `127.0.0.1`. */
+  host: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty({ message: "must not be empty" }))),
+  /** Largest request body accepted, in bytes (default 16 MiB). */
+  maxBodyBytes: Schema.optionalKey(PositiveInt),
   /** Keys besides the built-in ones; each names its organisation. */
   keys: Schema.optionalKey(Schema.Array(KeyConfig)),
   /** Limits by organisation (`"*"`: every organisation) and endpoint. */
@@ -29,15 +41,8 @@ export const SandboxConfigFile = Schema.Struct({
 }).annotate({ identifier: "SandboxConfigFile" })
 export type SandboxConfigFile = typeof SandboxConfigFile.Type
 
-/** Everything `Sandbox.start` accepts: the file's fields plus where to listen. */
-export interface SandboxOptions extends SandboxConfigFile {
-  /** TCP port; 0 (default) picks a free one. */
-  readonly port?: number
-  /** Interface to listen on; default and recommended `127.0.0.1`. */
-  readonly host?: string
-  /** Largest request body accepted, in bytes (default 16 MiB). */
-  readonly maxBodyBytes?: number
-}
+/** Everything `Sandbox.start` accepts: exactly the file's fields. */
+export interface SandboxOptions extends SandboxConfigFile {}
 
 /** A configuration file that cannot be read or does not decode; `violations` name the fields. */
 export class SandboxConfigError extends Schema.TaggedError<SandboxConfigError>()("SandboxConfigError", {

@@ -7,6 +7,7 @@ import { PATHS } from "@warden/core"
 import type { Faults, Quotas, SandboxConfig } from "@warden/sandbox"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { CliFailure } from "./Analyze.ts"
 
 /** Exit code of an invalid configuration (DESIGN.md). */
 const EXIT_CONFIG = 78
@@ -17,9 +18,14 @@ const probability = (name: string, what: string) =>
   Flag.Finite(name).pipe(Flag.withDescription(`probability (0..1) of ${what}`), Flag.optional)
 
 const flags = {
-  port: Flag.Int("port").pipe(Flag.withDescription("TCP port on 127.0.0.1; 0 picks a free one"), Flag.withDefault(0)),
+  port: Flag.Int("port").pipe(
+    Flag.withDescription("TCP port on 127.0.0.1; 0 picks a free one (default: the file's port, else 0)"),
+    Flag.optional
+  ),
   config: Flag.Path("config", { pathType: "file", mustExist: true }).pipe(
-    Flag.withDescription("JSON or YAML file: keys, organisations, quotas, faults, requestLogSize"),
+    Flag.withDescription(
+      "JSON or YAML file: port, host, keys, quotas, faults, requestLogSize, legacyReferencePrefix, maxBodyBytes"
+    ),
     Flag.optional
   ),
   quota: Flag.KeyValuePair("quota").pipe(
@@ -40,11 +46,11 @@ const flags = {
   )
 } as const
 
-const usage = (message: string) =>
-  Effect.gen(function* () {
-    yield* Console.error(`warden sandbox: ${message}`)
-    return yield* Effect.sync(() => process.exit(EXIT_USAGE))
-  })
+/** Prints one line and fails with the exit code. */
+const refuse = (message: string, code: number) =>
+  Console.error(message).pipe(Effect.andThen(Effect.fail(new CliFailure(code, message))))
+
+const usage = (message: string) => refuse(`warden sandbox: ${message}`, EXIT_USAGE)
 
 /** The `sandbox` subcommand. */
 export const sandbox = Command.make("sandbox", flags, (f) =>
@@ -54,9 +60,7 @@ export const sandbox = Command.make("sandbox", flags, (f) =>
     const { Sandbox, SandboxConfig } = yield* Effect.promise(() => import("@warden/sandbox"))
     const file = Option.isSome(f.config)
       ? yield* SandboxConfig.load(f.config.value).pipe(
-          Effect.catchTag("SandboxConfigError", (e) =>
-            Console.error(e.message).pipe(Effect.andThen(Effect.sync(() => process.exit(EXIT_CONFIG))))
-          )
+          Effect.catchTag("SandboxConfigError", (e) => refuse(`warden sandbox: ${e.message}`, EXIT_CONFIG))
         )
       : {}
 
@@ -90,8 +94,7 @@ export const sandbox = Command.make("sandbox", flags, (f) =>
 
     const options: SandboxConfig.SandboxOptions = {
       ...file,
-      port: f.port,
-      host: "127.0.0.1",
+      ...(Option.isSome(f.port) ? { port: f.port.value } : {}),
       ...(faults === undefined ? {} : { faults }),
       ...(quotas === undefined ? {} : { quotas }),
       ...(Option.isSome(f.requestLogSize) ? { requestLogSize: f.requestLogSize.value } : {})
