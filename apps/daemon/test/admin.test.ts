@@ -57,6 +57,22 @@ describe("the admin API", () => {
     expect(text).not.toContain("sandbox-standard-key")
   })
 
+  it("shows the limiter's view per endpoint at /api/quota (unlimited: no configured rate, no 429s) and table sizes in /metrics", async () => {
+    const quota = await daemon.admin("/api/quota")
+    expect(quota.status).toBe(200)
+    expect(quota.body.endpoints).toContainEqual({
+      endpoint: "analyzeText",
+      configuredRate: null,
+      learntRate: null,
+      currentRate: null,
+      recent429s: 0
+    })
+    const metrics = await fetch(`${daemon.adminUrl}/metrics`, { headers: { authorization: "Bearer test-admin-token" } })
+    const text = await metrics.text()
+    expect(text).toMatch(/warden_state_table_rows\{[^}]*table="warden_items"[^}]*\} 3/)
+    expect(text).toMatch(/warden_state_table_bytes\{[^}]*table="cluster_messages"/)
+  })
+
   it("filters decisions and shows one item with its versions and the request sent", async () => {
     const threats = (await daemon.admin("/api/decisions?classification=THREAT")).body.decisions
     expect(threats.map((d: { reference: string }) => d.reference)).toEqual(["a/1"])

@@ -27,6 +27,7 @@ import { timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Confidence } from "@warden/core"
+import { RateLimiter } from "@warden/transport"
 import { Context, Effect, Layer, Metric, Redacted, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql"
@@ -116,6 +117,7 @@ const routes = (options: AdminOptions) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const status = yield* SourceStatus
+    const limiter = yield* RateLimiter.RateLimiter
     const feedback = yield* FeedbackService
 
     const readiness = Effect.gen(function* () {
@@ -189,6 +191,19 @@ const routes = (options: AdminOptions) =>
           const text = yield* metrics
           res.writeHead(200, { "content-type": "text/plain; version=0.0.4" })
           return res.end(text)
+        }
+        if (req.method === "GET" && path === "/api/quota") {
+          // The transport limiter's view per endpoint: configured, learnt (from 429s) and enforced rates.
+          const endpoints = yield* limiter.statusAll
+          return json(res, 200, {
+            endpoints: endpoints.map((e) => ({
+              endpoint: e.endpoint,
+              configuredRate: e.configuredRate ?? null,
+              learntRate: e.learntRate ?? null,
+              currentRate: e.currentRate ?? null,
+              recent429s: e.recent429s
+            }))
+          })
         }
         if (req.method === "GET" && path === "/api/decisions") {
           const q = url.searchParams

@@ -1,0 +1,308 @@
+/**
+ * The daemon polled as users poll it, for minutes (issue 20): an RSS feed growing by 40 items/s, each
+ * poll answering the newest 500, `pollInterval: 2 seconds`, the sandbox without quota, SQLite, a jsonl
+ * sink. Reports, every 10 s and at the end: state bytes per item stored, the cluster tables' rows and
+ * bytes, RSS (peak, growth per minute after the second minute), and CPU per item in steady polling
+ * against a one-poll run of the same daemon in the same process tree (5,000 items, one poll).
+ *
+ *   node --conditions=@warden/source bench/daemon-soak.ts --source [--minutes 10] [--rate 40] [--window 500]
+ *   pnpm bench daemon-soak -- --minutes 3
+ *
+ * Every produced item must arrive once: the run waits for the daemon to catch up after the feed stops.
+ */
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import {
+  apiSection,
+  CHANNEL,
+  feedXml,
+  flag,
+  itemText,
+  machine,
+  progress,
+  serve,
+  sleep,
+  startDaemon,
+  startSandbox,
+  tempDir,
+  writeDocSection,
+  writeResult
+} from "./support/common.ts"
+
+const minutes = flag("minutes", 10)
+const rate = flag("rate", 40)
+const windowSize = flag("window", 500)
+const baselineItems = flag("baseline", 5000)
+
+/** CPU time (user + system) of a process, in ms, from /proc (clock ticks of 10 ms). */
+const cpuOf = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
+const escapeXml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+
+/** A feed producing `rate` items/s from its start (until `stop`), answering the newest `windowSize`. */
+const growingFeed = async () => {
+  const start = performance.now()
+  let stoppedAt: number | undefined
+  const produced = () => Math.floor((((stoppedAt ?? performance.now()) - start) / 1000) * rate)
+  const server = createServer((_req, res) => {
+    const n = produced()
+    const parts = [
+      `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Soak</title><link>http://127.0.0.1/</link><description>growing</description>\n`
+    ]
+    for (let i = n; i >= Math.max(1, n - windowSize + 1); i--) {
+      parts.push(
+        `<item><guid isPermaLink="false">item-${i}</guid><title>Item ${i}</title><link>http://127.0.0.1/p/${i}</link><description>${escapeXml(itemText(i))}</description></item>\n`
+      )
+    }
+    parts.push("</channel></rss>\n")
+    const body = Buffer.from(parts.join(""))
+    res.writeHead(200, { "content-type": "application/rss+xml; charset=utf-8", "content-length": body.length })
+    res.end(body)
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.xml`,
+    produced,
+    stop: () => {
+      stoppedAt = performance.now()
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      })
+  }
+}
+
+/** The distinct references and the lines of the jsonl file. */
+const verdicts = (file: string) => {
+  if (!existsSync(file)) return { lines: 0, distinct: 0 }
+  const refs = new Set<string>()
+  let lines = 0
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (line === "") continue
+    lines++
+    refs.add((JSON.parse(line) as { reference: string }).reference)
+  }
+  return { lines, distinct: refs.size }
+}
+
+const countLines = (file: string): number => {
+  if (!existsSync(file)) return 0
+  let n = 0
+  const text = readFileSync(file)
+  for (const b of text) if (b === 10) n++
+  return n
+}
+
+const fileBytes = (db: string) => [db, `${db}-wal`].reduce((sum, f) => sum + (existsSync(f) ? statSync(f).size : 0), 0)
+
+/** Rows and payload bytes of the cluster tables, read from the state file. */
+const clusterTables = (db: string) => {
+  if (!existsSync(db)) return { messages: 0, messageBytes: 0, replies: 0, checkpointBytes: 0 }
+  const sqlite = new DatabaseSync(db, { timeout: 10_000 })
+  try {
+    const one = <A>(sql: string): A | undefined => {
+      try {
+        return sqlite.prepare(sql).get() as A | undefined
+      } catch {
+        return undefined
+      }
+    }
+    const m = one<{ n: number; b: number | null }>(
+      "SELECT COUNT(*) AS n, SUM(LENGTH(payload)) AS b FROM cluster_messages"
+    )
+    const r = one<{ n: number }>("SELECT COUNT(*) AS n FROM cluster_replies")
+    const c = one<{ b: number | null }>("SELECT MAX(LENGTH(checkpoint)) AS b FROM warden_checkpoints")
+    return { messages: m?.n ?? 0, messageBytes: m?.b ?? 0, replies: r?.n ?? 0, checkpointBytes: c?.b ?? 0 }
+  } finally {
+    sqlite.close()
+  }
+}
+
+const daemonConfig = (sandboxUrl: string, feedUrl: string, dir: string, pollInterval: string) => ({
+  api: apiSection(sandboxUrl),
+  state: { sqlite: join(dir, "state.db") },
+  sources: [
+    {
+      id: "soak",
+      type: "rss",
+      channelId: CHANNEL,
+      mode: "v1",
+      config: {
+        feeds: [{ url: feedUrl, id: "soak" }],
+        pollInterval,
+        maxItemsPerPoll: 100_000,
+        maxBytes: 256 * 1024 * 1024
+      }
+    }
+  ],
+  sinks: [{ type: "jsonl", name: "out", path: join(dir, "verdicts.jsonl") }],
+  admin: { listen: "127.0.0.1:0" },
+  log: { format: "json", level: "warning" }
+})
+
+/** CPU per item of one poll of `baselineItems` items, first verdict to last. */
+const onePoll = async (sandboxUrl: string) => {
+  const feed = await serve(feedXml(baselineItems))
+  const dir = tempDir("soak-baseline")
+  const out = join(dir, "verdicts.jsonl")
+  const daemon = startDaemon(dir, daemonConfig(sandboxUrl, feed.url, dir, "1 hour"))
+  let cpuAtFirst: number | undefined
+  let firstCount = 0
+  const deadline = performance.now() + 180_000
+  while (performance.now() < deadline) {
+    await sleep(100)
+    const n = countLines(out)
+    if (cpuAtFirst === undefined && n > 0) {
+      cpuAtFirst = cpuOf(daemon.pid)
+      firstCount = n
+    }
+    if (n >= baselineItems) break
+  }
+  const cpu = cpuOf(daemon.pid) - (cpuAtFirst ?? 0)
+  const items = countLines(out) - firstCount
+  await daemon.stop()
+  await feed.close()
+  return { items, cpuMicrosPerItem: (cpu * 1000) / Math.max(1, items) }
+}
+
+interface Sample {
+  readonly minute: number
+  readonly produced: number
+  readonly delivered: number
+  readonly stateBytes: number
+  readonly messages: number
+  readonly messageBytes: number
+  readonly replies: number
+  readonly checkpointBytes: number
+  readonly rssMb: number
+  readonly cpuMs: number
+}
+
+const main = async () => {
+  progress(`soak: ${minutes} min, ${rate} items/s, window ${windowSize}, poll every 2 s`)
+  const sandbox = await startSandbox()
+  const baseline = await onePoll(sandbox.url)
+  progress(`one poll of ${baselineItems}: ${baseline.cpuMicrosPerItem.toFixed(0)} µs CPU per item`)
+
+  const feed = await growingFeed()
+  const dir = tempDir("soak")
+  const db = join(dir, "state.db")
+  const out = join(dir, "verdicts.jsonl")
+  const daemon = startDaemon(dir, daemonConfig(sandbox.url, feed.url, dir, "2 seconds"))
+  const start = performance.now()
+  const samples: Array<Sample> = []
+  const sample = () => {
+    const c = clusterTables(db)
+    const s: Sample = {
+      minute: (performance.now() - start) / 60_000,
+      produced: feed.produced(),
+      delivered: countLines(out),
+      stateBytes: fileBytes(db),
+      ...c,
+      rssMb: daemon.rss() / 2 ** 20,
+      cpuMs: cpuOf(daemon.pid)
+    }
+    samples.push(s)
+    progress(
+      `${s.minute.toFixed(1)} min: ${s.delivered}/${s.produced} delivered, state ${(s.stateBytes / 2 ** 20).toFixed(1)} MB, cluster ${s.messages} msgs ${(s.messageBytes / 1024).toFixed(0)} KB / ${s.replies} replies, checkpoint ${s.checkpointBytes} B, RSS ${s.rssMb.toFixed(0)} MB`
+    )
+  }
+  while (performance.now() - start < minutes * 60_000) {
+    await sleep(10_000)
+    if (daemon.exited()) throw new Error(`daemon exited:\n${daemon.stderr().slice(-4000)}`)
+    sample()
+  }
+  feed.stop()
+  const produced = feed.produced()
+  const catchUp = performance.now() + 120_000
+  while (countLines(out) < produced && performance.now() < catchUp) await sleep(200)
+  sample()
+  const peakRssMb = daemon.peakRss() / 2 ** 20
+  await daemon.stop()
+  await feed.close()
+  await sandbox.close()
+
+  const { lines, distinct } = verdicts(out)
+  const last = samples.at(-1)!
+  const after2 = samples.filter((s) => s.minute >= 2)
+  const growth =
+    after2.length >= 2
+      ? (after2.at(-1)!.rssMb - after2[0]!.rssMb) / Math.max(1e-9, after2.at(-1)!.minute - after2[0]!.minute)
+      : Number.NaN
+  // Steady CPU per item: from the first minute's sample to the last sample before the feed stopped.
+  const steady = samples.filter((s) => s.minute >= 1 && s.minute <= minutes + 0.01)
+  const cpuPerItem =
+    steady.length >= 2
+      ? ((steady.at(-1)!.cpuMs - steady[0]!.cpuMs) * 1000) /
+        Math.max(1, steady.at(-1)!.delivered - steady[0]!.delivered)
+      : Number.NaN
+  const afterFirst = samples.filter((s) => s.minute >= 1)
+  const result = {
+    machine: machine(),
+    minutes,
+    rate,
+    window: windowSize,
+    produced,
+    delivered: lines,
+    distinct,
+    stateBytesPerItem: last.stateBytes / Math.max(1, distinct),
+    stateMb: last.stateBytes / 2 ** 20,
+    clusterMessagesMax: Math.max(...afterFirst.map((s) => s.messages)),
+    clusterKbMax: Math.max(...afterFirst.map((s) => s.messageBytes)) / 1024,
+    checkpointBytes: last.checkpointBytes,
+    peakRssMb,
+    rssGrowthMbPerMinute: growth,
+    cpuMicrosPerItem: cpuPerItem,
+    onePollCpuMicrosPerItem: baseline.cpuMicrosPerItem,
+    cpuRatio: cpuPerItem / baseline.cpuMicrosPerItem,
+    samples
+  }
+  writeResult("daemon-soak", result)
+  const f = (x: number, d = 0) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d })
+  const rows = samples
+    .filter((_, i) => i % 6 === 5 || i === samples.length - 1)
+    .map(
+      (s) =>
+        `| ${f(s.minute, 1)} | ${f(s.delivered)} | ${f(s.stateBytes / 2 ** 20, 1)} MB | ${s.messages} / ${f(s.messageBytes / 1024)} KB | ${s.replies} | ${f(s.rssMb)} MB |`
+    )
+  writeDocSection(
+    "daemon-soak",
+    `### Soak: a growing feed polled every 2 s (${f(minutes)} min)
+
+\`node --conditions=@warden/source bench/daemon-soak.ts --source --minutes ${minutes}\` — ${result.machine}.
+RSS feed growing by ${rate} items/s, each poll the newest ${windowSize}, \`pollInterval: 2 seconds\`, sandbox
+without quota, SQLite, jsonl sink.
+
+| | result | target |
+|---|---:|---|
+| items delivered | ${f(lines)} of ${f(produced)} produced, ${f(distinct)} distinct | every item once |
+| state on disk | ${f(result.stateMb, 1)} MB, **${f(result.stateBytesPerItem)} bytes per item** | <= 3 KB per item |
+| cluster tables (max after minute 1) | ${result.clusterMessagesMax} messages, ${f(result.clusterKbMax)} KB | flat |
+| checkpoint | ${result.checkpointBytes} bytes | <= 4 KiB |
+| peak RSS | ${f(peakRssMb)} MB | <= 256 MB |
+| RSS growth after minute 2 | ${f(growth, 2)} MB/min | <= 1 MB/min |
+| CPU per item, steady polling | ${f(cpuPerItem)} µs (one poll of ${f(baselineItems)}: ${f(baseline.cpuMicrosPerItem)} µs, ratio ${f(result.cpuRatio, 2)}) | <= 2x one poll |
+
+| minute | delivered | state | cluster messages | replies | RSS |
+|---:|---:|---:|---:|---:|---:|
+${rows.join("\n")}`
+  )
+  console.log(JSON.stringify({ ...result, samples: undefined }, null, 2))
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})
