@@ -71,7 +71,8 @@ export const byReference = (f: Flags) =>
     const fromFile =
       file === undefined
         ? undefined
-        : yield* loadConfig(file).pipe(
+        : // Only the admin section is used: the API key and the database URL are not demanded.
+          yield* loadConfig(file, { sections: ["admin"] }).pipe(
             Effect.catch((e) => fail(`${file}: ${e.problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`, 78))
           )
     const listen = fromFile?.admin.listen

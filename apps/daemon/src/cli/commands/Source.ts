@@ -30,7 +30,7 @@ class PreviewRefused extends Schema.TaggedError<PreviewRefused>()("PreviewRefuse
 const refuse = (message: string, exitCode: 2 | 78) =>
   Console.error(`warden source preview: ${message}`).pipe(Effect.andThen(Effect.fail(new PreviewRefused({ exitCode }))))
 
-/** Reads a YAML/JSON file and resolves its secret references. */
+/** Reads a YAML/JSON file (secret references left as written: see {@link resolveSecrets}). */
 const readConfigFile = (file: string) =>
   Effect.gen(function* () {
     const text = yield* Effect.try({
@@ -40,9 +40,19 @@ const readConfigFile = (file: string) =>
     const document = yield* Effect.try({ try: () => parse(text) as unknown, catch: (e) => String(e) }).pipe(
       Effect.catch((message) => refuse(`${file} is not valid YAML: ${message}`, 78))
     )
-    const resolved = SecretRef.resolveAll(document, { env: process.env, baseDirectory: dirname(resolve(file)) })
+    return document
+  })
+
+/**
+ * Resolves the secret references of the part of `file` the preview uses (`at`: its path): a
+ * warden.yaml's API key or database URL is none of a preview's business and must not be demanded.
+ */
+const resolveSecrets = (file: string, value: unknown, at: string) =>
+  Effect.gen(function* () {
+    const resolved = SecretRef.resolveAll(value, { env: process.env, baseDirectory: dirname(resolve(file)) })
     if (resolved.problems.length > 0) {
-      return yield* refuse(resolved.problems.map((p) => `${p.path}: ${p.message}`).join("\n"), 78)
+      const prefix = at === "" ? "" : `${at}.`
+      return yield* refuse(resolved.problems.map((p) => `${prefix}${p.path}: ${p.message}`).join("\n"), 78)
     }
     return resolved.value
   })
@@ -89,9 +99,13 @@ const preview = Command.make(
           const chosen = candidates[0]!
           type = typeof chosen.type === "string" ? chosen.type : undefined
           module = typeof chosen.module === "string" ? resolve(dirname(flags.config.value), chosen.module) : undefined
-          config = chosen.config ?? {}
+          config = yield* resolveSecrets(
+            flags.config.value,
+            chosen.config ?? {},
+            `sources.${sources.indexOf(chosen)}.config`
+          )
         } else {
-          config = document
+          config = yield* resolveSecrets(flags.config.value, document, "")
         }
       } else if (Option.isSome(flags.url)) {
         config = { feeds: [flags.url.value], maxItemsPerPoll: Math.max(1, flags.limit) }
