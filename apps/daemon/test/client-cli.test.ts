@@ -149,6 +149,35 @@ describe("warden analyze / feedback", () => {
   })
 })
 
+describe("one retry policy for the CLI and the daemon", () => {
+  it("a gateway's 502 HTML page is retried by the CLI, as the daemon's transport does, and the call succeeds", async () => {
+    let calls = 0
+    const server = createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        calls++
+        if (calls <= 2) {
+          res.writeHead(502, { "content-type": "text/html" })
+          res.end("<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>")
+          return
+        }
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({ textAnalysis: { type: "NEUTRAL", classifications: [] } }))
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const run = await warden(["analyze", "text", "--channel", CHANNEL, "--base-url", url, "hello"], {
+      env: { WARDEN_RETRY_BASE_DELAY: "1 millis" }
+    })
+    server.close()
+    expect(run.stderr).toBe("")
+    expect(run.code).toBe(0)
+    expect(calls).toBe(3)
+    expect(JSON.parse(run.stdout).textAnalysis.type).toBe("NEUTRAL")
+  })
+})
+
 describe("warden analyze image", () => {
   const lastImageBody = () =>
     JSON.parse(

@@ -12,7 +12,7 @@ import {
   type PreconditionFailedError,
   QuotaError,
   ResponseDecodeError,
-  type TransientError
+  TransientError
 } from "../src/index.ts"
 
 const envelopes = {
@@ -61,11 +61,22 @@ describe("decodeApiError", () => {
     expect(error).toMatchObject({ status: 500, body: "oops{" })
   })
 
-  it("turns an HTML page into ResponseDecodeError", () => {
+  it("a gateway's HTML page (502/503/504) is a TransientError: the API did not answer", () => {
     const html = "<!DOCTYPE html><html><body>502 Bad Gateway</body></html>"
-    const error = decodeApiError("POST /analyze/v1/text", 502, html)
+    for (const status of [502, 503, 504]) {
+      const error = decodeApiError("POST /analyze/v1/text", status, html)
+      expect(error).toBeInstanceOf(TransientError)
+      expect((error as TransientError).reason).toBe(
+        `HTTP ${status} from a gateway: the body is an HTML page, not a JSON error envelope`
+      )
+    }
+  })
+
+  it("an HTML page with another status is a ResponseDecodeError keeping status and body", () => {
+    const html = "<!DOCTYPE html><html><body>Internal error</body></html>"
+    const error = decodeApiError("POST /analyze/v1/text", 500, html)
     expect(error).toBeInstanceOf(ResponseDecodeError)
-    expect(error).toMatchObject({ status: 502, body: html })
+    expect(error).toMatchObject({ status: 500, body: html })
     expect(error.message).toContain("HTML")
   })
 

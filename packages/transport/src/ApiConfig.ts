@@ -33,8 +33,9 @@ export interface Input {
   /** Key of the legacy endpoint (`X-Api-Key`); defaults to `apiKey`. */
   readonly legacyApiKey?: Redacted.Redacted<string> | string | undefined
   /**
-   * Timeout of one attempt (default 30 s): for the answer to start, and between its body chunks (for a
-   * JSON answer, the whole exchange). Above 1 s undici's shared timers fire within about 0.5 s of it.
+   * Timeout of one attempt (default `DEFAULT_TIMEOUT`, 10 s): for the answer to start, and between its
+   * body chunks (for a JSON answer, the whole exchange). Above 1 s undici's shared timers fire within
+   * about 0.5 s of it.
    */
   readonly timeout?: Duration.Input | undefined
   /** Retry settings (`RetryPolicy`). */
@@ -65,6 +66,9 @@ export interface Shape {
   readonly regions: RegionPolicy.Options
   readonly userAgent: string
 }
+
+/** The default timeout of one attempt, shared by every client and the daemon's `api.timeout`. */
+export const DEFAULT_TIMEOUT = "10 seconds"
 
 const redacted = (key: Redacted.Redacted<string> | string): Redacted.Redacted<string> =>
   typeof key === "string" ? Redacted.make(key, { label: "WARDEN_API_KEY" }) : key
@@ -116,7 +120,7 @@ export const make = (input: Input): Effect.Effect<Shape, ApiConfigError> =>
       baseUrls,
       legacyBaseUrl,
       legacyApiKey: input.legacyApiKey === undefined ? apiKey : redacted(input.legacyApiKey),
-      timeout: Duration.fromInputUnsafe(input.timeout ?? Duration.seconds(30)),
+      timeout: Duration.fromInputUnsafe(input.timeout ?? DEFAULT_TIMEOUT),
       retry,
       quotas: input.quotas ?? QuotaPolicy.unlimited,
       regions:

@@ -1,31 +1,38 @@
 /**
  * When and how a failed call is tried again (spec, Errors rule 1): only `TRANSIENT_ERROR` and failures
  * where no answer came back (connect, reset, timeout) are retried, with exponential backoff and full
- * jitter, within a bounded number of attempts and a bounded total time. 400/401/403/404/409/412 are
- * never retried, and neither is 429: it surfaces as `QuotaError` so the caller (and the client-side
- * limiter) slows down.
+ * jitter, within a bounded number of attempts and a bounded total time. A 502/503/504 whose body is not
+ * the API's JSON (a proxy's HTML page) is a `TransientError` too (`@warden/core`'s `decodeApiError`),
+ * so it is retried. 400/401/403/404/409/412 are never retried, and neither is 429: it surfaces as
+ * `QuotaError` so the caller (and the client-side limiter) slows down.
+ *
+ * This is the one policy of every client: the CLI, `@warden/v1`, `@warden/legacy` and the daemon all
+ * send through `Transport`, and the daemon's config (`api.retry`) defaults to `defaults` below.
  */
 import { Duration } from "effect"
 
 /** Retry settings; every field has a default (`RetryPolicy.defaults`). */
 export interface Options {
-  /** Attempts in all, the first included (1 = never retry). Default 4. */
+  /** Attempts in all, the first included (1 = never retry). Default 5. */
   readonly maxAttempts: number
-  /** Backoff base: attempt n waits up to `baseDelay * 2^(n-1)`. Default 200 ms. */
+  /** Backoff base: attempt n waits up to `baseDelay * 2^(n-1)`. Default 200 millis. */
   readonly baseDelay: Duration.Input
-  /** Cap of one backoff wait. Default 5 s. */
+  /** Cap of one backoff wait. Default 5 seconds. */
   readonly maxDelay: Duration.Input
-  /** No retry starts once this much time has passed since the first attempt. Default 30 s. */
+  /** No retry starts once this much time has passed since the first attempt. Default 30 seconds. */
   readonly maxElapsed: Duration.Input
 }
 
-/** The default retry settings. */
-export const defaults: Options = {
-  maxAttempts: 4,
-  baseDelay: Duration.millis(200),
-  maxDelay: Duration.seconds(5),
-  maxElapsed: Duration.seconds(30)
-}
+/**
+ * The default retry settings, written as the config file writes durations. With the default 10 s
+ * timeout of one attempt, a call against a server that never answers gives up after about 40 s.
+ */
+export const defaults = {
+  maxAttempts: 5,
+  baseDelay: "200 millis",
+  maxDelay: "5 seconds",
+  maxElapsed: "30 seconds"
+} as const satisfies Options
 
 /** No retries at all. */
 export const none: Options = { ...defaults, maxAttempts: 1 }

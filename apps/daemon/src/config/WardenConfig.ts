@@ -19,6 +19,7 @@ import {
   Severity,
   TextClassification
 } from "@warden/core"
+import { ApiConfig, RetryPolicy } from "@warden/transport"
 import { Duration, Schema, SchemaTransformation } from "effect"
 import {
   durationAtLeast,
@@ -70,12 +71,12 @@ export const Quotas = Schema.Struct({
 /** @see {@link Quotas} */
 export type Quotas = typeof Quotas.Type
 
-/** Retry of transient failures. */
+/** Retry of transient failures; the defaults are the transport's own (`RetryPolicy.defaults`), the CLI's too. */
 export const Retry = Schema.Struct({
-  maxAttempts: IntBetween(1, 100).pipe(withDefault(5)),
-  baseDelay: durationWithDefault("200 millis", "10 millis"),
-  maxDelay: durationWithDefault("10 seconds", "10 millis"),
-  maxElapsed: durationWithDefault("60 seconds", "100 millis")
+  maxAttempts: IntBetween(1, 100).pipe(withDefault(RetryPolicy.defaults.maxAttempts)),
+  baseDelay: durationWithDefault(RetryPolicy.defaults.baseDelay, "10 millis"),
+  maxDelay: durationWithDefault(RetryPolicy.defaults.maxDelay, "10 millis"),
+  maxElapsed: durationWithDefault(RetryPolicy.defaults.maxElapsed, "100 millis")
 }).check(durationsOrdered("baseDelay", "maxDelay"), durationsOrdered("maxDelay", "maxElapsed"))
 /** @see {@link Retry} */
 export type Retry = typeof Retry.Type
@@ -99,7 +100,7 @@ export const ApiSection = Schema.Struct({
   baseUrlUsWest: Schema.optionalKey(HttpUrl),
   legacyBaseUrl: Schema.optionalKey(HttpUrl),
   legacyApiKey: Schema.optionalKey(Secret),
-  timeout: durationWithDefault("10 seconds", "100 millis"),
+  timeout: durationWithDefault(ApiConfig.DEFAULT_TIMEOUT, "100 millis"),
   retry: Retry.pipe(withDefault({})),
   quotas: Quotas.pipe(withDefault({})),
   regions: Regions.pipe(withDefault({})),
