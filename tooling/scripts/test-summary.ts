@@ -16,7 +16,7 @@ let passed = 0
 let failed = 0
 let skipped = 0
 const missing: Array<string> = []
-for (const group of ["packages", "apps"]) {
+for (const group of ["packages", "apps", "tooling"]) {
   const dir = join(root, group)
   if (!existsSync(dir)) continue
   for (const name of readdirSync(dir)) {

@@ -1,0 +1,364 @@
+/**
+ * The product as users install it: every published package packed with `pnpm pack` (so `workspace:`
+ * ranges are rewritten), installed with npm into empty folders outside the workspace, and run.
+ *
+ * - an operator: `@warden/daemon` + `@warden/connector-rss` -> `warden config check`, `warden source
+ *   preview` on a feed served on loopback; `type: discord` refused naming its package, then loaded once
+ *   the Discord tarball is installed;
+ * - a plugin author: a connector built against the packed `@warden/connector` in its own folder, with
+ *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview);
+ * - an application developer: `@warden/v1` next to `effect` at another 4.x release, one copy of Effect,
+ *   the README example type-checked strictly and run against `warden sandbox`.
+ *
+ * Needs the packages built (`pnpm build`; turbo runs this after `^build`) and the npm registry for the
+ * third-party dependencies (a warm npm cache makes it quick).
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { delimiter, dirname, join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+/** The other 4.x release of Effect the user's folders have (the workspace builds against 4.1.0). */
+const OTHER_EFFECT = "4.0.6"
+
+const root = join(import.meta.dirname, "..", "..", "..")
+const fixtures = join(import.meta.dirname, "..", "fixtures")
+const work = mkdtempSync(join(tmpdir(), "warden-packed-"))
+const tarballs = join(work, "tgz")
+
+// Children run on this Node (24 under pnpm), also through `#!/usr/bin/env node` bins.
+const env: Record<string, string | undefined> = {
+  ...process.env,
+  PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`
+}
+for (const key of Object.keys(env)) if (key.startsWith("npm_") || key.startsWith("PNPM_")) delete env[key]
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, extraEnv: Record<string, string> = {}) =>
+  new Promise<Run>((resolve) => {
+    execFile(
+      command,
+      args,
+      { cwd, env: { ...env, ...extraEnv }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+    )
+  })
+
+const ok = async (command: string, args: ReadonlyArray<string>, cwd: string, extraEnv?: Record<string, string>) => {
+  const r = await run(command, args, cwd, extraEnv)
+  if (r.code !== 0)
+    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${r.code}\n${r.stdout}\n${r.stderr}`)
+  return r
+}
+
+/** The published packages: every package of packages/ and apps/ that is not private. */
+const published = ["packages", "apps"].flatMap((group) =>
+  readdirSync(join(root, group))
+    .map((name) => join(root, group, name))
+    .filter((dir) => existsSync(join(dir, "package.json")))
+    .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
+    .filter(({ pkg }) => pkg.private !== true)
+)
+
+/** The tarball of a package, as `pnpm pack` names it. */
+const tgz = (name: string): string => {
+  const entry = published.find(({ pkg }) => pkg.name === name)
+  if (entry === undefined) throw new Error(`${name} is not a published package`)
+  return join(tarballs, `${name.replace(/^@/u, "").replace("/", "-")}-${entry.pkg.version}.tgz`)
+}
+
+const npmInstall = (cwd: string, specs: ReadonlyArray<string>) =>
+  ok("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", ...specs], cwd)
+
+/** An empty npm project folder. */
+const project = (name: string, dependencies: Record<string, string> = {}) => {
+  const dir = join(work, name)
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name, private: true, type: "module", dependencies }, null, 2)
+  )
+  return dir
+}
+
+/** The directories that hold a package named `name` under `dir`'s node_modules (nested included). */
+const copiesOf = (dir: string, name: string): Array<string> => {
+  const found: Array<string> = []
+  const walk = (modules: string) => {
+    if (!existsSync(modules)) return
+    for (const entry of readdirSync(modules)) {
+      if (entry.startsWith(".")) continue
+      const scoped = entry.startsWith("@")
+      for (const sub of scoped ? readdirSync(join(modules, entry)).map((s) => `${entry}/${s}`) : [entry]) {
+        const pkgDir = join(modules, sub)
+        if (sub === name) found.push(pkgDir)
+        walk(join(pkgDir, "node_modules"))
+      }
+    }
+  }
+  walk(join(dir, "node_modules"))
+  return found
+}
+
+const version = (pkgDir: string): string => JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).version
+
+// The typescript of the workspace (the user's own tsc would do the same).
+const tsc = join(root, "node_modules", ".bin", "tsc")
+
+let feed: Server
+let feedUrl = ""
+
+beforeAll(async () => {
+  const unbuilt = published.filter(({ dir }) => !existsSync(join(dir, "dist")))
+  if (unbuilt.length > 0) {
+    throw new Error(`build first (pnpm build): no dist/ in ${unbuilt.map(({ pkg }) => pkg.name).join(", ")}`)
+  }
+  mkdirSync(tarballs)
+  for (const { dir } of published) await ok("pnpm", ["pack", "--pack-destination", tarballs], dir)
+  feed = createServer((_, res) => {
+    res.writeHead(200, { "content-type": "application/rss+xml" })
+    res.end(`<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://x.example/</link>
+${[1, 2, 3].map((i) => `<item><guid>item-${i}</guid><title>Comment ${i}</title><description>packed comment ${i}</description></item>`).join("")}
+</channel></rss>`)
+  })
+  await new Promise<void>((resolve) => feed.listen(0, "127.0.0.1", resolve))
+  feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/feed.xml`
+})
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => (feed === undefined ? resolve() : feed.close(() => resolve())))
+  rmSync(work, { recursive: true, force: true })
+})
+
+describe("tarballs", () => {
+  it("have no workspace: ranges, and every relative README link points into the tarball", async () => {
+    for (const { pkg } of published) {
+      const file = tgz(pkg.name)
+      const manifest = (await ok("tar", ["-xzOf", file, "package/package.json"], work)).stdout
+      expect(manifest, pkg.name).not.toContain("workspace:")
+      const listing = (await ok("tar", ["-tzf", file], work)).stdout.split("\n")
+      const readme = (await run("tar", ["-xzOf", file, "package/README.md"], work)).stdout
+      for (const [, target] of readme.matchAll(/\]\((?!https?:|#|mailto:)([^)#\s]+)/gu)) {
+        expect(listing, `${pkg.name} README links to ${target}`).toContain(`package/${target!.replace(/^\.\//u, "")}`)
+      }
+    }
+  })
+})
+
+describe("an operator installs the daemon with npm", () => {
+  let daemon = ""
+  const warden = (args: ReadonlyArray<string>, extraEnv?: Record<string, string>) =>
+    run(join(daemon, "node_modules", ".bin", "warden"), args, daemon, {
+      WARDEN_API_KEY: "sandbox-standard-key",
+      ...extraEnv
+    })
+
+  beforeAll(async () => {
+    daemon = project("daemon")
+    // Until they are on the registry, the @warden dependencies come from their tarballs too.
+    await npmInstall(
+      daemon,
+      [
+        "@warden/daemon",
+        "@warden/connector-rss",
+        "@warden/connector",
+        "@warden/core",
+        "@warden/transport",
+        "@warden/v1",
+        "@warden/legacy",
+        "@warden/sandbox"
+      ].map(tgz)
+    )
+  })
+
+  it("gets one copy of effect", () => {
+    const daemonEffect = JSON.parse(readFileSync(join(root, "apps", "daemon", "package.json"), "utf8")).dependencies
+      .effect
+    expect(copiesOf(daemon, "effect").map(version)).toEqual([daemonEffect])
+  })
+
+  it("checks a config with an RSS source and previews the feed", async () => {
+    writeFileSync(
+      join(daemon, "warden.yaml"),
+      `api:
+  apiKey: \${env:WARDEN_API_KEY}
+  baseUrl: http://127.0.0.1:9
+sources:
+  - id: blog
+    type: rss
+    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
+    config:
+      feeds: [${feedUrl}]
+sinks:
+  - type: stdout
+`
+    )
+    const check = await warden(["config", "check", "warden.yaml"])
+    expect(check.stderr).toBe("")
+    expect(check.code).toBe(0)
+    expect(check.stdout).toContain("OK")
+
+    const preview = await warden(["source", "preview", "--url", feedUrl, "--limit", "3", "--timeout", "10 seconds"])
+    expect(preview.code, preview.stderr).toBe(0)
+    const events = preview.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+    expect(events.map((e) => e.content?.text)).toEqual(
+      expect.arrayContaining(
+        ["packed comment 1", "packed comment 2", "packed comment 3"].map((t) => expect.stringContaining(t))
+      )
+    )
+    for (const event of events) expect(event.reference).toMatch(/^rss:/u)
+  })
+
+  it("refuses type: discord naming the npm package, and loads it once the Discord tarball is installed", async () => {
+    writeFileSync(
+      join(daemon, "discord.yaml"),
+      `api:
+  apiKey: \${env:WARDEN_API_KEY}
+  baseUrl: http://127.0.0.1:9
+sources:
+  - id: server
+    type: discord
+    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
+    config:
+      token: \${env:DISCORD_BOT_TOKEN}
+      guilds: [{ id: "123456789012345678" }]
+sinks:
+  - type: stdout
+`
+    )
+    const token = { DISCORD_BOT_TOKEN: "placeholder-token" }
+    const missing = await warden(["config", "check", "discord.yaml"], token)
+    expect(missing.code).toBe(78)
+    expect(missing.stderr).toContain(
+      "sources.0.type: connector type 'discord' is the npm package @warden/connector-discord, which is not installed: run `npm install @warden/connector-discord`"
+    )
+
+    await npmInstall(daemon, [tgz("@warden/connector-discord")])
+    const loaded = await warden(["config", "check", "discord.yaml"], token)
+    expect(loaded.stderr).toBe("")
+    expect(loaded.code).toBe(0)
+    expect(loaded.stdout).toContain("server (discord)")
+    expect(copiesOf(daemon, "effect")).toHaveLength(1)
+  })
+
+  describe(`a plugin built in its own folder with effect ${OTHER_EFFECT}`, () => {
+    let plugin = ""
+
+    beforeAll(async () => {
+      plugin = project("plugin", { "@warden/connector": `file:${tgz("@warden/connector")}`, effect: OTHER_EFFECT })
+      cpSync(join(fixtures, "plugin"), plugin, { recursive: true })
+      await npmInstall(plugin, ["@types/node@24"])
+      await ok(tsc, ["-p", "tsconfig.json"], plugin)
+    })
+
+    it("has its own copy of effect", () => {
+      expect(copiesOf(plugin, "effect").map(version)).toEqual([OTHER_EFFECT])
+    })
+
+    it("passes config check and previews through the daemon's effect (durations, secrets, optional keys decode)", async () => {
+      const module = join(plugin, "dist", "index.js")
+      writeFileSync(
+        join(daemon, "plugin.yaml"),
+        `api:
+  apiKey: \${env:WARDEN_API_KEY}
+  baseUrl: http://127.0.0.1:9
+sources:
+  - id: hello
+    module: ${module}
+    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
+    config:
+      greeting: hi
+      every: 1 second
+      token: \${env:PLUGIN_TOKEN}
+      count: 2
+sinks:
+  - type: stdout
+`
+      )
+      const check = await warden(["config", "check", "plugin.yaml"], { PLUGIN_TOKEN: "s3cret" })
+      expect(check.stderr).toBe("")
+      expect(check.code).toBe(0)
+
+      writeFileSync(join(daemon, "hello.yaml"), "greeting: hi\nevery: 1 second\ntoken: s3cret\n")
+      const preview = await warden([
+        "source",
+        "preview",
+        "--module",
+        module,
+        "--config",
+        "hello.yaml",
+        "--limit",
+        "3",
+        "--timeout",
+        "5 seconds"
+      ])
+      expect(preview.code, preview.stderr).toBe(0)
+      const texts = preview.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).content?.text)
+      expect(texts).toEqual([1, 2, 3].map((i) => `hi #${i} every 1000 ms (token of 6 chars)`))
+    })
+  })
+
+  describe(`an application uses @warden/v1 with effect ${OTHER_EFFECT}`, () => {
+    let app = ""
+    let sandbox: ChildProcess | undefined
+
+    beforeAll(async () => {
+      app = project("app", { effect: OTHER_EFFECT })
+      cpSync(join(fixtures, "v1-app"), app, { recursive: true })
+      await npmInstall(app, ["@types/node@24", ...["@warden/v1", "@warden/core", "@warden/transport"].map(tgz)])
+    })
+
+    afterAll(() => {
+      sandbox?.kill("SIGTERM")
+    })
+
+    it("installs one copy of effect, the application's", () => {
+      expect(copiesOf(app, "effect").map(version)).toEqual([OTHER_EFFECT])
+    })
+
+    it("type-checks the README example strictly (exactOptionalPropertyTypes, no skipLibCheck)", async () => {
+      const r = await run(tsc, ["-p", "tsconfig.json"], app)
+      expect(r.stdout + r.stderr).toBe("")
+      expect(r.code).toBe(0)
+    })
+
+    it("runs the README example against warden sandbox", async () => {
+      const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["sandbox", "--port", "0"], {
+        cwd: daemon,
+        env,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      sandbox = child
+      const baseUrl = await new Promise<string>((resolve, reject) => {
+        let out = ""
+        child.stdout!.on("data", (chunk: Buffer) => {
+          out += chunk.toString()
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/u.exec(out)
+          if (m !== null) resolve(m[1]!)
+        })
+        child.on("exit", (code) => reject(new Error(`warden sandbox exited ${code}: ${out}`)))
+      })
+      const r = await ok(process.execPath, ["main.ts"], app, {
+        WARDEN_API_KEY: "sandbox-standard-key",
+        WARDEN_BASE_URL: baseUrl
+      })
+      const answer = JSON.parse(r.stdout.trim())
+      expect(typeof answer.feedbackId).toBe("string")
+    })
+  })
+})
