@@ -15,7 +15,8 @@ const ALL = [
   "daemon-start",
   "daemon-throughput",
   "daemon-quota",
-  "daemon-memory"
+  "daemon-memory",
+  "daemon-soak"
 ]
 
 const argv = process.argv.slice(2).filter((a) => a !== "--")
