@@ -111,6 +111,13 @@ const copiesOf = (dir: string, name: string): Array<string> => {
 
 const version = (pkgDir: string): string => JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).version
 
+/** A warden.yaml with one source (`id`, then the rest of its keys as YAML lines) and a stdout sink. */
+const writeConfig = (dir: string, file: string, id: string, source: string) =>
+  writeFileSync(
+    join(dir, file),
+    `api:\n  apiKey: \${env:WARDEN_API_KEY}\n  baseUrl: http://127.0.0.1:9\nsources:\n  - id: ${id}\n${source}sinks:\n  - type: stdout\n`
+  )
+
 // The typescript of the workspace (the user's own tsc would do the same).
 const tsc = join(root, "node_modules", ".bin", "tsc")
 
@@ -187,19 +194,14 @@ describe("an operator installs the daemon with npm", () => {
   })
 
   it("checks a config with an RSS source and previews the feed", async () => {
-    writeFileSync(
-      join(daemon, "warden.yaml"),
-      `api:
-  apiKey: \${env:WARDEN_API_KEY}
-  baseUrl: http://127.0.0.1:9
-sources:
-  - id: blog
-    type: rss
+    writeConfig(
+      daemon,
+      "warden.yaml",
+      "blog",
+      `    type: rss
     channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
     config:
       feeds: [${feedUrl}]
-sinks:
-  - type: stdout
 `
     )
     const check = await warden(["config", "check", "warden.yaml"])
@@ -222,20 +224,15 @@ sinks:
   })
 
   it("refuses type: discord naming the npm package, and loads it once the Discord tarball is installed", async () => {
-    writeFileSync(
-      join(daemon, "discord.yaml"),
-      `api:
-  apiKey: \${env:WARDEN_API_KEY}
-  baseUrl: http://127.0.0.1:9
-sources:
-  - id: server
-    type: discord
+    writeConfig(
+      daemon,
+      "discord.yaml",
+      "server",
+      `    type: discord
     channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
     config:
       token: \${env:DISCORD_BOT_TOKEN}
       guilds: [{ id: "123456789012345678" }]
-sinks:
-  - type: stdout
 `
     )
     const token = { DISCORD_BOT_TOKEN: "placeholder-token" }
@@ -269,22 +266,17 @@ sinks:
 
     it("passes config check and previews through the daemon's effect (durations, secrets, optional keys decode)", async () => {
       const module = join(plugin, "dist", "index.js")
-      writeFileSync(
-        join(daemon, "plugin.yaml"),
-        `api:
-  apiKey: \${env:WARDEN_API_KEY}
-  baseUrl: http://127.0.0.1:9
-sources:
-  - id: hello
-    module: ${module}
+      writeConfig(
+        daemon,
+        "plugin.yaml",
+        "hello",
+        `    module: ${module}
     channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
     config:
       greeting: hi
       every: 1 second
       token: \${env:PLUGIN_TOKEN}
       count: 2
-sinks:
-  - type: stdout
 `
       )
       const check = await warden(["config", "check", "plugin.yaml"], { PLUGIN_TOKEN: "s3cret" })
