@@ -45,7 +45,24 @@ describe("warden config check", () => {
       "sources.0.chanelId: unknown key; did you mean channelId?",
       "sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)",
       "state: set exactly one of sqlite, postgres",
-      `${fixtures}broken.yaml: 5 problems`
+      "warning: state.postgres: secret written inline; prefer ${env:NAME} or ${file:path}",
+      `${fixtures}broken.yaml: 5 problems, 1 warning`
+    ])
+  })
+
+  it("config check reports every problem at once: connector config, action capabilities, bounds, with the warnings", async () => {
+    const r = await warden(["config", "check", `${fixtures}many-problems.yaml`])
+    expect(r.code).toBe(78)
+    expect(r.stderr.trim().split("\n")).toEqual([
+      "api.retry.baseDelay: must not exceed maxDelay (30s > 10s)",
+      "sources.0.chanelId: unknown key; did you mean channelId?",
+      "sources.0.config.polInterval: unknown key; did you mean pollInterval?",
+      "sources.0.failureMode.after: must not be negative",
+      "sources.0.rules.0.name: must be letters, digits, '-', '_' or '.'",
+      "sources.0.rules.0.when.severityAtLeast: 'HIGHEST' is not a severity the rules know (known: NONE, LOW, MEDIUM, HIGH, VERY_HIGH)",
+      "sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)",
+      "warning: api.apiKey: secret written inline; prefer ${env:NAME} or ${file:path}",
+      `${fixtures}many-problems.yaml: 7 problems, 1 warning`
     ])
   })
 

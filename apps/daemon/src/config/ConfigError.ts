@@ -21,7 +21,9 @@ export const formatProblem = (problem: ConfigProblem): string =>
  */
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
   file: Schema.String,
-  problems: Schema.Array(ConfigProblem)
+  problems: Schema.Array(ConfigProblem),
+  /** What `config check` also shows beside the problems (inline secrets, a poll under a second...). */
+  warnings: Schema.optionalKey(Schema.Array(ConfigProblem))
 }) {
   /** Exit code of a process that fails with this error. */
   override readonly [Runtime.errorExitCode] = 78

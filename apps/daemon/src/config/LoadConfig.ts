@@ -23,8 +23,8 @@ import { fromIssue, suggest } from "./internal/Problems.ts"
 import * as SecretRef from "./SecretRef.ts"
 import {
   DEFAULT_SQLITE,
-  FailureMode,
   Rule,
+  type RuleAction,
   type RuleWhen,
   type Sink,
   SinkEntry,
@@ -154,25 +154,44 @@ const fillApiFromEnv = (
 }
 
 /**
- * The keys of a source the connector checks need, each decoded on its own (problems are reported by
- * the whole-file decode): a typo in one key must not hide the connector's problems (its `config`, the
- * actions its rules ask for), so `config check` shows everything at once.
+ * Decodes one key of a record on its own: its value, or `fallback` when it does not decode. Its
+ * problems go to `problems` (at `prefix`): a check on a key (a bound, a relation) only runs once its
+ * whole struct decodes, so decoding key by key is what shows every problem in one run.
  */
-const sourceChecks = (raw: unknown, index: number) => {
-  const entry = isRecord(raw) ? raw : {}
-  const key = <S extends Schema.Top & { readonly DecodingServices: never }, F extends S["Type"] | undefined>(
+const keyOf =
+  (entry: Record<string, unknown>, problems?: Array<ConfigProblem>, prefix: ReadonlyArray<PropertyKey> = []) =>
+  <S extends Schema.Top & { readonly DecodingServices: never }, F extends S["Type"] | undefined>(
     name: string,
     schema: S,
     fallback: F
   ): S["Type"] | F => {
-    const r = decode(Schema.Struct({ [name]: schema }), { [name]: entry[name] }, [], "ignore")
+    const input = Object.hasOwn(entry, name) ? { [name]: entry[name] } : {}
+    const r = decode(Schema.Struct({ [name]: schema }), input, prefix, "ignore")
+    if (!r.ok) problems?.push(...r.problems)
     return r.ok ? (r.value as Record<string, S["Type"]>)[name] : fallback
   }
+
+/**
+ * The keys of a source the connector checks need, each decoded on its own (problems are reported by
+ * the whole-file decode): a typo in one key must not hide the connector's problems (its `config`, the
+ * actions its rules ask for), so `config check` shows everything at once.
+ */
+const sourceChecks = (raw: unknown, index: number, problems: Array<ConfigProblem>) => {
+  const entry = isRecord(raw) ? raw : {}
+  const key = keyOf(entry, problems, ["sources", index])
+  // Keys the connector checks do not need, decoded for their problems only.
+  for (const name of ["channelId", "mode", "dryRun", "oversize", "autoFeedback"] as const)
+    key(name, SourceEntry.fields[name], undefined)
   const rawRules = Array.isArray(entry.rules) ? entry.rules : []
-  // Rule by rule: one broken rule leaves the others checked (positions kept for the paths).
-  const rules = rawRules.map((rule) => {
-    const r = decode(Rule, rule, [], "ignore")
-    return r.ok ? r.value : undefined
+  // Rule by rule, key by key: a broken name leaves its actions and conditions checked.
+  const rules = rawRules.map((rule, r) => {
+    const k = keyOf(isRecord(rule) ? rule : {}, problems, ["sources", index, "rules", r])
+    return {
+      name: k("name", Rule.fields.name, undefined),
+      when: k("when", Rule.fields.when, undefined) ?? {},
+      actions: (k("actions", Rule.fields.actions, undefined) ?? []) as ReadonlyArray<RuleAction>,
+      sinks: k("sinks", Rule.fields.sinks, undefined)
+    }
   })
   return {
     id: key("id", SourceEntry.fields.id, `#${index}`),
@@ -181,7 +200,7 @@ const sourceChecks = (raw: unknown, index: number) => {
     analyse: key("analyse", SourceEntry.fields.analyse, undefined) ?? ["text"],
     config: entry.config,
     rules,
-    failureMode: key("failureMode", Schema.Struct(FailureMode.fields), undefined) ?? {
+    failureMode: key("failureMode", SourceEntry.fields.failureMode, undefined) ?? {
       mode: "hold" as const,
       after: Duration.minutes(5)
     }
@@ -327,9 +346,10 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
     inlineSecrets(raw, [])
 
     // 3. the whole file
-    const decoded = decode(WardenConfigFile, document)
-    if (!decoded.ok) {
-      for (const p of decoded.problems) {
+    /** A decoding problem as the user sees it: none under a reference that did not resolve, the variable named. */
+    const decodeProblems: Array<ConfigProblem> = []
+    const addDecodeProblems = (found: ReadonlyArray<ConfigProblem>) => {
+      for (const p of found) {
         if (resolved.problems.some((r) => startsWithPath(p.path, r.path))) continue
         const variable = fromEnv.get(p.path)
         if (p.path === "api.apiKey" && p.message === "required key is missing") {
@@ -340,6 +360,15 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
           })
         } else problems.push(variable === undefined ? p : { ...p, message: `${p.message} (from ${variable})` })
       }
+    }
+    const decoded = decode(WardenConfigFile, document)
+    if (!decoded.ok) {
+      addDecodeProblems(decoded.problems)
+      // Section by section too: a check in one section only runs once its struct decodes, so a
+      // problem elsewhere must not hide it.
+      const section = keyOf(document, decodeProblems)
+      for (const name of ["api", "state", "admin", "log", "dryRun", "cluster"] as const)
+        section(name, WardenConfigFile.fields[name], undefined)
     }
 
     // 4. sources, one by one, so connectors are checked even when another part of the file is broken
@@ -366,7 +395,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
     const connectors = new Map<string, Connector.Connector>()
     const ids = new Map<string, number>()
     for (let i = 0; i < rawSources.length; i++) {
-      const source = sourceChecks(rawSources[i], i)
+      const source = sourceChecks(rawSources[i], i, decodeProblems)
       const at = `sources.${i}`
       const first = ids.get(source.id)
       if (first !== undefined)
@@ -375,14 +404,13 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
 
       const ruleNames = new Map<string, number>()
       source.rules.forEach((rule, r) => {
-        if (rule === undefined) return
-        const seen = ruleNames.get(rule.name)
+        const seen = rule.name === undefined ? undefined : ruleNames.get(rule.name)
         if (seen !== undefined)
           problems.push({
             path: `${at}.rules.${r}.name`,
             message: `duplicate rule name '${rule.name}' (also rules.${seen})`
           })
-        else ruleNames.set(rule.name, r)
+        else if (rule.name !== undefined) ruleNames.set(rule.name, r)
         problems.push(...unknownNames(rule.when, `${at}.rules.${r}`))
         rule.sinks?.forEach((name, s) => {
           if (!sinkNames.includes(name)) {
@@ -415,7 +443,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       const cannot = (kind: string) =>
         `connector ${connector.type} cannot '${kind}'; it can: ${can.length === 0 ? "(none)" : can.join(", ")}`
       for (const [r, rule] of source.rules.entries()) {
-        for (const [a, action] of (rule?.actions ?? []).entries()) {
+        for (const [a, action] of rule.actions.entries()) {
           if (!can.includes(action.kind)) {
             problems.push({ path: `${at}.rules.${r}.actions.${a}`, message: cannot(action.kind) })
           }
@@ -444,6 +472,8 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
         }
       }
     }
+
+    addDecodeProblems(decodeProblems)
 
     // 5. the API: v1 sources need the base URL of every region they may use, legacy sources the legacy host
     if (decoded.ok && used("api")) {
@@ -475,6 +505,9 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       }
     }
 
+    if (rawSources.length === 0)
+      warnings.push({ path: "sources", message: "no sources: `warden run` needs at least one" })
+
     if (problems.length > 0 || !decoded.ok) {
       const seen = new Set<string>()
       const unique = problems.filter((p) => {
@@ -483,11 +516,11 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
         seen.add(key)
         return true
       })
-      return yield* fail(sortByPosition(yaml, unique))
+      // Warnings go with the problems: hiding them until every error is fixed only delays them.
+      return yield* Effect.fail(
+        new ConfigError({ file, problems: sortByPosition(yaml, unique), warnings: sortByPosition(yaml, warnings) })
+      )
     }
-
-    if (rawSources.length === 0)
-      warnings.push({ path: "sources", message: "no sources: `warden run` needs at least one" })
 
     const file_ = decoded.value
     const absolute = (p: string) => (isAbsolute(p) ? p : resolvePath(baseDirectory, p))

@@ -20,7 +20,12 @@ const check = Command.make("check", { file: Argument.String("file") }, ({ file }
       Effect.catchTag("ConfigError", (error) =>
         Effect.gen(function* () {
           for (const problem of error.problems) yield* Console.error(formatProblem(problem))
-          yield* Console.error(`${file}: ${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}`)
+          // Warnings beside the errors: every finding at once, not revealed one round of fixes later.
+          const warnings = error.warnings ?? []
+          for (const warning of warnings) yield* Console.error(`warning: ${formatProblem(warning)}`)
+          yield* Console.error(
+            `${file}: ${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}${warnings.length === 0 ? "" : `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}`}`
+          )
           return yield* new InvalidConfig({ file })
         })
       )
