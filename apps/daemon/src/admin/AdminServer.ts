@@ -33,9 +33,10 @@ import { PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql"
 import * as Metrics from "../engine/Metrics.ts"
 import { ambiguous, FeedbackService } from "../engine/FeedbackService.ts"
-import { isUnready, SourceStatus } from "../engine/SourceStatus.ts"
+import { SourceStatus } from "../engine/SourceStatus.ts"
 import * as StateStats from "../state/StateStats.ts"
 import { StateStore } from "../state/StateStore.ts"
+import * as Readiness from "./Readiness.ts"
 
 /** Where the admin API listens and the token it wants. */
 export interface AdminOptions {
@@ -121,24 +122,17 @@ const routes = (options: AdminOptions) =>
     const feedback = yield* FeedbackService
 
     const readiness = Effect.gen(function* () {
-      const problems: Array<string> = []
-      yield* store.writable.pipe(
-        Effect.catch((e) => Effect.sync(() => problems.push(`state store not writable: ${e.message}`)))
+      const storeProblem = yield* store.writable.pipe(
+        Effect.as(undefined),
+        Effect.catch((e) => Effect.succeed(e.message))
       )
-      const states = yield* status.all
-      const now = Date.now()
-      for (const [source, state] of states) {
-        // A paused source fails readiness; an upstream error does until it is a couple of minutes old.
-        if (isUnready(state, now)) {
-          problems.push(`source ${source} ${state.state}${state.reason ? `: ${state.reason}` : ""}`)
-        }
-      }
-      for (const [source, u] of yield* status.unrecognised) {
-        problems.push(
-          `source ${source}: ${u.count} answer${u.count === 1 ? "" : "s"} without a verdict from ${u.endpoint} (last: ${u.lastShape}); items recorded unrecognised, not moderated (once the API is fixed: warden reanalyse --status unrecognised)`
-        )
-      }
-      return problems
+      return Readiness.report({
+        storeProblem,
+        states: yield* status.all,
+        unrecognised: yield* status.unrecognised,
+        lastVerdicts: yield* status.lastVerdicts,
+        now: Date.now()
+      })
     })
 
     // Table sizes scan the database (dbstat reads every page): at most once a minute.
@@ -184,8 +178,8 @@ const routes = (options: AdminOptions) =>
           return json(res, 401, { error: "missing or wrong bearer token" })
         }
         if (req.method === "GET" && path === "/readyz") {
-          const problems = yield* readiness
-          return json(res, problems.length === 0 ? 200 : 503, { ready: problems.length === 0, problems })
+          const report = yield* readiness
+          return json(res, report.ready ? 200 : 503, report)
         }
         if (req.method === "GET" && path === "/metrics") {
           const text = yield* metrics

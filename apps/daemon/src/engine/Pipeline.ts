@@ -222,9 +222,11 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
             return chunk.at(-1)?.checkpoint
           }
           attempt++
-          const error = Cause.squash(exit.cause) as { _tag?: string; message?: string }
+          const error = Cause.squash(exit.cause) as { _tag?: string; message?: string; code?: string; detail?: string }
+          // The reason without the "source X paused:" of the message: /readyz names the source and the state.
+          const reason = error.code === undefined ? (error.message ?? String(error)) : `${error.code} (${error.detail})`
           if (error._tag === "SourcePaused") {
-            yield* status.set(id, { state: "paused", reason: error.message ?? "paused" })
+            yield* status.set(id, { state: "paused", reason })
             if (Date.now() - lastPauseLog >= 60_000) {
               lastPauseLog = Date.now()
               yield* Effect.logError(
@@ -234,7 +236,10 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
             yield* Effect.sleep(options.pauseRetry)
             continue
           }
-          if (error._tag === "ApiUnavailable") unavailableSince ??= Date.now()
+          if (error._tag === "ApiUnavailable") {
+            unavailableSince ??= Date.now()
+            yield* status.set(id, { state: "api-unavailable", reason })
+          }
           yield* Metric.update(Metric.withAttributes(Metrics.batchRetries, { source: id }), 1)
           yield* Effect.logWarning(`batch handed back: ${error.message ?? String(error)}`).pipe(
             Effect.annotateLogs({ source: id, attempt })

@@ -1,13 +1,14 @@
 /**
  * What each source is doing right now, for `/readyz`, `/metrics` and the logs: running, paused by the
- * API (with the reason), or waiting on its upstream.
+ * API (with the reason), the API unavailable, or waiting on its upstream; and when the API last gave
+ * it a verdict or an answer without one.
  */
 import { Context, Effect, Layer, Metric, Ref } from "effect"
 import * as Metrics from "./Metrics.ts"
 
 /** The state of one source. */
 export interface State {
-  readonly state: "starting" | "running" | "paused" | "upstream-error"
+  readonly state: "starting" | "running" | "paused" | "api-unavailable" | "upstream-error"
   readonly reason?: string
   readonly since: number
   /** When the source last committed a checkpoint. */
@@ -25,13 +26,8 @@ export interface UnrecognisedAnswers {
   readonly endpoint: string
 }
 
-/** How long an upstream error keeps a source "not ready" when nothing newer says otherwise. */
+/** How long an upstream error is listed by `/readyz` when nothing newer says otherwise. */
 export const UPSTREAM_ERROR_WINDOW_MILLIS = 120_000
-
-/** Whether a source state should fail readiness now. */
-export const isUnready = (state: State, now: number): boolean =>
-  state.state === "paused" ||
-  (state.state === "upstream-error" && now - (state.lastErrorAt ?? state.since) < UPSTREAM_ERROR_WINDOW_MILLIS)
 
 const make = Effect.gen(function* () {
   const states = yield* Ref.make(new Map<string, State>())
@@ -80,7 +76,19 @@ const make = Effect.gen(function* () {
         return true
       })
     )
-  return { set, committed, all: Ref.get(states), answerUnrecognised, unrecognised: Ref.get(unrecognised) }
+  const verdicts = yield* Ref.make(new Map<string, number>())
+  /** The API gave this source a verdict just now. */
+  const answered = (source: string) => Ref.update(verdicts, (m) => new Map(m).set(source, Date.now()))
+  return {
+    set,
+    committed,
+    all: Ref.get(states),
+    answerUnrecognised,
+    unrecognised: Ref.get(unrecognised),
+    answered,
+    /** When each source last got a verdict from the API. */
+    lastVerdicts: Ref.get(verdicts)
+  }
 })
 
 /** The live state of every source. */

@@ -1,0 +1,184 @@
+/**
+ * `/readyz`: ready means "can make progress". One bad source is listed but does not make the daemon
+ * unready; the API failing (refused key, unavailable, answering without verdicts) does.
+ */
+import { mkdtempSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { connector as rss } from "@warden/connector-rss"
+import { Sandbox } from "@warden/sandbox"
+import { Layer, Schema } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import * as Readiness from "../src/admin/Readiness.ts"
+import type { State } from "../src/engine/SourceStatus.ts"
+import { SinkList } from "../src/sinks/SinkList.ts"
+import { waitFor } from "./support/DaemonProcess.ts"
+import { startDaemonInProcess } from "./support/InProcess.ts"
+import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+
+const now = 1_000_000
+const state = (s: State["state"], reason?: string): State => ({
+  state: s,
+  since: now - 1000,
+  ...(reason === undefined ? {} : { reason }),
+  ...(s === "upstream-error" ? { lastErrorAt: now - 1000 } : {})
+})
+const report = (inputs: Partial<Readiness.Inputs>) =>
+  Readiness.report({
+    storeProblem: undefined,
+    states: new Map(),
+    unrecognised: new Map(),
+    lastVerdicts: new Map(),
+    now,
+    ...inputs
+  })
+
+describe("the readiness report", () => {
+  it("one source's upstream failing is listed without making the daemon unready", () => {
+    const r = report({
+      states: new Map([
+        ["good", state("running")],
+        ["bad", state("upstream-error", "GET http://feed answered 404")]
+      ]),
+      lastVerdicts: new Map([["good", now - 10]])
+    })
+    expect(r.ready).toBe(true)
+    expect(r.problems).toEqual(["source bad upstream error: GET http://feed answered 404"])
+    expect(r.sources.good).toMatchObject({ state: "running", api: "ok" })
+  })
+
+  it("the API failing for every source that uses it makes the daemon unready", () => {
+    const r = report({
+      states: new Map([
+        ["a", state("api-unavailable", "TRANSIENT_ERROR (503 after 5 attempts)")],
+        ["b", state("running")]
+      ])
+    })
+    expect(r.ready).toBe(false)
+    expect(r.problems).toEqual([
+      "the API fails for 1 source and works for none",
+      "source a waiting for the API: TRANSIENT_ERROR (503 after 5 attempts)"
+    ])
+  })
+
+  it("a paused source's reason is said once, without a repeated 'paused:' prefix", () => {
+    const r = report({ states: new Map([["good", state("paused", "AUTHENTICATION_ERROR (unknown key)")]]) })
+    expect(r.problems[1]).toBe("source good paused: AUTHENTICATION_ERROR (unknown key)")
+  })
+
+  it("answers without a verdict since the last verdict count as the API failing", () => {
+    const unrecognised = new Map([
+      ["a", { count: 3, lastAt: now - 5, lastShape: "{foo}", endpoint: "/analyze/v1/text" }]
+    ])
+    const failing = report({
+      states: new Map([["a", state("running")]]),
+      unrecognised,
+      lastVerdicts: new Map([["a", now - 50]])
+    })
+    expect(failing.ready).toBe(false)
+    expect(failing.sources.a?.api).toBe("failing")
+    const recovered = report({
+      states: new Map([["a", state("running")]]),
+      unrecognised,
+      lastVerdicts: new Map([["a", now]])
+    })
+    expect(recovered.ready).toBe(true)
+    expect(recovered.problems[0]).toContain("3 answers without a verdict")
+  })
+
+  it("a state store that refuses writes makes the daemon unready", () => {
+    expect(report({ storeProblem: "disk I/O error" })).toMatchObject({
+      ready: false,
+      problems: ["state store not writable: disk I/O error"]
+    })
+  })
+})
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+/** A server answering every request with `status`. */
+const answering = async (status: number) => {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on("end", () => {
+      res.writeHead(status, { "content-type": "application/json" })
+      res.end(JSON.stringify({ error: { code: "TRANSIENT_ERROR", message: "down" } }))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  )
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+const base = (dir: string) => ({
+  state: { _tag: "sqlite" as const, filename: join(dir, "state.db") },
+  sinks: Layer.succeed(SinkList, []),
+  sinkNames: [],
+  includeContent: false,
+  pipeline: { pauseRetry: "300 millis" as const }
+})
+
+describe("/readyz of a running daemon", () => {
+  it("one feed answering 404 is listed; the daemon stays ready while the other source makes progress", async () => {
+    const sandbox = await Sandbox.startPromise()
+    cleanups.push(() => sandbox.close())
+    const platform = await startPlatform()
+    cleanups.push(platform.close)
+    const missing = `${await answering(404)}/feed.xml`
+    const dir = mkdtempSync(join(tmpdir(), "warden-ready-"))
+    const daemon = await startDaemonInProcess({
+      ...base(dir),
+      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+      sources: [
+        platformSource(platform.url, { id: "good" }),
+        {
+          ...platformSource(platform.url, { id: "bad", connector: "rss" }),
+          connector: rss,
+          config: Schema.decodeUnknownSync(rss.configSchema)({ feeds: [missing], pollInterval: "200 millis" })
+        }
+      ]
+    })
+    cleanups.push(daemon.close)
+    platform.publish({ kind: "upsert", reference: "p/1", text: "Thank you, lovely article" })
+    await waitFor(
+      async () => JSON.stringify((await daemon.admin("/readyz")).body.problems ?? []).includes("source bad"),
+      20_000,
+      "the bad feed listed"
+    )
+    await waitFor(async () => (await daemon.admin("/api/decisions")).body.decisions?.length === 1, 20_000, "a verdict")
+    const ready = await daemon.admin("/readyz")
+    expect(ready.status).toBe(200)
+    expect(ready.body.ready).toBe(true)
+    expect(ready.body.sources.bad.state).toBe("upstream-error")
+  }, 40_000)
+
+  it("an API answering 500 to everything makes the daemon unready, with the reason", async () => {
+    const api = await answering(500)
+    const platform = await startPlatform()
+    cleanups.push(platform.close)
+    const dir = mkdtempSync(join(tmpdir(), "warden-ready-"))
+    const daemon = await startDaemonInProcess({
+      ...base(dir),
+      api: { apiKey: "k", baseUrls: { global: api }, retry: { maxAttempts: 1 } },
+      sources: [platformSource(platform.url, { id: "good" })]
+    })
+    cleanups.push(daemon.close)
+    platform.publish({ kind: "upsert", reference: "p/1", text: "hello" })
+    await waitFor(async () => (await daemon.admin("/readyz")).status === 503, 20_000, "readiness to fail")
+    const ready = await daemon.admin("/readyz")
+    expect(ready.body.problems[0]).toBe("the API fails for 1 source and works for none")
+    expect(ready.body.problems[1]).toMatch(/^source good waiting for the API: /)
+    expect(ready.body.problems[1]).not.toMatch(/paused: .*paused:|API unavailable for source/)
+  }, 40_000)
+})
