@@ -1,6 +1,7 @@
 /**
- * The admin API on input a user gets wrong: a reference several sources recorded is ambiguous (409
- * naming them) unless `source` is given, and `source` is honoured on every route.
+ * The admin API on input a user gets wrong: never a 500, one error envelope, 400 naming the
+ * parameter, 413 over the body limit; a reference several sources recorded is ambiguous (409 naming
+ * them) unless `source` is given, and `source` is honoured on every route; lists page with a cursor.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -8,6 +9,7 @@ import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MAX_BODY_BYTES } from "../src/admin/RequestInput.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
@@ -79,5 +81,109 @@ describe("a reference recorded by several sources", () => {
     const only = await daemon.admin("/api/decisions/only-two%2F1")
     expect(only.status).toBe(200)
     expect(only.body.source).toBe("two")
+  })
+})
+
+/** Every error answer has this shape, whatever the route and the status. */
+const expectEnvelope = (body: any) => {
+  expect(Object.keys(body)).toEqual(["error"])
+  expect(typeof body.error.code).toBe("string")
+  expect(typeof body.error.message).toBe("string")
+}
+
+describe("bad input on every admin route", () => {
+  const post = (body: string): RequestInit => ({ method: "POST", body })
+  const cases: ReadonlyArray<
+    readonly [name: string, path: string, init: RequestInit, status: number, code: string, parameter?: string]
+  > = [
+    ["a reference that is not valid percent-encoding", "/api/decisions/%ZZ", {}, 400, "BAD_REQUEST", "reference"],
+    ["a NUL in source", "/api/decisions?source=%00", {}, 400, "BAD_REQUEST", "source"],
+    ["a NUL in a reference", "/api/decisions/a%00b", {}, 400, "BAD_REQUEST", "reference"],
+    ["limit=abc", "/api/decisions?limit=abc", {}, 400, "BAD_REQUEST", "limit"],
+    ["limit=0", "/api/decisions?limit=0", {}, 400, "BAD_REQUEST", "limit"],
+    ["limit=-1", "/api/decisions?limit=-1", {}, 400, "BAD_REQUEST", "limit"],
+    ["limit over 1000", "/api/decisions?limit=1001", {}, 400, "BAD_REQUEST", "limit"],
+    ["since=garbage", "/api/decisions?since=garbage", {}, 400, "BAD_REQUEST", "since"],
+    ["an unknown parameter", "/api/decisions?sorce=one", {}, 400, "BAD_REQUEST", "sorce"],
+    ["a parameter given twice", "/api/decisions?limit=1&limit=2", {}, 400, "BAD_REQUEST", "limit"],
+    ["a forged cursor", "/api/decisions?cursor=bm9wZQ", {}, 400, "BAD_REQUEST", "cursor"],
+    ["an unknown parameter on one decision", "/api/decisions/only-two%2F1?limit=1", {}, 400, "BAD_REQUEST", "limit"],
+    ["a parameter on /readyz", "/readyz?verbose=1", {}, 400, "BAD_REQUEST", "verbose"],
+    ["a parameter on /metrics", "/metrics?x=1", {}, 400, "BAD_REQUEST", "x"],
+    ["feedback with a body that is not JSON", "/api/feedback", post("{nope"), 400, "BAD_REQUEST"],
+    ["feedback with an empty body", "/api/feedback", post(""), 400, "BAD_REQUEST"],
+    ["feedback with an unknown field", "/api/feedback", post('{"reference":"x","nots":"a"}'), 400, "BAD_REQUEST"],
+    ["feedback with none of the three inputs", "/api/feedback", post('{"reference":"only-two/1"}'), 400, "BAD_REQUEST"],
+    [
+      "feedback on a reference never seen",
+      "/api/feedback",
+      post('{"reference":"nope","notes":"x"}'),
+      404,
+      "NOT_ANALYSED"
+    ],
+    ["an unknown route", "/api/nothing", {}, 404, "NOT_FOUND"],
+    ["a wrong method", "/api/decisions", { method: "DELETE" }, 404, "NOT_FOUND"],
+    ["an unknown reference", "/api/decisions/none", {}, 404, "NOT_FOUND"]
+  ]
+  for (const [name, path, init, status, code, parameter] of cases) {
+    it(`${name}: ${status} ${code}, never a 500`, async () => {
+      const res = await daemon.admin(path, init)
+      expect(res.status).toBe(status)
+      expectEnvelope(res.body)
+      expect(res.body.error.code).toBe(code)
+      if (parameter !== undefined) {
+        expect(res.body.error.parameter).toBe(parameter)
+        expect(res.body.error.message.startsWith(`${parameter}: `)).toBe(true)
+      }
+    })
+  }
+
+  it("a missing token is a 401 in the same envelope", async () => {
+    const res = await fetch(`${daemon.adminUrl}/api/decisions`)
+    expect(res.status).toBe(401)
+    expect(res.headers.get("www-authenticate")).toBe("Bearer")
+    expectEnvelope(await res.json())
+  })
+
+  it("a body over the documented limit is a 413 with the envelope, not a closed connection", async () => {
+    const big = JSON.stringify({ reference: "x", notes: "a".repeat(2 * 1024 * 1024) })
+    const res = await daemon.admin("/api/feedback", { method: "POST", body: big })
+    expect(res.status).toBe(413)
+    expectEnvelope(res.body)
+    expect(res.body.error.code).toBe("PAYLOAD_TOO_LARGE")
+    expect(res.body.error.message).toContain(String(MAX_BODY_BYTES))
+    // One byte under the limit is read (and refused for what it says, not for its size).
+    const fits = JSON.stringify({ reference: "nope", notes: "a".repeat(MAX_BODY_BYTES - 40) })
+    expect((await daemon.admin("/api/feedback", { method: "POST", body: fits })).status).toBe(404)
+  })
+})
+
+describe("paging decisions", () => {
+  it("a cursor walks every decision once, newest first, past any page size", async () => {
+    const seen: Array<string> = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const res: { status: number; body: any } = await daemon.admin(
+        `/api/decisions?limit=1${cursor === null ? "" : `&cursor=${cursor}`}`
+      )
+      expect(res.status).toBe(200)
+      for (const d of res.body.decisions) seen.push(`${d.source}:${d.reference}:${d.version}`)
+      cursor = res.body.nextCursor
+      pages++
+    } while (cursor !== null && pages < 10)
+    expect(pages).toBe(3)
+    expect(seen.sort()).toEqual(["one:shared/1:1", "two:only-two/1:1", "two:shared/1:1"])
+    const all = await daemon.admin("/api/decisions")
+    expect(all.body.nextCursor).toBeNull()
+  })
+
+  it("filters keep working with the cursor", async () => {
+    const first = await daemon.admin("/api/decisions?source=two&limit=1")
+    expect(first.body.decisions).toHaveLength(1)
+    const second = await daemon.admin(`/api/decisions?source=two&limit=1&cursor=${first.body.nextCursor}`)
+    expect(second.body.decisions).toHaveLength(1)
+    expect(second.body.nextCursor).toBeNull()
+    expect(second.body.decisions[0].reference).not.toBe(first.body.decisions[0].reference)
   })
 })

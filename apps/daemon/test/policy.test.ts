@@ -236,13 +236,14 @@ describe("feedback", () => {
       body: JSON.stringify({ reference: "nope", notes: "x" })
     })
     expect(unknown.status).toBe(404)
-    expect(unknown.body.error.reason).toContain("never analysed")
+    expect(unknown.body.error.message).toContain("never analysed")
     const empty = await t.daemon.admin("/api/feedback", {
       method: "POST",
       body: JSON.stringify({ reference: "f/1", confidence: "LOW" })
     })
     expect(empty.status).toBe(400)
-    expect(empty.body.error.reason).toContain("classificationsToAdd")
+    expect(empty.body.error).toMatchObject({ code: "BAD_REQUEST" })
+    expect(empty.body.error.message).toContain("classificationsToAdd")
     expect((await Effect.runPromise(t.sandbox.feedback)).length).toBe(1)
   })
 

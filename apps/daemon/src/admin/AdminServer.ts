@@ -32,11 +32,14 @@ import { Context, Effect, Layer, Metric, Redacted, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql"
 import * as Metrics from "../engine/Metrics.ts"
-import { ambiguous, FeedbackService } from "../engine/FeedbackService.ts"
+import { ambiguous, type FeedbackRefused, FeedbackService } from "../engine/FeedbackService.ts"
 import { SourceStatus } from "../engine/SourceStatus.ts"
 import * as StateStats from "../state/StateStats.ts"
 import { StateStore } from "../state/StateStore.ts"
+import { AdminRefused, json, refuse } from "./AdminError.ts"
+import * as DecisionCursor from "./DecisionCursor.ts"
 import * as Readiness from "./Readiness.ts"
+import * as RequestInput from "./RequestInput.ts"
 
 /** Where the admin API listens and the token it wants. */
 export interface AdminOptions {
@@ -63,12 +66,6 @@ export class AdminServer extends Context.Service<AdminServer, { readonly url: st
   "@warden/daemon/AdminServer"
 ) {}
 
-const json = (res: ServerResponse, status: number, body: unknown) => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
-  res.end(text)
-}
-
 const authorised = (req: IncomingMessage, token: Redacted.Redacted<string>): boolean => {
   const header = req.headers.authorization
   const match = typeof header === "string" ? /^Bearer +(\S+)$/.exec(header) : null
@@ -76,42 +73,6 @@ const authorised = (req: IncomingMessage, token: Redacted.Redacted<string>): boo
   const given = Buffer.from(match[1]!)
   const expected = Buffer.from(Redacted.value(token))
   return given.length === expected.length && timingSafeEqual(given, expected)
-}
-
-const readBody = (req: IncomingMessage): Promise<unknown> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on("data", (c: Buffer) => {
-      size += c.length
-      if (size > 1_000_000) {
-        reject(new Error("body over 1 MB"))
-        req.destroy()
-      } else chunks.push(c)
-    })
-    req.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8")
-      if (text.trim() === "") return resolve(undefined)
-      try {
-        resolve(JSON.parse(text))
-      } catch {
-        reject(new Error("the body is not JSON"))
-      }
-    })
-    req.on("error", reject)
-  })
-
-const intParam = (value: string | null, fallback: number, max: number): number => {
-  const n = value === null ? Number.NaN : Number.parseInt(value, 10)
-  return Number.isFinite(n) && n > 0 ? Math.min(n, max) : fallback
-}
-
-const sinceParam = (value: string | null): number | undefined => {
-  if (value === null) return undefined
-  const n = Number(value)
-  if (Number.isFinite(n)) return n
-  const ms = Date.parse(value)
-  return Number.isNaN(ms) ? undefined : ms
 }
 
 const routes = (options: AdminOptions) =>
@@ -168,25 +129,23 @@ const routes = (options: AdminOptions) =>
       return yield* PrometheusMetrics.format()
     })
 
-    return (req: IncomingMessage, res: ServerResponse): Effect.Effect<void> =>
+    /** The routes proper: input problems fail with `AdminRefused`, answered as the envelope. */
+    const route = (req: IncomingMessage, res: ServerResponse, url: URL) =>
       Effect.gen(function* () {
-        const url = new URL(req.url ?? "/", "http://admin")
         const path = url.pathname
-        if (req.method === "GET" && path === "/healthz") return json(res, 200, { status: "ok" })
-        if (!authorised(req, options.token)) {
-          res.setHeader("www-authenticate", "Bearer")
-          return json(res, 401, { error: "missing or wrong bearer token" })
-        }
         if (req.method === "GET" && path === "/readyz") {
+          yield* RequestInput.query(url.searchParams, [])
           const report = yield* readiness
           return json(res, report.ready ? 200 : 503, report)
         }
         if (req.method === "GET" && path === "/metrics") {
+          yield* RequestInput.query(url.searchParams, [])
           const text = yield* metrics
           res.writeHead(200, { "content-type": "text/plain; version=0.0.4" })
           return res.end(text)
         }
         if (req.method === "GET" && path === "/api/quota") {
+          yield* RequestInput.query(url.searchParams, [])
           // The transport limiter's view per endpoint: configured, learnt (from 429s) and enforced rates.
           const endpoints = yield* limiter.statusAll
           return json(res, 200, {
@@ -200,32 +159,49 @@ const routes = (options: AdminOptions) =>
           })
         }
         if (req.method === "GET" && path === "/api/decisions") {
-          const q = url.searchParams
-          const decisions = yield* store.decisions({
-            source: q.get("source") ?? undefined,
-            since: sinceParam(q.get("since")),
-            classification: q.get("classification") ?? undefined,
-            action: q.get("action") ?? undefined,
-            limit: intParam(q.get("limit"), 100, 1000)
+          const q = yield* RequestInput.query(url.searchParams, [
+            "source",
+            "since",
+            "classification",
+            "action",
+            "limit",
+            "cursor"
+          ])
+          const limit = yield* RequestInput.int("limit", q.get("limit"), { min: 1, max: 1000, fallback: 100 })
+          const after = yield* DecisionCursor.decode(q.get("cursor"))
+          const rows = yield* store.decisions({
+            source: q.get("source"),
+            since: yield* RequestInput.instant("since", q.get("since")),
+            classification: q.get("classification"),
+            action: q.get("action"),
+            limit: limit + 1,
+            after
           })
-          return json(res, 200, { decisions })
+          const decisions = rows.slice(0, limit)
+          const last = decisions.at(-1)
+          return json(res, 200, {
+            decisions,
+            // More rows: pass it back as `cursor` for the next page (same filters).
+            nextCursor: rows.length > limit && last !== undefined ? DecisionCursor.encode(last) : null
+          })
         }
         const one = /^\/api\/decisions\/(.+)$/.exec(path)
         if (req.method === "GET" && one !== null) {
-          const reference = decodeURIComponent(one[1]!)
-          const source = url.searchParams.get("source") ?? undefined
+          const reference = yield* RequestInput.pathSegment("reference", one[1]!)
+          const q = yield* RequestInput.query(url.searchParams, ["source"])
+          const source = q.get("source")
           if (source === undefined) {
             const sources = yield* store.sourcesOf(reference)
-            if (sources.length > 1) {
-              const refused = ambiguous(reference, sources)
-              return json(res, 409, { error: { code: refused.code, reason: refused.reason, sources } })
-            }
+            if (sources.length > 1) return yield* fromFeedback(ambiguous(reference, sources))
           }
           const versions = yield* store.decision(reference, source)
-          if (versions.length === 0)
-            return json(res, 404, {
-              error: `no decision for ${reference}${source === undefined ? "" : ` of source ${source}`}`
+          if (versions.length === 0) {
+            return yield* new AdminRefused({
+              status: 404,
+              code: "NOT_FOUND",
+              message: `no decision for ${reference}${source === undefined ? "" : ` of source ${source}`}`
             })
+          }
           const actions = yield* store.actionsOf(reference, source)
           const sent = yield* store.feedbackOf(reference, source)
           return json(res, 200, {
@@ -238,45 +214,75 @@ const routes = (options: AdminOptions) =>
           })
         }
         if (req.method === "POST" && path === "/api/feedback") {
-          const raw = yield* Effect.tryPromise(() => readBody(req)).pipe(Effect.orElseSucceed(() => Symbol.for("bad")))
-          if (typeof raw === "symbol")
-            return json(res, 400, { error: { code: "BAD_REQUEST", reason: "the body is not JSON" } })
-          const body = yield* decodeFeedbackBody(raw).pipe(Effect.result)
-          if (body._tag === "Failure") {
-            return json(res, 400, { error: { code: "BAD_REQUEST", reason: body.failure.message } })
-          }
-          const { reference, version, source, ...input } = body.success
-          const result = yield* feedback
+          yield* RequestInput.query(url.searchParams, [])
+          const raw = yield* RequestInput.jsonBody(req)
+          const body = yield* decodeFeedbackBody(raw).pipe(
+            Effect.mapError(
+              (e) =>
+                new AdminRefused({
+                  status: 400,
+                  code: "BAD_REQUEST",
+                  message: `the body is not a feedback: ${e.message.replace(/\s*\n\s*/gu, "; ")}`
+                })
+            )
+          )
+          const { reference, version, source, ...input } = body
+          const sent = yield* feedback
             .send({ reference, version, source, origin: "manual", input })
-            .pipe(Effect.result)
-          return result._tag === "Success"
-            ? json(res, 200, result.success)
-            : json(res, result.failure.status, {
-                error: {
-                  code: result.failure.code,
-                  reason: result.failure.reason,
-                  ...(result.failure.sources === undefined ? {} : { sources: result.failure.sources })
-                }
-              })
+            .pipe(Effect.mapError(fromFeedback))
+          return json(res, 200, sent)
         }
-        for (const route of options.routes ?? []) {
-          const params = req.method === route.method ? route.match(path) : undefined
+        for (const extra of options.routes ?? []) {
+          const params = req.method === extra.method ? extra.match(path) : undefined
           if (params === undefined) continue
-          const body = yield* Effect.tryPromise(() => readBody(req))
-          const answer = yield* route.handle(params, body, url.searchParams)
+          const body = yield* RequestInput.jsonBody(req)
+          const answer = yield* extra.handle(params, body, url.searchParams)
           return json(res, answer.status, answer.body)
         }
-        return json(res, 404, { error: `no route ${req.method} ${path}` })
+        return yield* new AdminRefused({ status: 404, code: "NOT_FOUND", message: `no route ${req.method} ${path}` })
+      }).pipe(Effect.provideService(StateStore, store), Effect.provideService(SourceStatus, status))
+
+    return (req: IncomingMessage, res: ServerResponse): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        // A request line Node accepted but URL cannot parse is the client's fault, not ours.
+        const url = URL.canParse(req.url ?? "/", "http://admin") ? new URL(req.url ?? "/", "http://admin") : undefined
+        if (url === undefined) return yield* new AdminRefused({ status: 400, code: "BAD_REQUEST", message: "bad URL" })
+        if (req.method === "GET" && url.pathname === "/healthz") return json(res, 200, { status: "ok" })
+        if (!authorised(req, options.token)) {
+          return yield* new AdminRefused({
+            status: 401,
+            code: "UNAUTHENTICATED",
+            message: "missing or wrong bearer token (Authorization: Bearer <admin.token>)"
+          })
+        }
+        return yield* route(req, res, url)
       }).pipe(
+        Effect.catchTag("AdminRefused", (refused) =>
+          Effect.sync(() => {
+            if (res.headersSent) return
+            const headers: Record<string, string> = {}
+            if (refused.status === 401) headers["www-authenticate"] = "Bearer"
+            // The rest of an oversized body is not read: the connection closes after the answer.
+            if (refused.status === 413) headers.connection = "close"
+            refuse(res, refused, headers)
+          })
+        ),
         Effect.catchCause((cause) =>
           Effect.sync(() => {
-            if (!res.headersSent) json(res, 500, { error: "internal error" })
+            if (!res.headersSent)
+              json(res, 500, { error: { code: "INTERNAL", message: "internal error; see the daemon's log" } })
           }).pipe(Effect.andThen(Effect.logError("admin request failed", cause)))
-        ),
-        Effect.provideService(StateStore, store),
-        Effect.provideService(SourceStatus, status),
-        Effect.provideService(FeedbackService, feedback)
+        )
       ) as Effect.Effect<void>
+  })
+
+/** A feedback refusal as the admin envelope. */
+const fromFeedback = (refused: FeedbackRefused): AdminRefused =>
+  new AdminRefused({
+    status: refused.status,
+    code: refused.code,
+    message: refused.reason,
+    ...(refused.sources === undefined ? {} : { sources: refused.sources })
   })
 
 /** Starts the admin API for the layer's lifetime. */

@@ -70,7 +70,8 @@ const make = Effect.gen(function* () {
   }): Effect.Effect<FeedbackSent, FeedbackRefused> =>
     Effect.gen(function* () {
       if (!hasInput(options.input)) {
-        return yield* new FeedbackRefused({ status: 400, code: "BAD_REQUEST_ERROR", reason: FEEDBACK_INPUTS_MESSAGE })
+        // The admin API's one code for a request it refuses as wrong (the API would say BAD_REQUEST_ERROR).
+        return yield* new FeedbackRefused({ status: 400, code: "BAD_REQUEST", reason: FEEDBACK_INPUTS_MESSAGE })
       }
       if (options.source === undefined) {
         // A reference recorded by several sources names no item on its own: never pick one.
@@ -130,7 +131,11 @@ const make = Effect.gen(function* () {
         Effect.mapError((error) => {
           const code = (error as { error?: { code?: string } }).error?.code ?? error._tag
           const status = error._tag === "RequestValidationError" || error._tag === "BadRequestError" ? 400 : 502
-          return new FeedbackRefused({ status, code, reason: error.message })
+          // A refused input is the admin API's BAD_REQUEST (the API's own code in the message); the
+          // API failing otherwise is a 502 with its code.
+          return status === 400
+            ? new FeedbackRefused({ status, code: "BAD_REQUEST", reason: `${code}: ${error.message}` })
+            : new FeedbackRefused({ status, code, reason: error.message })
         })
       )
       yield* store

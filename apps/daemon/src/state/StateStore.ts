@@ -95,6 +95,16 @@ export interface DecisionQuery {
   readonly classification?: string | undefined
   readonly action?: string | undefined
   readonly limit: number
+  /** Keyset paging: only rows after this one in the listing's order (newest first). */
+  readonly after?: DecisionPosition | undefined
+}
+
+/** Where a page of decisions ended: the listing's sort key of its last row. */
+export interface DecisionPosition {
+  readonly createdAt: number
+  readonly source: string
+  readonly reference: string
+  readonly version: number
 }
 
 /** A stored decision, as the admin API shows it. */
@@ -530,7 +540,15 @@ const make = Effect.gen(function* () {
       ${query.since === undefined ? sql`` : sql`AND created_at >= ${query.since}`}
       ${query.classification === undefined ? sql`` : sql`AND classifications LIKE ${`%,${query.classification},%`}`}
       ${query.action === undefined ? sql`` : sql`AND recommended_action = ${query.action}`}
-      ORDER BY created_at DESC, reference, version DESC LIMIT ${query.limit}`.pipe(
+      ${
+        query.after === undefined
+          ? sql``
+          : sql`AND (created_at < ${query.after.createdAt} OR (created_at = ${query.after.createdAt} AND (
+              source > ${query.after.source} OR (source = ${query.after.source} AND (
+                reference > ${query.after.reference} OR (reference = ${query.after.reference}
+                AND version < ${query.after.version}))))))`
+      }
+      ORDER BY created_at DESC, source, reference, version DESC LIMIT ${query.limit}`.pipe(
       Effect.map((rows) => rows.map(toDecision))
     )
 

@@ -104,8 +104,12 @@ export const byReference = (f: Flags) =>
       return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, any> }
     }).pipe(Effect.catch((e) => fail(`cannot reach the daemon's admin API at ${url}: ${String(e.cause ?? e)}`, 1)))
     if (answer.status !== 200) {
-      const error = answer.body.error as { code?: string; reason?: string } | string | undefined
-      const text = typeof error === "string" ? error : `${error?.code ?? answer.status}: ${error?.reason ?? "refused"}`
+      // The admin API's envelope: { error: { code, message } } (`reason` from daemons before it).
+      const error = answer.body.error as { code?: string; message?: string; reason?: string } | string | undefined
+      const text =
+        typeof error === "string"
+          ? error
+          : `${error?.code ?? answer.status}: ${error?.message ?? error?.reason ?? "refused"}`
       return yield* fail(text, answer.status === 400 ? 2 : 1)
     }
     yield* Console.log(JSON.stringify(answer.body))
