@@ -63,8 +63,14 @@ export const defaultPipeline: Pipeline.PipelineOptions = {
 /** The SQL client of the state store. */
 export const sqlLayer = (state: StateLocation) => {
   if (state._tag === "sqlite") {
-    if (state.filename !== ":memory:") mkdirSync(dirname(state.filename), { recursive: true })
-    return SqliteClient.layer({ filename: state.filename })
+    // Inside the layer, so a directory that cannot be created fails the start (reported as
+    // `state.sqlite: cannot create ...`) rather than throwing while the layer is being described.
+    return Layer.unwrap(
+      Effect.sync(() => {
+        if (state.filename !== ":memory:") mkdirSync(dirname(state.filename), { recursive: true })
+        return SqliteClient.layer({ filename: state.filename })
+      })
+    )
   }
   return PgClient.layer({ url: state.url })
 }

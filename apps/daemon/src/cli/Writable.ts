@@ -1,10 +1,12 @@
 /**
  * Whether a file could be written, found out before anything is done that would be lost if it could
  * not (`analyze --save-request` before the call; `config check --connect` before `run`). Nothing is
- * created: the nearest existing ancestor is checked instead.
+ * left behind: a missing file is tried by creating and removing a probe file in the nearest existing
+ * directory, an existing one by opening it for append without writing.
  */
-import { accessSync, constants, statSync } from "node:fs"
-import { dirname, resolve } from "node:path"
+import { randomBytes } from "node:crypto"
+import { closeSync, openSync, statSync, unlinkSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
 
 /** Why a path cannot be written, as a short phrase (`permission denied`, `is a directory`, ...). */
 export type Problem = string
@@ -39,12 +41,28 @@ export const describeErrno = (code: string | undefined, fallback: string): strin
   }
 }
 
-const writable = (path: string): boolean => {
+/**
+ * Why a file cannot be created in `directory`, found by creating and removing one: `access(2)` says
+ * yes to root everywhere, while a read-only or virtual file system (`/sys`) still refuses.
+ */
+const cannotCreateIn = (directory: string): Problem | undefined => {
+  const probe = join(directory, `.warden-write-test-${process.pid}-${randomBytes(4).toString("hex")}`)
   try {
-    accessSync(path, constants.W_OK)
-    return true
-  } catch {
-    return false
+    closeSync(openSync(probe, "wx"))
+    unlinkSync(probe)
+    return undefined
+  } catch (e) {
+    return describeErrno(errnoOf(e), String(e))
+  }
+}
+
+/** Why an existing file cannot be appended to (opened for append, nothing written). */
+const cannotAppend = (file: string): Problem | undefined => {
+  try {
+    closeSync(openSync(file, "a"))
+    return undefined
+  } catch (e) {
+    return describeErrno(errnoOf(e), String(e))
   }
 }
 
@@ -58,7 +76,7 @@ export const problemOf = (file: string, options: { readonly createDirectories: b
   try {
     const stat = statSync(path)
     if (stat.isDirectory()) return "is a directory"
-    return writable(path) ? undefined : "permission denied"
+    return cannotAppend(path)
   } catch (e) {
     if (errnoOf(e) !== "ENOENT") return describeErrno(errnoOf(e), String(e))
   }
@@ -67,7 +85,7 @@ export const problemOf = (file: string, options: { readonly createDirectories: b
     try {
       const stat = statSync(parent)
       if (!stat.isDirectory()) return `${parent} is not a directory`
-      return writable(parent) ? undefined : "permission denied"
+      return cannotCreateIn(parent)
     } catch (e) {
       if (errnoOf(e) !== "ENOENT") return describeErrno(errnoOf(e), String(e))
       if (!options.createDirectories) return `no such directory ${parent}`

@@ -15,6 +15,8 @@ export interface RunOptions {
   readonly env?: Record<string, string>
   readonly stdin?: string | Uint8Array
   readonly cwd?: string
+  /** Killed (SIGTERM) after this long, so a command that should have failed never outlives its test (default 60 s). */
+  readonly timeoutMs?: number
 }
 
 /** Runs `warden ...args` and resolves with its exit code and output, whatever the code. */
@@ -27,6 +29,7 @@ export const warden = (args: ReadonlyArray<string>, options: RunOptions = {}) =>
         env: { PATH: process.env.PATH ?? "", ...options.env },
         encoding: "utf8",
         maxBuffer: 64 * 1024 * 1024,
+        timeout: options.timeoutMs ?? 60_000,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd })
       },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })

@@ -1,12 +1,14 @@
 /**
  * `warden config check FILE`: reads and checks a config file without starting anything (no sockets,
  * no database): prints every problem as `path: message` on stderr and exits 78, or a short summary
- * and exits 0. `warden config schema`: prints the JSON Schema of the file.
+ * and exits 0. With `--connect` it then tries what `warden run` needs (`Connect`): each failure one
+ * line naming the setting, exit 78 when the file is at fault, 1 when the machine or a service is. `warden config schema`: prints the JSON Schema of the file.
  */
 import { Console, Effect, Redacted, Runtime, Schema } from "effect"
-import { Argument, Command } from "effect/cli"
+import { Argument, Command, Flag } from "effect/cli"
 import { checkConfig, formatProblem } from "../../config/index.ts"
 import * as ConfigJsonSchema from "../../config/ConfigJsonSchema.ts"
+import * as Connect from "../Connect.ts"
 
 /** The problems were printed already: exit 78 without a second report. */
 class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", { file: Schema.String }) {
@@ -14,7 +16,22 @@ class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig",
   override readonly [Runtime.errorReported] = false
 }
 
-const check = Command.make("check", { file: Argument.String("file") }, ({ file }) =>
+/** A probe of `--connect` failed (printed already): exit 78 when the file is at fault, else 1. */
+class ConnectFailed extends Schema.TaggedError<ConnectFailed>()("ConnectFailed", { exitCode: Schema.Int }) {
+  override get [Runtime.errorExitCode]() {
+    return this.exitCode
+  }
+  override readonly [Runtime.errorReported] = false
+}
+
+const connectFlag = Flag.Boolean("connect").pipe(
+  Flag.withDescription(
+    "Also try what `run` needs: files writable, admin port free, database reachable, API key accepted (no content is analysed)"
+  ),
+  Flag.withDefault(false)
+)
+
+const check = Command.make("check", { file: Argument.String("file"), connect: connectFlag }, ({ file, connect }) =>
   Effect.gen(function* () {
     const checked = yield* checkConfig(file).pipe(
       Effect.catchTag("ConfigError", (error) =>
@@ -41,6 +58,19 @@ const check = Command.make("check", { file: Argument.String("file") }, ({ file }
       `  sinks: ${config.sinks.length}${config.sinks.length > 0 ? `: ${config.sinks.map((s) => (s.name === s.type ? s.name : `${s.name} (${s.type})`)).join(", ")}` : ""}`
     )
     yield* Console.log(`  state: ${state}`)
+    if (!connect) return
+    const probes = yield* Connect.probes(config)
+    for (const probe of probes) {
+      if (probe.problem === undefined) yield* Console.log(`  connect: ${probe.setting}: ${probe.what}: ok`)
+      else yield* Console.error(probe.problem)
+    }
+    const failures = probes.filter((p) => p.problem !== undefined)
+    if (failures.length > 0) {
+      yield* Console.error(
+        `${file}: ${failures.length} of ${probes.length} connection check${probes.length === 1 ? "" : "s"} failed`
+      )
+      return yield* new ConnectFailed({ exitCode: failures.some((p) => p.exitCode === 78) ? 78 : 1 })
+    }
   })
 ).pipe(
   Command.withDescription("Check a config file: print every problem (exit 78) or a summary (exit 0); starts nothing")

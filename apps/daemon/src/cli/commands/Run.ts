@@ -3,19 +3,35 @@
  * problems `warden config check` prints, exit 78); then the daemon runs until SIGINT/SIGTERM, which
  * stop taking events, hand back in-flight work and exit 0.
  */
-import { Console, Effect, Redacted, Runtime, Schema } from "effect"
+import { Cause, Console, Effect, Redacted, Runtime, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { AdminServer } from "../../admin/AdminServer.ts"
 import { checkConfig, formatProblem } from "../../config/index.ts"
 import * as Daemon from "../../Daemon.ts"
 import * as FromConfig from "../../FromConfig.ts"
 import * as Logging from "../../Logging.ts"
+import * as StartupFailure from "../../StartupFailure.ts"
 
 /** The configuration was refused (problems printed already): exit 78. */
 class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", { file: Schema.String }) {
   override readonly [Runtime.errorExitCode] = 78
   override readonly [Runtime.errorReported] = false
 }
+
+/** The daemon could not start (or stopped on a fatal error), logged already: exit 1 or 78. */
+class Fatal extends Schema.TaggedError<Fatal>()("Fatal", { message: Schema.String, exitCode: Schema.Int }) {
+  override get [Runtime.errorExitCode]() {
+    return this.exitCode
+  }
+  override readonly [Runtime.errorReported] = false
+}
+
+/** One log line, in the configured format, naming the setting at fault; then the exit. */
+const fatal = (failure: StartupFailure.StartupFailure) =>
+  Effect.logFatal(failure.message).pipe(
+    failure.setting === undefined ? (e) => e : Effect.annotateLogs({ setting: failure.setting }),
+    Effect.andThen(Effect.fail(new Fatal({ message: failure.message, exitCode: failure.exitCode })))
+  )
 
 /** The `run` subcommand. */
 export const run = Command.make(
@@ -56,6 +72,14 @@ export const run = Command.make(
           )
         }
         return yield* Effect.never
-      }).pipe(Effect.provide(Daemon.layer(spec)), Effect.provide(Logging.layer(log.format, log.level)))
+      }).pipe(
+        Effect.provide(Daemon.layer(spec)),
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : fatal(StartupFailure.describe(cause, checked.config))
+        ),
+        Effect.provide(Logging.layer(log.format, log.level))
+      )
     })
 ).pipe(Command.withDescription("Run the ingestion service described by a config file until SIGINT/SIGTERM"))
