@@ -113,9 +113,6 @@ const routes = (options: AdminOptions) =>
     }).pipe(Effect.catchCause((cause) => Effect.logWarning("state table stats failed", cause)))
 
     const metrics = Effect.gen(function* () {
-      const backlog = yield* store.outboxBacklog.pipe(Effect.orElseSucceed(() => []))
-      for (const row of backlog)
-        yield* Metric.update(Metric.withAttributes(Metrics.backlog, { sink: row.sink }), Number(row.n))
       const states = yield* status.all
       for (const [source, state] of states) {
         if (state.lastCommit !== undefined) {

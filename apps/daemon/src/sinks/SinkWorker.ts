@@ -17,6 +17,13 @@ export const retryDelayMillis = (attempt: number): number => Math.min(500 * 2 **
 export const run = (sink: Sink, idleMillis = 100) =>
   Effect.gen(function* () {
     const store = yield* StateStore
+    const backlog = Metric.withAttributes(Metrics.backlog, { sink: sink.name })
+    /**
+     * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and
+     * after every step that changed it. New rows are due at once, so a step follows every insert.
+     */
+    const measure = Effect.flatMap(store.sinkBacklog(sink.name), (n) => Metric.update(backlog, n))
+    yield* measure.pipe(Effect.catchCause((cause) => Effect.logWarning("sink backlog not measured", cause)))
     const step = Effect.gen(function* () {
       const rows = yield* store.pendingOutbox(sink.name, sink.batchSize)
       if (rows.length === 0) return false
@@ -44,6 +51,7 @@ export const run = (sink: Sink, idleMillis = 100) =>
       }
       yield* store.markDelivered(delivered)
       yield* Metric.update(Metric.withAttributes(Metrics.sinkDelivered, { sink: sink.name }), delivered.length)
+      yield* measure
       return delivered.length > 0
     })
     return yield* step.pipe(

@@ -529,7 +529,11 @@ const make = Effect.gen(function* () {
       })
     )
 
-  const outboxBacklog = sql<{ sink: string; n: number }>`SELECT sink, COUNT(*) AS n FROM warden_outbox GROUP BY sink`
+  /** Verdicts waiting for one sink (due or waiting to be retried). */
+  const sinkBacklog = (sink: string) =>
+    sql<{ n: number }>`SELECT COUNT(*) AS n FROM warden_outbox WHERE sink = ${sink}`.pipe(
+      Effect.map((rows) => Number(rows[0]?.n ?? 0))
+    )
 
   const recordSourceError = (source: string, reason: string, message: string) =>
     sql`INSERT INTO warden_source_errors ${sql.insert({ source, at: Date.now(), reason, message })}`.pipe(Effect.asVoid)
@@ -599,7 +603,7 @@ const make = Effect.gen(function* () {
     markDelivered,
     markAttemptFailed,
     deadLetter,
-    outboxBacklog,
+    sinkBacklog,
     recordSourceError,
     decisions,
     decision,
