@@ -45,6 +45,7 @@ describe("warden config check", () => {
       "sources.0.chanelId: unknown key; did you mean channelId?",
       "sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)",
       "state: set exactly one of sqlite, postgres",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, as printed
       "warning: state.postgres: secret written inline; prefer ${env:NAME} or ${file:path}",
       `${fixtures}broken.yaml: 5 problems, 1 warning`
     ])
@@ -61,6 +62,7 @@ describe("warden config check", () => {
       "sources.0.rules.0.name: must be letters, digits, '-', '_' or '.'",
       "sources.0.rules.0.when.severityAtLeast: 'HIGHEST' is not a severity the rules know (known: NONE, LOW, MEDIUM, HIGH, VERY_HIGH)",
       "sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, as printed
       "warning: api.apiKey: secret written inline; prefer ${env:NAME} or ${file:path}",
       `${fixtures}many-problems.yaml: 7 problems, 1 warning`
     ])

@@ -21,7 +21,9 @@ import { platformSource, startPlatform } from "./support/TestPlatform.ts"
 const run = promisify(execFile)
 const bin = new URL("../src/bin.ts", import.meta.url).pathname
 const warden = (args: ReadonlyArray<string>) =>
-  run(process.execPath, ["--conditions=@warden/source", bin, ...args], { env: { ...process.env, NODE_NO_WARNINGS: "1" } })
+  run(process.execPath, ["--conditions=@warden/source", bin, ...args], {
+    env: { ...process.env, NODE_NO_WARNINGS: "1" }
+  })
 
 describe("recognising a verdict", () => {
   it("an answer without a verdict is unrecognised, not clean", () => {
