@@ -89,6 +89,27 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
+describe("warden analyze and an answer without a verdict", () => {
+  it("prints the answer and exits 1 with one line saying it held no verdict", async () => {
+    const api = await startApi()
+    cleanups.push(api.close)
+    const args = ["analyze", "text", "--base-url", api.url, "--api-key", "k"]
+    const channel = ["--channel", "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c", "I will kill you"]
+    const failed = await warden([...args, ...channel]).then(
+      () => undefined,
+      (e: { code: number; stdout: string; stderr: string }) => e
+    )
+    expect(failed?.code).toBe(1)
+    expect(JSON.parse(failed!.stdout)).toEqual({ foo: 1 })
+    expect(failed!.stderr.trim()).toBe(
+      "warden: UNRECOGNISED_ANSWER: the API answered {foo} with none of the fields a verdict is made of (type, severity, recommendedAction, classifications): not a verdict"
+    )
+    api.fix()
+    const ok = await warden([...args, ...channel])
+    expect(JSON.parse(ok.stdout).textAnalysis.type).toBe("HATEFUL")
+  })
+})
+
 describe("the daemon and an API answering without verdicts", () => {
   it("records unrecognised (not analysed), applies the failure mode, shows it in /readyz and /metrics; reanalyse moderates it once the API is fixed", async () => {
     const api = await startApi()

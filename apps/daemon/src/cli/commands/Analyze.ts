@@ -9,6 +9,7 @@ import { Transport } from "@warden/transport"
 import { AnalyzeV1 } from "@warden/v1"
 import { Console, Effect, Layer, Option, type Redacted, Runtime } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as Verdict from "../../engine/Verdict.ts"
 import * as ImageInput from "../ImageInput.ts"
 import * as Writable from "../Writable.ts"
 
@@ -208,7 +209,8 @@ const checkSaveRequest = (saveRequest: Option.Option<string>) => {
 
 const output = (
   sent: { readonly request: string; readonly response: unknown },
-  flags: { readonly saveRequest: Option.Option<string>; readonly withRequest: boolean }
+  flags: { readonly saveRequest: Option.Option<string>; readonly withRequest: boolean },
+  endpoint: "text" | "image" | "username"
 ) =>
   Effect.gen(function* () {
     // The answer is printed first: a file that fails to be written after all must not swallow it.
@@ -221,6 +223,13 @@ const output = (
           new Error(
             `--save-request ${file}: ${Writable.describeErrno((e as { code?: string }).code, String(e))} (the answer is above)`
           )
+      })
+    }
+    // An answer without a verdict is not "clean": printed above, and the exit code says so (1).
+    if (!Verdict.isRecognised(endpoint, sent.response)) {
+      return yield* Effect.fail({
+        _tag: "UnrecognisedAnswer",
+        message: `the API answered ${Verdict.shapeOf(sent.response)} with none of the fields a verdict is made of (type, severity, recommendedAction, classifications): not a verdict`
       })
     }
   })
@@ -251,7 +260,7 @@ const analyzeText = Command.make(
         put(body, "industry", flags.industry)
         put(body, "defaultLanguage", flags.defaultLanguage)
         const client = yield* AnalyzeV1.AnalyzeV1
-        yield* output(yield* client.textWithRequest(body as never), flags)
+        yield* output(yield* client.textWithRequest(body as never), flags, "text")
       })
     )
 ).pipe(Command.withDescription("Analyse a text (the last argument, or stdin)"))
@@ -296,7 +305,7 @@ const analyzeImage = Command.make(
         )
         if (flags.ocr) body.ocrEnabled = true
         const client = yield* AnalyzeV1.AnalyzeV1
-        yield* output(yield* client.imageWithRequest(body as never), flags)
+        yield* output(yield* client.imageWithRequest(body as never), flags, "image")
       })
     )
 ).pipe(Command.withDescription("Analyse an image: a URL, a file path, or base64 bytes (argument or stdin)"))
@@ -321,7 +330,7 @@ const analyzeUsername = Command.make(
         put(body, "defaultLanguage", flags.defaultLanguage)
         put(body, "customerContext", flags.customerContext)
         const client = yield* AnalyzeV1.AnalyzeV1
-        yield* output(yield* client.usernameWithRequest(body as never), flags)
+        yield* output(yield* client.usernameWithRequest(body as never), flags, "username")
       })
     )
 ).pipe(Command.withDescription("Analyse a username (the last argument, or stdin)"))
