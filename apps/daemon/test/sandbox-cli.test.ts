@@ -93,7 +93,7 @@ describe("warden sandbox", () => {
     const { writeFileSync, mkdtempSync, readFileSync } = await import("node:fs")
     const { tmpdir } = await import("node:os")
     const readme = readFileSync(new URL("../../../packages/sandbox/README.md", import.meta.url), "utf8")
-    const listed = /Options \(all optional[^]*?\n\n/.exec(readme)![0]
+    const listed = /Options \(all optional[\s\S]*?\n\n/.exec(readme)![0]
     for (const field of [
       "port",
       "host",
