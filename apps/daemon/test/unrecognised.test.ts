@@ -9,6 +9,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { promisify } from "node:util"
 import { Layer } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
@@ -110,62 +111,94 @@ describe("warden analyze and an answer without a verdict", () => {
   })
 })
 
-describe("the daemon and an API answering without verdicts", () => {
-  it("records unrecognised (not analysed), applies the failure mode, shows it in /readyz and /metrics; reanalyse moderates it once the API is fixed", async () => {
-    const api = await startApi()
-    cleanups.push(api.close)
-    const platform = await startPlatform()
-    cleanups.push(platform.close)
-    const dir = mkdtempSync(join(tmpdir(), "warden-unrecognised-"))
-    const db = join(dir, "state.db")
-    const spec = {
-      state: { _tag: "sqlite" as const, filename: db },
-      api: { apiKey: "k", baseUrls: { global: api.url }, retry: { maxAttempts: 1 } },
-      sources: [
-        platformSource(platform.url, {
-          rules: [{ name: "threats", when: { severityAtLeast: "HIGH" }, actions: [{ kind: "delete" }] }],
-          failure: { mode: "reject", afterMillis: 60_000, action: "holdForReview" }
-        })
-      ],
-      sinks: Layer.succeed(SinkList, []),
-      sinkNames: [],
-      includeContent: false
+/** A daemon on an API answering `{"foo":1}`, one item published and recorded unrecognised. */
+const unrecognisedScenario = async () => {
+  const api = await startApi()
+  cleanups.push(api.close)
+  const platform = await startPlatform()
+  cleanups.push(platform.close)
+  const dir = mkdtempSync(join(tmpdir(), "warden-unrecognised-"))
+  const db = join(dir, "state.db")
+  const spec = {
+    state: { _tag: "sqlite" as const, filename: db },
+    api: { apiKey: "k", baseUrls: { global: api.url }, retry: { maxAttempts: 1 } },
+    sources: [
+      platformSource(platform.url, {
+        rules: [{ name: "threats", when: { severityAtLeast: "HIGH" }, actions: [{ kind: "delete" }] }],
+        failure: { mode: "reject", afterMillis: 60_000, action: "holdForReview" }
+      })
+    ],
+    sinks: Layer.succeed(SinkList, []),
+    sinkNames: [],
+    includeContent: false
+  }
+  let daemon = await startDaemonInProcess(spec)
+  cleanups.push(() => daemon.close())
+  platform.publish({ kind: "upsert", reference: "m/1", text: "I will kill you" })
+  const decision = async () => (await daemon.admin("/api/decisions/m%2F1")).body
+  await waitFor(async () => (await decision()).latest?.status === "unrecognised", 20_000, "unrecognised")
+  return {
+    api,
+    platform,
+    dir,
+    db,
+    daemon: () => daemon,
+    decision,
+    restart: async () => {
+      await daemon.close()
+      daemon = await startDaemonInProcess(spec)
     }
-    let daemon = await startDaemonInProcess(spec)
-    cleanups.push(() => daemon.close())
-    platform.publish({ kind: "upsert", reference: "m/1", text: "I will kill you" })
+  }
+}
 
-    const decision = async () => (await daemon.admin("/api/decisions/m%2F1")).body
-    await waitFor(async () => (await decision()).latest?.status === "unrecognised", 20_000, "unrecognised")
-    const first = await decision()
+describe("the daemon and an API answering without verdicts", () => {
+  it("records unrecognised (not analysed), applies the failure mode, shows it in /readyz and /metrics", async () => {
+    const t = await unrecognisedScenario()
+    const first = await t.decision()
     expect(first.latest.verdict).toBeNull()
     expect(first.latest.error).toMatchObject({ code: "UNRECOGNISED_ANSWER" })
     // failure mode reject: its action, never the rule's (no verdict matched a rule)
-    await waitFor(() => platform.executed.length > 0, 10_000, "the failure-mode action")
-    expect(platform.executed.map((a) => a.kind)).toEqual(["holdForReview"])
+    await waitFor(() => t.platform.executed.length > 0, 10_000, "the failure-mode action")
+    expect(t.platform.executed.map((a) => a.kind)).toEqual(["holdForReview"])
 
-    const ready = await daemon.admin("/readyz")
+    const ready = await t.daemon().admin("/readyz")
+    expect(ready.status).toBe(503)
     expect(JSON.stringify(ready.body)).toContain("without a verdict")
     const metrics = await (
-      await fetch(`${daemon.adminUrl}/metrics`, { headers: { authorization: "Bearer test-admin-token" } })
+      await fetch(`${t.daemon().adminUrl}/metrics`, { headers: { authorization: "Bearer test-admin-token" } })
     ).text()
     expect(metrics).toMatch(/warden_unrecognised_answers_total\{[^}]*source="plat"[^}]*\} 1/)
     expect(metrics).toMatch(/warden_items_out_total\{[^}]*status="unrecognised"[^}]*\} 1/)
-    await daemon.close()
+  }, 60_000)
 
-    // The API is fixed; the operator asks for the unrecognised items to be analysed again.
-    api.fix()
-    const config = join(dir, "warden.yaml")
-    writeFileSync(config, JSON.stringify({ state: { sqlite: db } }))
+  it("once the API is fixed, a restarted daemon analyses the unrecognised items again and acts on the verdict", async () => {
+    const t = await unrecognisedScenario()
+    t.api.fix()
+    const before = t.api.calls()
+    await t.restart()
+    await waitFor(async () => (await t.decision()).latest?.status === "analysed", 20_000, "the re-analysis")
+    expect((await t.decision()).latest).toMatchObject({ version: 2, verdict: { classifications: ["THREAT"] } })
+    expect(t.api.calls()).toBeGreaterThan(before)
+    await waitFor(() => t.platform.executed.some((a) => a.kind === "delete"), 10_000, "the rule's action")
+  }, 60_000)
+
+  it("warden reanalyse --status unrecognised also queues what an older daemon recorded as analysed with an empty verdict", async () => {
+    const t = await unrecognisedScenario()
+    await t.daemon().close()
+    // What a daemon before the unrecognised outcome stored for {"foo":1}: analysed, no verdict fields.
+    const db = new DatabaseSync(t.db)
+    db.prepare(
+      `UPDATE warden_items SET status = 'analysed', verdict = '{"classifications":[]}', classifications = ',,', error = NULL`
+    ).run()
+    db.close()
+    t.api.fix()
+    const config = join(t.dir, "warden.yaml")
+    writeFileSync(config, JSON.stringify({ state: { sqlite: t.db } }))
     const { stdout } = await warden(["reanalyse", "--config", config, "--status", "unrecognised"])
     expect(stdout).toContain("queued 1 item with status unrecognised")
-    const before = api.calls()
-    daemon = await startDaemonInProcess(spec)
-    await waitFor(async () => (await decision()).latest?.status === "analysed", 20_000, "the re-analysis")
-    const after = await decision()
-    expect(after.latest).toMatchObject({ version: 2, verdict: { classifications: ["THREAT"] } })
-    expect(api.calls()).toBeGreaterThan(before)
-    await waitFor(() => platform.executed.some((a) => a.kind === "delete"), 10_000, "the rule's action")
+    await t.restart()
+    await waitFor(async () => (await t.decision()).latest?.version === 2, 20_000, "the re-analysis")
+    expect((await t.decision()).latest).toMatchObject({ status: "analysed", verdict: { type: "HATEFUL" } })
   }, 60_000)
 
   it("reanalyse refuses an unknown status (exit 2) and an unknown source", async () => {

@@ -275,7 +275,23 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       Effect.forever
     )
 
+    /** Whether this process has asked for the source's unrecognised items to be analysed again. */
+    let requeued = false
+
     const once = Effect.gen(function* () {
+      if (!requeued) {
+        // Items the API answered without a verdict get one more try per start of the daemon (e.g. after
+        // the API was fixed): once, not per source restart, so a still-broken API costs one call each.
+        requeued = true
+        const queued = yield* store
+          .requestReanalysis("unrecognised", id)
+          .pipe(
+            Effect.catchCause((cause) =>
+              Effect.as(Effect.logWarning("re-queueing unrecognised items failed", cause), 0)
+            )
+          )
+        if (queued > 0) yield* Effect.logInfo(`${queued} items the API answered without a verdict are analysed again`)
+      }
       const stored = yield* store.getCheckpoint(id)
       const from = Option.map(stored, (text) => JSON.parse(text) as SourceEvent.Upsert["checkpoint"])
       const source = yield* spec.connector.make(spec.config)

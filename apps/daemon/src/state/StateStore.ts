@@ -461,10 +461,11 @@ const make = Effect.gen(function* () {
 
   /**
    * Asks for the latest version of every item with `status` (of one source, or all) to be analysed
-   * again; returns how many were queued. `unrecognised` also takes items recorded `analysed` with an
-   * empty verdict: what a daemon before the `unrecognised` outcome stored for an answer without one.
+   * again; returns how many were queued. With `emptyVerdicts`, `unrecognised` also takes items recorded
+   * `analysed` with an empty verdict: what a daemon before the `unrecognised` outcome stored for an
+   * answer without one (`warden reanalyse` does; the automatic re-queue at start does not).
    */
-  const requestReanalysis = (status: Reanalysable, source: string | undefined) =>
+  const requestReanalysis = (status: Reanalysable, source: string | undefined, emptyVerdicts = false) =>
     sql.withTransaction(
       Effect.gen(function* () {
         const rows = yield* sql<{ source: string; reference: string; version: number }>`
@@ -472,7 +473,7 @@ const make = Effect.gen(function* () {
           WHERE ${source === undefined ? sql`1 = 1` : sql`source = ${source}`}
           AND deleted_at IS NULL
           AND (status = ${status} ${
-            status === "unrecognised"
+            status === "unrecognised" && emptyVerdicts
               ? sql`OR (status = 'analysed' AND verdict_type IS NULL AND severity IS NULL
                   AND recommended_action IS NULL AND (classifications IS NULL OR classifications = ',,'))`
               : sql``

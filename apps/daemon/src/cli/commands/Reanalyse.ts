@@ -54,7 +54,7 @@ export const reanalyse = Command.make(
       const state = checked.config.state
       const queued = yield* Effect.gen(function* () {
         const store = yield* StateStore
-        return yield* store.requestReanalysis(status, only)
+        return yield* store.requestReanalysis(status, only, true)
       }).pipe(
         Effect.provide(
           StateStore.layer.pipe(
