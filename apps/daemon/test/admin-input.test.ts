@@ -3,48 +3,29 @@
  * parameter, 413 over the body limit; a reference several sources recorded is ambiguous (409 naming
  * them) unless `source` is given, and `source` is honoured on every route; lists page with a cursor.
  */
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { Sandbox } from "@warden/sandbox"
-import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_BODY_BYTES } from "../src/admin/RequestInput.ts"
-import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
-import { startDaemonInProcess } from "./support/InProcess.ts"
-import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
+import { platformSource } from "./support/TestPlatform.ts"
 
-let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
-let one: Awaited<ReturnType<typeof startPlatform>>
-let two: Awaited<ReturnType<typeof startPlatform>>
-let daemon: Awaited<ReturnType<typeof startDaemonInProcess>>
+let t: Awaited<ReturnType<typeof startSandboxDaemon>>
+let daemon: Awaited<ReturnType<typeof startSandboxDaemon>>["daemon"]
 
 beforeAll(async () => {
-  sandbox = await Sandbox.startPromise()
-  one = await startPlatform()
-  two = await startPlatform()
-  const dir = mkdtempSync(join(tmpdir(), "warden-admin-input-"))
-  daemon = await startDaemonInProcess({
-    state: { _tag: "sqlite", filename: join(dir, "state.db") },
-    api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-    sources: [platformSource(one.url, { id: "one" }), platformSource(two.url, { id: "two" })],
-    sinks: Layer.succeed(SinkList, []),
-    sinkNames: [],
-    includeContent: false
+  t = await startSandboxDaemon({
+    platforms: 2,
+    sources: ([one, two]) => [platformSource(one!, { id: "one" }), platformSource(two!, { id: "two" })]
   })
+  daemon = t.daemon
+  const [one, two] = t.platforms
   // The same reference on two platforms: e.g. two RSS sources reading one feed.
-  one.publish({ kind: "upsert", reference: "shared/1", text: "You are an idiot" })
-  two.publish({ kind: "upsert", reference: "shared/1", text: "Thank you, lovely article" })
-  two.publish({ kind: "upsert", reference: "only-two/1", text: "Hello there" })
+  one!.publish({ kind: "upsert", reference: "shared/1", text: "You are an idiot" })
+  two!.publish({ kind: "upsert", reference: "shared/1", text: "Thank you, lovely article" })
+  two!.publish({ kind: "upsert", reference: "only-two/1", text: "Hello there" })
   await waitFor(async () => (await daemon.admin("/api/decisions")).body.decisions?.length === 3, 20_000, "decisions")
 })
-afterAll(async () => {
-  await daemon?.close()
-  await one?.close()
-  await two?.close()
-  await sandbox?.close()
-})
+afterAll(() => t?.close())
 
 describe("a reference recorded by several sources", () => {
   it("is ambiguous without source: 409 naming the sources, on decisions and on feedback", async () => {

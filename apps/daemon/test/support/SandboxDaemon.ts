@@ -1,0 +1,43 @@
+/**
+ * The usual in-process setup of the admin and policy tests: the sandbox as the API, fake platforms as
+ * sources, a daemon on a fresh SQLite file with no sinks unless given.
+ */
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Sandbox } from "@warden/sandbox"
+import { Layer } from "effect"
+import type { SourceSpec } from "../../src/engine/Pipeline.ts"
+import type { Sink } from "../../src/sinks/Sink.ts"
+import { SinkList } from "../../src/sinks/SinkList.ts"
+import { startDaemonInProcess } from "./InProcess.ts"
+import { startPlatform } from "./TestPlatform.ts"
+
+/** Starts the sandbox, `platforms` fake platforms and a daemon with the sources `sources` builds from their URLs. */
+export const startSandboxDaemon = async (options: {
+  readonly platforms?: number
+  readonly sources: (platformUrls: ReadonlyArray<string>) => ReadonlyArray<SourceSpec>
+  readonly sinks?: ReadonlyArray<Sink>
+}) => {
+  const sandbox = await Sandbox.startPromise()
+  const platforms = await Promise.all(Array.from({ length: options.platforms ?? 1 }, () => startPlatform()))
+  const sinks = options.sinks ?? []
+  const daemon = await startDaemonInProcess({
+    state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-test-")), "state.db") },
+    api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+    sources: options.sources(platforms.map((p) => p.url)),
+    sinks: Layer.succeed(SinkList, sinks),
+    sinkNames: sinks.map((s) => s.name),
+    includeContent: false
+  })
+  return {
+    sandbox,
+    platforms,
+    daemon,
+    close: async () => {
+      await daemon.close()
+      for (const p of platforms) await p.close()
+      await sandbox.close()
+    }
+  }
+}
