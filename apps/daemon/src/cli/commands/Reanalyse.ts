@@ -8,22 +8,18 @@
  * `--status unrecognised` also takes items recorded `analysed` with an empty verdict: what a daemon
  * from before the `unrecognised` outcome stored for an answer without one.
  */
-import { Console, Effect, Layer, Runtime, Schema } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { checkConfig, formatProblem } from "../../config/index.ts"
 import { sqlLayer } from "../../Daemon.ts"
 import { REANALYSABLE, StateStore } from "../../state/StateStore.ts"
+import { CliFailure } from "./Analyze.ts"
 
-/** Refused (printed already): 2 for a usage error, 78 for an invalid config. */
-class ReanalyseRefused extends Schema.TaggedError<ReanalyseRefused>()("ReanalyseRefused", { exitCode: Schema.Int }) {
-  override get [Runtime.errorExitCode]() {
-    return this.exitCode
-  }
-  override readonly [Runtime.errorReported] = false
+/** Prints why on stderr and fails with the exit code: 2 for a usage error, 78 for an invalid config. */
+const refuse = (message: string, exitCode: 2 | 78) => {
+  const line = `warden reanalyse: ${message}`
+  return Console.error(line).pipe(Effect.andThen(Effect.fail(new CliFailure(exitCode, line))))
 }
-
-const refuse = (message: string, exitCode: 2 | 78) =>
-  Console.error(`warden reanalyse: ${message}`).pipe(Effect.andThen(Effect.fail(new ReanalyseRefused({ exitCode }))))
 
 /** The `reanalyse` subcommand. */
 export const reanalyse = Command.make(
