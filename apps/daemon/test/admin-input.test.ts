@@ -96,6 +96,13 @@ describe("bad input on every admin route", () => {
     ["feedback with an unknown field", "/api/feedback", post('{"reference":"x","nots":"a"}'), 400, "BAD_REQUEST"],
     ["feedback with none of the three inputs", "/api/feedback", post('{"reference":"only-two/1"}'), 400, "BAD_REQUEST"],
     [
+      "feedback with a NUL in source",
+      "/api/feedback",
+      post(JSON.stringify({ reference: "x", source: "a\u0000", notes: "n" })),
+      400,
+      "BAD_REQUEST"
+    ],
+    [
       "feedback on a reference never seen",
       "/api/feedback",
       post('{"reference":"nope","notes":"x"}'),

@@ -14,9 +14,9 @@
 
 /** The body of `POST /api/feedback`. */
 export const FeedbackBody = Schema.Struct({
-  reference: Schema.String.check(Schema.isNonEmpty()),
+  reference: Schema.String.check(Schema.isNonEmpty(), RequestInput.noControlCharacters),
   version: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
-  source: Schema.optionalKey(Schema.String),
+  source: Schema.optionalKey(Schema.String.check(RequestInput.noControlCharacters)),
   classificationsToAdd: Schema.optionalKey(Schema.Array(Schema.String)),
   classificationsToRemove: Schema.optionalKey(Schema.Array(Schema.String)),
   notes: Schema.optionalKey(Schema.String),

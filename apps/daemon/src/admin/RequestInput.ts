@@ -4,7 +4,7 @@
  * percent-encoding) and JSON bodies (not JSON, over the size limit).
  */
 import type { IncomingMessage } from "node:http"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { AdminRefused, badParameter } from "./AdminError.ts"
 
 /** The largest body the admin API reads: 1 MiB. Larger bodies get 413 `PAYLOAD_TOO_LARGE`. */
@@ -13,6 +13,11 @@ export const MAX_BODY_BYTES = 1024 * 1024
 // Control characters (NUL included) are never part of a reference, a source id or a filter.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: what the check is about
 const CONTROL = /[\u0000-\u001f\u007f]/u
+
+/** A body field check: no control characters (a NUL would reach the database as a fault, not a 400). */
+export const noControlCharacters = Schema.makeFilter<string>(
+  (s) => !CONTROL.test(s) || "must not contain control characters"
+)
 
 /** A text parameter: refused when it holds control characters or is over 1,024 characters. */
 export const text = (parameter: string, value: string): Effect.Effect<string, AdminRefused> =>
