@@ -3,11 +3,14 @@
  * `Authorization: Bearer <token>`.
  *
  * - `GET /healthz`: the process is up.
- * - `GET /readyz`: 200 when the state store is writable and every source is running; 503 with the
- *   reasons otherwise (a source paused by a refused key, an upstream down).
+ * - `GET /readyz`: 200 when the daemon can make progress, 503 when it cannot (state store, or the API
+ *   failing for every source); per-source problems are listed either way (`Readiness`).
  * - `GET /metrics`: Prometheus text (items in/out, verdicts, API latency, retries, 429s, backlog, lag).
- * - `GET /api/decisions?source=&since=&classification=&action=&limit=`, `GET /api/decisions/{reference}`
- *   (every version, the request sent, the actions and the feedback).
+ * - `GET /api/decisions?source=&since=&classification=&action=&limit=&cursor=` (a page and its
+ *   `nextCursor`), `GET /api/decisions/{reference}?source=` (every version, the request sent, the
+ *   actions and the feedback; 409 when several sources recorded the reference and none is named).
+ *
+ * Every error is the one envelope of `AdminError`; bad input is a 4xx naming what is wrong, never a 500.
  * - `POST /api/feedback`: feedback by reference (`{ reference, version?, source?, classificationsToAdd?,
  *   classificationsToRemove?, notes?, confidence? }`), sent with the exact request stored for the item.
  */
