@@ -38,13 +38,15 @@ export interface Options {
   /**
    * Headroom kept below each configured quota, so network jitter never makes two requests land closer
    * than the server's bucket allows: the rate is reduced by this fraction and the burst by one request
-   * (default 0.05; 0 uses the exact numbers).
+   * (default 0.02; 0 uses the exact numbers). Small, because the limiter judges every send at the
+   * moment it goes and waits for a burst's answers before pacing on (`RateLimiter`): jitter is not
+   * what the margin has to absorb.
    */
   readonly margin?: number | undefined
 }
 
 /** The default headroom below a configured quota. */
-export const DEFAULT_MARGIN = 0.05
+export const DEFAULT_MARGIN = 0.02
 
 /** @deprecated see `Adaptive`. */
 export const defaultAdaptive: Adaptive = { decrease: 0.5, recoverySeconds: 10, floor: 0.05 }

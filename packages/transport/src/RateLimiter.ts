@@ -1,7 +1,10 @@
 /**
  * The client-side rate limiter: one token bucket per endpoint, shared by every fiber that uses the
- * same layer (build the layer once per process). A caller reserves a token and waits its turn (FIFO,
- * no polling).
+ * same layer (build the layer once per process). Callers queue (FIFO); the head of the queue takes a
+ * token when the bucket has one *at the moment it goes*, then hands the head on. Tokens are not
+ * reserved ahead of time: reservations made before a stall of the event loop all fall due during it
+ * and leave together after it, more at once than the bucket's size (seen under CI load: five calls
+ * in one millisecond after a 234 ms stall, with the server's bucket full and wasting refill).
  *
  * It learns the organisation's quota. The spec publishes no numbers, but every 429 names the quota
  * and its value (`quotaError.violations[].quotaValue`), so:
@@ -14,14 +17,15 @@
  *   4, 8 s while the server keeps refusing), and in small steps above it (+5% every 15 s), so a
  *   quota that was lowered for a while, or raised, is found without a restart.
  *
- * Why the bucket pauses at the start of a burst: the server's bucket starts (or leaves "full") when
- * our first request *reaches* it, which under load can be tens of milliseconds after we sent it.
- * Refill we credit for that gap is refill the server's full bucket threw away, and the requests
- * paced on it arrive early (the CI flake of issue 17: a client bucket started at the first
- * reservation, the server's 83 ms later, the seventh request refused). So when a burst starts from a
- * full bucket, refill is credited only from the first answer of that burst (the server has seen the
- * request by then). Delays later in a burst cannot hurt: a token bucket that is not full loses
- * nothing when requests come late.
+ * Why the bucket pauses at the start of a burst: the server's bucket leaves "full" when our
+ * requests *reach* it, which under load can be 100 ms and more after we sent them (new connections,
+ * a busy event loop). Refill we credit meanwhile is refill the server's full bucket threw away, and
+ * the requests paced on it arrive early (the CI flake of issue 17: the client's bucket started at
+ * its first reservation, the server's 83 ms later, and the seventh request was refused; with the
+ * burst's requests reaching the server over 150 ms, even the first answer was too early). So when a
+ * burst starts from a full bucket, refill is credited only once every request that went out of it
+ * has been answered: the server has counted them all by then. Delays later on cannot hurt: a token
+ * bucket that is not full loses nothing when requests arrive late.
  */
 import type { EndpointName, QuotaViolation } from "@warden/core"
 import { Clock, Context, Deferred, Duration, Effect, Layer } from "effect"
@@ -33,6 +37,8 @@ const PER_SECOND = "requests_per_second"
 /** Multiplicative cut when refused at or under the named value, or when no value is named. */
 const SHARED_DECREASE = 0.75
 const UNNAMED_DECREASE = 0.5
+/** A 429 at or under the named value counts as "shared" only this long after the last change. */
+const SETTLE_MS = 1_000
 /** The first probe back up waits this long after a 429; each refused probe doubles it, up to the max. */
 const PROBE_DELAY_MS = 2_000
 const PROBE_DELAY_MAX_MS = 8_000
@@ -41,7 +47,7 @@ const PROBES_BEFORE_ACCEPTING = 4
 /** Above the highest value that held, the rate climbs by this fraction every `CLIMB_INTERVAL_MS`. */
 const CLIMB_STEP = 0.05
 const CLIMB_INTERVAL_MS = 15_000
-/** Refill starts at the first answer of a burst, or after this long without one. */
+/** Refill starts once a burst's requests are answered, or after this long without that. */
 const ANCHOR_TIMEOUT_MS = 2_000
 /** Rates (after the margin) never go below this many requests per second. */
 const MIN_RATE = 0.2
@@ -65,14 +71,15 @@ interface Bucket {
   burst: number
   tokens: number
   last: number
-  /** Callers waiting for a token. */
-  waiting: number
-  /** Bumped when waiters must re-reserve (rate changed, refill re-anchored); `signal` completes then. */
-  epoch: number
-  signal: Deferred.Deferred<void>
-  /** False from the start of a burst until its first answer: refill is not credited meanwhile. */
+  /** Callers waiting for a token, in order; the first is the head, the only one that looks at the bucket. */
+  readonly queue: Array<Deferred.Deferred<void>>
+  /** Completed to make the head look again (the rate changed, refill was anchored). */
+  poke: Deferred.Deferred<void>
+  /** False from the start of a burst until all of its requests are answered: no refill meanwhile. */
   anchored: boolean
   pausedSince: number
+  /** Requests that went out of the full bucket and are not answered yet. */
+  inBurst: number
   /** When the rate last changed: a 429 for a request sent before then says nothing new. */
   changedAt: number
   probing: boolean
@@ -99,7 +106,7 @@ export interface Status {
   readonly learntRate: number | undefined
   /** The rate enforced now (after the margin); `undefined` when unlimited. */
   readonly currentRate: number | undefined
-  /** Tokens available now (negative: callers are waiting). */
+  /** Tokens available now. */
   readonly tokens: number
   /** 429s answered in the last minute. */
   readonly recent429s: number
@@ -118,8 +125,11 @@ export interface Shape {
     violations: ReadonlyArray<QuotaViolation>,
     sentAt?: number
   ) => Effect.Effect<void>
-  /** An attempt to `endpoint` got its answer (or gave up): the server has seen it. */
-  readonly settle: (endpoint: EndpointName) => Effect.Effect<void>
+  /**
+   * An attempt to `endpoint`, sent at `sentAt` (epoch ms), got its answer or gave up: the server has
+   * counted it.
+   */
+  readonly settle: (endpoint: EndpointName, sentAt: number) => Effect.Effect<void>
   /** Whether calls to `endpoint` wait for the limiter now (a configured or learnt rate). */
   readonly isLimitedUnsafe: (endpoint: EndpointName) => boolean
   /** Counts a call that went out without waiting for the limiter (an unlimited endpoint). */
@@ -160,11 +170,11 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           burst,
           tokens: burst,
           last: now,
-          waiting: 0,
-          epoch: 0,
-          signal: Deferred.makeUnsafe<void>(),
+          queue: [],
+          poke: Deferred.makeUnsafe<void>(),
           anchored: true,
           pausedSince: now,
+          inBurst: 0,
           changedAt: Number.NEGATIVE_INFINITY,
           probing: false,
           probeDelay: PROBE_DELAY_MS,
@@ -192,19 +202,17 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       b.last = now
     }
 
-    /** Waiters give their reservations back and take new ones (in the order they wake). */
-    const wakeWaiters = (b: Bucket) => {
-      b.tokens = Math.min(0, b.tokens + b.waiting)
-      b.epoch++
-      const signal = b.signal
-      b.signal = Deferred.makeUnsafe<void>()
-      Deferred.doneUnsafe(signal, Effect.void)
+    /** The head of the queue looks at the bucket again. */
+    const pokeHead = (b: Bucket) => {
+      const poke = b.poke
+      b.poke = Deferred.makeUnsafe<void>()
+      Deferred.doneUnsafe(poke, Effect.void)
     }
 
     const anchor = (b: Bucket, now: number) => {
       b.anchored = true
       b.last = now
-      if (b.waiting > 0) wakeWaiters(b)
+      pokeHead(b)
     }
 
     const countSend = (b: Bucket, now: number) => {
@@ -225,7 +233,9 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         b.configuredBurst !== undefined && b.configured !== undefined && limit >= b.configured ? b.configuredBurst : 1
       b.tokens = Math.min(b.tokens, b.burst)
       b.changedAt = now
-      if (b.waiting > 0) wakeWaiters(b)
+      // a bucket of one sends no bursts: nothing to wait for
+      if (b.burst < 2) b.anchored = true
+      pokeHead(b)
       const changed = Math.abs(b.rate - b.loggedRate) > 0.2 * Math.min(b.rate, b.loggedRate)
       if (!changed) return Effect.void
       b.loggedRate = b.rate
@@ -252,54 +262,60 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       return setLimit(b, target, now)
     }
 
+    /** Takes a token if the bucket has one now. */
+    const tryTake = (b: Bucket, now: number): boolean => {
+      refill(b, now)
+      // a burst starts from a full bucket: no refill until the server has answered it. (A bucket of
+      // one sends no burst: the server's spare token absorbs one late request.)
+      if (b.anchored && b.burst >= 2 && b.tokens >= b.burst) {
+        b.anchored = false
+        b.pausedSince = now
+        b.inBurst = 0
+      }
+      if (b.tokens < 1) return false
+      b.tokens -= 1
+      if (!b.anchored) b.inBurst++
+      return true
+    }
+
+    /** Leaves the queue (done or interrupted); a head that leaves hands on to the next. */
+    const leave = (b: Bucket, me: Deferred.Deferred<void>) =>
+      Effect.sync(() => {
+        const index = b.queue.indexOf(me)
+        if (index < 0) return
+        b.queue.splice(index, 1)
+        if (index === 0 && b.queue.length > 0) Deferred.doneUnsafe(b.queue[0]!, Effect.void)
+      })
+
+    /** As the head: waits until a token can be taken now. */
+    const takeAsHead = (b: Bucket): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        for (;;) {
+          const now = yield* Clock.currentTimeMillis
+          if (!Number.isFinite(b.rate) || tryTake(b, now)) return
+          yield* maybeProbe(b, now)
+          const wait = b.anchored
+            ? Math.max(1, Math.ceil(((1 - b.tokens) / b.rate) * 1000))
+            : // no refill yet: wait for the burst's answers (or the anchor timeout)
+              Math.max(1, ANCHOR_TIMEOUT_MS - (now - b.pausedSince))
+          yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Deferred.await(b.poke))
+        }
+      })
+
     const acquire = (endpoint: EndpointName): Effect.Effect<number> =>
       Effect.gen(function* () {
         const start = yield* Clock.currentTimeMillis
-        countSend(bucket(endpoint, start), start)
-        for (;;) {
-          const now = yield* Clock.currentTimeMillis
-          const b = bucket(endpoint, now)
-          if (!Number.isFinite(b.rate)) return now - start
-          refill(b, now)
-          // a burst starts from a full bucket: no refill until the server has answered
-          if (b.anchored && b.waiting === 0 && b.tokens >= b.burst) {
-            b.anchored = false
-            b.pausedSince = now
-          }
-          if (b.tokens < 1) yield* maybeProbe(b, now)
-          b.tokens -= 1
-          if (b.tokens >= 0) return now - start
-          const epoch = b.epoch
-          const signal = b.signal
-          const wait = Math.ceil((-b.tokens / b.rate) * 1000)
-          const woken = Deferred.await(signal).pipe(Effect.as(true))
-          const turn = b.anchored
-            ? Effect.raceFirst(Effect.sleep(Duration.millis(wait)).pipe(Effect.as(false)), woken)
-            : Effect.raceFirst(
-                // no refill yet: wait for the burst's first answer (or its timeout), then re-reserve
-                Effect.sleep(Duration.millis(Math.max(1, ANCHOR_TIMEOUT_MS - (now - b.pausedSince)))).pipe(
-                  Effect.as(true)
-                ),
-                woken
-              )
-          b.waiting++
-          const again = yield* turn.pipe(
-            Effect.ensuring(
-              Effect.sync(() => {
-                b.waiting--
-              })
-            ),
-            // a caller that gives up returns its reservation (unless the waiters were reset meanwhile)
-            Effect.onInterrupt(() =>
-              Effect.sync(() => {
-                if (b.epoch === epoch) b.tokens = Math.min(b.burst, b.tokens + 1)
-              })
-            )
-          )
-          if (!again) return (yield* Clock.currentTimeMillis) - start
-          // the rate changed or refill was anchored: our reservation was given back, take a new one
-          if (b.epoch === epoch) b.tokens = Math.min(b.burst, b.tokens + 1)
-        }
+        const b = bucket(endpoint, start)
+        countSend(b, start)
+        if (!Number.isFinite(b.rate)) return 0
+        if (b.queue.length === 0 && tryTake(b, start)) return 0
+        const me = Deferred.makeUnsafe<void>()
+        b.queue.push(me)
+        yield* Effect.gen(function* () {
+          if (b.queue[0] !== me) yield* Deferred.await(me)
+          yield* takeAsHead(b)
+        }).pipe(Effect.ensuring(leave(b, me)))
+        return (yield* Clock.currentTimeMillis) - start
       })
 
     const penalize = (
@@ -321,6 +337,10 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         let limit: number
         if (quota !== undefined) {
           b.learnt = quota
+          if (b.limit <= quota && sentAt !== undefined && sentAt < b.changedAt + SETTLE_MS) {
+            // already at the named value, and the server's bucket is still draining what came before
+            return Effect.void
+          }
           limit = b.limit > quota ? quota : Math.max(quota * 0.25, b.limit * SHARED_DECREASE)
           if (b.ceiling === undefined) b.ceiling = quota
         } else {
@@ -355,11 +375,14 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         return Effect.andThen(setLimit(b, limit, now), warn)
       })
 
-    const settle = (endpoint: EndpointName): Effect.Effect<void> =>
+    const settle = (endpoint: EndpointName, sentAt: number): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.sync(() => {
           const b = buckets.get(endpoint)
-          if (b !== undefined && !b.anchored) anchor(b, now)
+          // an answer to a request sent before the burst says nothing about the burst's
+          if (b === undefined || b.anchored || sentAt < b.pausedSince) return
+          b.inBurst--
+          if (b.inBurst <= 0) anchor(b, now)
         })
       )
 

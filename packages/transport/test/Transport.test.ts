@@ -168,7 +168,7 @@ describe("Transport", () => {
       assert.isTrue(before)
       assert.strictEqual(after?.configuredRate, undefined)
       assert.strictEqual(after?.learntRate, 10)
-      assert.strictEqual(after?.currentRate, 9.5)
+      assert.strictEqual(after?.currentRate, 9.8)
       assert.strictEqual(after?.recent429s, 1)
     }).pipe(Effect.scoped)
   )
