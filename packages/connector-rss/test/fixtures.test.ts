@@ -4,7 +4,8 @@ import { Effect } from "effect"
 import * as FeedServer from "./fixtures/FeedServer.ts"
 import { collect, errors, text, upserts } from "./fixtures/run.ts"
 
-const feedsDir = new URL("../../../../shared/fixtures/feeds/", import.meta.url)
+// the fixture feeds live in this repository (see fixtures/feeds/README.md for where they come from)
+const feedsDir = new URL("./fixtures/feeds/", import.meta.url)
 const manifest = JSON.parse(readFileSync(new URL("manifest.json", feedsDir), "utf8")) as {
   feeds: ReadonlyArray<{ file: string; feedType: string }>
 }
