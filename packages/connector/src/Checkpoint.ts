@@ -22,7 +22,8 @@
  *
  * @since 0.1.0
  */
-import { type Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { ConnectorError } from "./ConnectorError.ts"
 
 /** Any JSON value (null, boolean, number, string, array, object). */
 export const Checkpoint = Schema.Json.annotate({
@@ -47,3 +48,59 @@ export const maxBytes = 4096
 
 /** The size of a checkpoint as the daemon stores it (UTF-8 bytes of its JSON text). */
 export const byteLength = (checkpoint: Checkpoint): number => Buffer.byteLength(toJsonText(checkpoint), "utf8")
+
+/**
+ * Where a value is not JSON (a BigInt, `undefined`, NaN, a function, a Date's prototype...), as a
+ * path from the checkpoint's root (`checkpoint.cursor.seq`), with what was found; `undefined` when it
+ * is plain JSON. Says which field broke a checkpoint the daemon cannot store.
+ */
+export const findNonJson = (value: unknown, path = "checkpoint"): string | undefined => {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return undefined
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : `${path}: ${value} is not a JSON number`
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNonJson(value[i], `${path}[${i}]`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value)
+    if (proto !== Object.prototype && proto !== null)
+      return `${path}: a ${value.constructor?.name ?? "class instance"} is not a plain JSON object`
+    for (const [key, v] of Object.entries(value)) {
+      const found = findNonJson(v, `${path}.${key}`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  return `${path}: a ${typeof value} is not JSON`
+}
+
+/**
+ * Decodes the checkpoint the daemon hands back to `events(from)` with the connector's own schema;
+ * a checkpoint that does not decode fails with a `ConnectorError` of reason `InvalidCheckpoint`
+ * (not retryable: the daemon pauses the source, `warden source checkpoint reset` is the way out),
+ * naming the field. `Option.none()` (no checkpoint yet) decodes to `Option.none()`.
+ *
+ * ```ts
+ * const start = yield* Checkpoint.decode(Position, "json-poll")(from)   // Option<{ after: number }>
+ * ```
+ */
+export const decode =
+  <A>(schema: Schema.Codec<A, any, never, never>, source: string) =>
+  (from: Option.Option<Checkpoint>): Effect.Effect<Option.Option<A>, ConnectorError> =>
+    Option.isNone(from)
+      ? Effect.succeedNone
+      : Schema.decodeUnknownEffect(schema, { errors: "all" })(from.value).pipe(
+          Effect.map(Option.some),
+          Effect.mapError(
+            (error) =>
+              new ConnectorError({
+                source,
+                reason: "InvalidCheckpoint",
+                retryable: false,
+                message: `the stored checkpoint is not one this connector writes: ${error.message}`
+              })
+          )
+        )

@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
-import { Checkpoint } from "./Checkpoint.ts"
+import { Exit, Schema, SchemaIssue } from "effect"
+import { Checkpoint, findNonJson } from "./Checkpoint.ts"
 
 /** Longest `reference` the daemon accepts (it is a primary key in the state store). */
 export const maxReferenceLength = 256
@@ -165,3 +165,52 @@ export const upsertText = (fields: Omit<Upsert, "kind" | "content"> & { readonly
   const { text, ...rest } = fields
   return { kind: "upsert", ...rest, content: { type: "text", text } }
 }
+
+/** One thing wrong with an event: the field (`reference`, `content.text`, `checkpoint.seq`) and why. */
+export interface Problem {
+  readonly field: string
+  readonly message: string
+}
+
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const joinPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
+  path
+    .map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
+    .reduce<string>(
+      (acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`),
+      ""
+    )
+
+/**
+ * Everything wrong with an event, as the daemon judges it before taking it: the SourceEvent schema
+ * (a reference over 256 characters, content missing its text...) and, for item events, a checkpoint
+ * that is not plain JSON (a BigInt, NaN, a class instance), named down to the offending field.
+ * Empty when the event is fine. The daemon dead-letters an event with problems and goes on;
+ * `warden source preview` prints them.
+ */
+export const problems = (event: unknown): ReadonlyArray<Problem> => {
+  const exit = decodeUnknownExit(event)
+  if (Exit.isSuccess(exit)) return []
+  const out: Array<Problem> = []
+  const error = exit.cause.reasons.find((r) => r._tag === "Fail")?.error
+  const issues = error === undefined ? [] : formatIssue(error.issue).issues
+  for (const issue of issues) {
+    const field = joinPath(issue.path ?? [])
+    if (field === "checkpoint") {
+      const where = findNonJson((event as { checkpoint?: unknown }).checkpoint)
+      if (where !== undefined) {
+        const [path, ...rest] = where.split(": ")
+        out.push({ field: path!, message: rest.join(": ") })
+        continue
+      }
+    }
+    out.push({ field: field === "" ? "(event)" : field, message: issue.message })
+  }
+  if (out.length === 0) out.push({ field: "(event)", message: "not a SourceEvent" })
+  return out
+}
+
+/** The problems of {@link problems} as one line: `reference: Expected ...; checkpoint.seq: a bigint is not JSON`. */
+export const formatProblems = (list: ReadonlyArray<Problem>): string =>
+  list.map((p) => `${p.field}: ${p.message}`).join("; ")

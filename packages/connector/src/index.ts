@@ -7,6 +7,9 @@
 /** Actions a source can take on its platform. */
 export * as Action from "./Action.ts"
 
+/** Backoff after failures: config schema, Schedule and per-attempt delay. */
+export * as Backoff from "./Backoff.ts"
+
 /** The resume position of a source (opaque JSON). */
 export * as Checkpoint from "./Checkpoint.ts"
 
@@ -18,6 +21,9 @@ export * as Connector from "./Connector.ts"
 
 /** The typed error of sources. */
 export * as ConnectorError from "./ConnectorError.ts"
+
+/** An HTTP client that leaves no socket open. */
+export * as Http from "./Http.ts"
 
 /** Finds connectors by type or module path. */
 export * as ConnectorRegistry from "./ConnectorRegistry.ts"
