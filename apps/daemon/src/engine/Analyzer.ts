@@ -3,7 +3,8 @@
  * answers into outcomes. Failures are sorted by what they mean for the item:
  * - bad input (client-side refusal, 400 and other 4xx but 401/403/429): the item is recorded as failed;
  * - 401/403: the source pauses (`SourcePaused`);
- * - 429: the transport's limiter already slowed down; the item waits and is tried again, never dropped;
+ * - 429: the transport's limiter learnt the quota from it; the item is sent again at once, through the
+ *   limiter like any other request, never dropped (the other items keep flowing meanwhile);
  * - 503/no answer/garbled answer after the transport's own retries: the batch is handed back
  *   (`ApiUnavailable`) and sent again later.
  */
@@ -63,17 +64,22 @@ export const batchError = (source: string, error: AnyError): EngineError =>
     : new ApiUnavailable({ source, code: codeOf(error), detail: error.message })
 
 /**
- * Waits on a 429 before trying again. The transport's limiter has slowed the endpoint down already and
- * paces the retry, so the first waits are short (a long one only idles a quota that has room again);
- * they grow for an API whose client has no limiter configured.
+ * When a 429 is sent again. At once, twice: the transport's limiter learnt the quota from the 429 (the
+ * value it names) and paces the new attempt like any other request, so waiting here as well would only
+ * idle a quota that has room (issue 19: a 10 s wait per refused item stopped whole batches). Only an
+ * item refused again and again (a limiter that cannot pace it: a quota it cannot read) waits, growing
+ * to 1 s; the other items of its batch keep going meanwhile.
  */
-const quotaWait = Schedule.exponential("100 millis", 2).pipe(
-  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(10))))
+export const quotaRetryDelayMillis = (attempt: number): number =>
+  attempt <= 2 ? 0 : Math.min(1_000, 50 * 2 ** (attempt - 3))
+
+const quotaRetry = Schedule.forever.pipe(
+  Schedule.modifyDelay(({ attempt }) => Effect.succeed(Duration.millis(quotaRetryDelayMillis(attempt))))
 )
 
 /**
- * Runs one API call: a 429 is waited out (never dropped); bad input becomes `Left`-like `Failed`;
- * pause/unavailable fail the batch.
+ * Runs one API call: a 429 is sent again through the limiter (never dropped); bad input becomes a
+ * `Failed` outcome; pause/unavailable fail the batch.
  */
 export const callOnce = <A>(
   source: string,
@@ -81,7 +87,7 @@ export const callOnce = <A>(
   call: Effect.Effect<A, AnyError>
 ): Effect.Effect<A | Failed, EngineError> =>
   call.pipe(
-    Effect.retry({ while: (e: AnyError) => dispositionOf(e) === "quota", schedule: quotaWait }),
+    Effect.retry({ while: (e: AnyError) => dispositionOf(e) === "quota", schedule: quotaRetry }),
     Effect.catch((error: AnyError) =>
       dispositionOf(error) === "item-failed"
         ? Effect.succeed(failedOutcome(endpoint, undefined, error))
@@ -127,9 +133,13 @@ export const analyseV1 = (
         : prepared.endpoint === "image"
           ? Verdict.fromImageResponse
           : Verdict.fromUsernameResponse
-    const sent = yield* Effect.forEach(prepared.bodies, (body) => callOnce(source, endpoint, send(body)), {
-      concurrency: 4
-    })
+    const sent = yield* Effect.forEach(
+      prepared.bodies,
+      (body) => callOnce<{ readonly request: string; readonly response: unknown }>(source, endpoint, send(body)),
+      {
+        concurrency: 4
+      }
+    )
     const failed = sent.find(isFailed)
     if (failed !== undefined) return failed
     const answers = sent as ReadonlyArray<{ readonly request: string; readonly response: unknown }>

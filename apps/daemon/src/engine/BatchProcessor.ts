@@ -282,59 +282,99 @@ const make = (options: ProcessorOptions) =>
     })
 
     /**
-     * Analyses a round's items concurrently, then records them together. When an analysis fails (the
-     * API is unavailable), the items analysed already are still recorded before the failure goes up.
+     * Runs a round's analysis, then records what it answered in one transaction. What was answered is
+     * recorded also when the analysis fails (the API became unavailable) or is interrupted (shutdown):
+     * those answers are billed, and the batch, delivered again, must not ask for them a second time
+     * (issue 19: a SIGTERM mid-round threw the round's answers away and they were analysed again).
+     * `answered(complete)` lists the outcomes in hand; `complete` says the analysis ran to its end.
      */
-    const analyseRoundV1 = (settings: SourceSettings, work: ReadonlyArray<Work>) =>
+    const analyseThenRecord = (
+      settings: SourceSettings,
+      analyse: Effect.Effect<void, EngineError>,
+      answered: (complete: boolean) => ReadonlyArray<readonly [Work, Outcome]>
+    ) =>
       Effect.gen(function* () {
+        const exit = yield* Effect.exit(
+          analyse.pipe(
+            Effect.onInterrupt(() =>
+              recordAll(settings, answered(false)).pipe(
+                Effect.catchCause((cause) => Effect.logWarning("recording a round's answers at shutdown failed", cause))
+              )
+            )
+          )
+        )
+        const statuses = yield* recordAll(settings, answered(exit._tag === "Success"))
+        if (exit._tag === "Failure") return yield* Effect.failCause(exit.cause)
+        return statuses
+      })
+
+    /** Analyses a round's items concurrently (one failing does not stop the others), then records them. */
+    const analyseRoundV1 = (settings: SourceSettings, work: ReadonlyArray<Work>) => {
+      const outcomes: Array<Outcome | undefined> = new Array(work.length)
+      const analyse = Effect.gen(function* () {
         const results = yield* Effect.forEach(
           work,
-          (w) => {
+          (w, i) => {
             const prepared = RequestBuilder.v1Bodies(settings, w.event)
             const outcome: Effect.Effect<Outcome, EngineError> =
               prepared._tag === "Rejected"
                 ? Effect.succeed(failedOutcome(undefined, undefined, rejectedError(prepared)))
                 : analyseV1(v1, settings.id, prepared)
-            return Effect.result(outcome)
+            return outcome.pipe(
+              Effect.tap((o) =>
+                Effect.sync(() => {
+                  outcomes[i] = o
+                })
+              ),
+              Effect.result
+            )
           },
           { concurrency: options.concurrency }
         )
-        const done: Array<readonly [Work, Outcome]> = []
-        let failure: EngineError | undefined
-        for (let i = 0; i < work.length; i++) {
-          const r = results[i]!
-          if (r._tag === "Success") done.push([work[i]!, r.success])
-          else failure ??= r.failure
-        }
-        const statuses = yield* recordAll(settings, done)
-        if (failure !== undefined) return yield* Effect.fail(failure)
-        return statuses
+        const failed = results.find((r) => r._tag === "Failure")
+        if (failed !== undefined) return yield* Effect.fail(failed.failure)
       })
+      return analyseThenRecord(settings, analyse, () =>
+        work.flatMap((w, i) => (outcomes[i] === undefined ? [] : [[w, outcomes[i]] as const]))
+      )
+    }
 
-    const analyseRoundLegacy = (settings: SourceSettings, work: ReadonlyArray<Work>) =>
-      Effect.gen(function* () {
-        const prepared = work.map((w) => ({ work: w, messages: RequestBuilder.legacyMessages(settings, w.event) }))
-        const sendable = prepared.flatMap((p) =>
-          Array.isArray(p.messages) ? [{ key: p.work.event.reference, messages: p.messages }] : []
-        )
-        const outcomes = yield* legacy.analyse(settings.id, settings.channelId, sendable)
-        return yield* recordAll(
-          settings,
-          prepared.map(
-            (p) =>
-              [
-                p.work,
-                Array.isArray(p.messages)
-                  ? (outcomes.get(p.work.event.reference) ??
+    const analyseRoundLegacy = (settings: SourceSettings, work: ReadonlyArray<Work>) => {
+      const prepared = work.map((w) => ({ work: w, messages: RequestBuilder.legacyMessages(settings, w.event) }))
+      const sendable = prepared.flatMap((p) =>
+        Array.isArray(p.messages) ? [{ key: p.work.event.reference, messages: p.messages }] : []
+      )
+      const outcomes = new Map<string, Outcome>()
+      return analyseThenRecord(
+        settings,
+        Effect.asVoid(legacy.analyse(settings.id, settings.channelId, sendable, outcomes)),
+        (complete) =>
+          prepared.flatMap((p) => {
+            if (!Array.isArray(p.messages)) {
+              return [
+                [
+                  p.work,
+                  failedOutcome(undefined, undefined, rejectedError(p.messages as RequestBuilder.Rejected))
+                ] as const
+              ]
+            }
+            const outcome = outcomes.get(p.work.event.reference)
+            if (outcome !== undefined) return [[p.work, outcome] as const]
+            // Not answered: after a complete analysis the answer lacked it; otherwise it was never sent.
+            return complete
+              ? [
+                  [
+                    p.work,
                     failedOutcome("/api/analyze", undefined, {
                       _tag: "MissingResult",
                       message: "no result for this message"
-                    }))
-                  : failedOutcome(undefined, undefined, rejectedError(p.messages as RequestBuilder.Rejected))
-              ] as const
-          )
-        )
-      })
+                    })
+                  ] as const
+                ]
+              : []
+          })
+      )
+    }
 
     /** A moderator undid an action on the platform, or a member reported a miss: tell the API. */
     const signal = (settings: SourceSettings, event: BatchEvent.Reversal | BatchEvent.Report) =>

@@ -1,8 +1,13 @@
 /**
- * Legacy mode: a round of items becomes one `LegacyBatch.analyzeWithRequests` call (it splits into
- * calls of at most 100 messages), and each answer is mapped back to its item by message reference
- * (segments of a split text carry `<reference>#<n>`).
+ * Legacy mode: a round of items becomes calls of at most 100 messages (`LegacyBatch.analyzeWithRequests`
+ * per group of whole items, a few at a time), and each answer is mapped back to its item by message
+ * reference (segments of a split text carry `<reference>#<n>`).
+ *
+ * Each call stands alone: a 429 on one is sent again through the limiter while the others' answers are
+ * kept (one `analyzeWithRequests` for the whole round failed as a whole on any call's 429, and the
+ * answers of its other calls, already billed, were thrown away and asked for again).
  */
+import { Limits } from "@warden/core"
 import { LegacyBatch } from "@warden/legacy"
 import { Context, Effect, Layer } from "effect"
 import { callOnce, failedOutcome, unrecognisedOutcome } from "./Analyzer.ts"
@@ -17,84 +22,121 @@ export interface LegacyItem {
 }
 
 const ENDPOINT = "/api/analyze"
+/** Calls of one round in flight at once (the limiter paces them). */
+const CONCURRENCY = 4
+
+/**
+ * Splits items into groups of at most `max` messages, keeping each item's messages together (an item
+ * with more than `max` messages is a group of its own; the client splits it).
+ */
+export const groups = <I extends LegacyItem>(items: ReadonlyArray<I>, max: number): Array<Array<I>> => {
+  const out: Array<Array<I>> = []
+  let current: Array<I> = []
+  let size = 0
+  for (const item of items) {
+    if (current.length > 0 && size + item.messages.length > max) {
+      out.push(current)
+      current = []
+      size = 0
+    }
+    current.push(item)
+    size += item.messages.length
+  }
+  if (current.length > 0) out.push(current)
+  return out
+}
+
+/** Maps one call's answer back to its items. */
+const outcomesOf = (
+  items: ReadonlyArray<LegacyItem>,
+  result: LegacyBatch.BatchResultWithRequests,
+  into: Map<string, Outcome>
+): void => {
+  const requestOf = new Map<number, string>()
+  for (const chunk of result.chunks) for (const p of chunk.positions) requestOf.set(p, chunk.request)
+  const byReference = new Map(result.data.map((a) => [a.reference, a] as const))
+  const errorAt = new Map(result.errors.map((e) => [e.details.position, e] as const))
+  let position = 0
+  for (const item of items) {
+    const verdicts: Array<Verdict.Verdict> = []
+    const segments: Array<{ request: string; response: string }> = []
+    let failure: Outcome | undefined
+    let unreadable: Outcome | undefined
+    for (const message of item.messages) {
+      const at = position++
+      const error = errorAt.get(at)
+      const analysis = byReference.get(String(message.reference))
+      if (error !== undefined || analysis === undefined) {
+        failure ??= failedOutcome(ENDPOINT, requestOf.get(at), {
+          _tag: "LegacyError",
+          message:
+            error === undefined ? "the answer held no analysis for this message" : `${error.status}: ${error.reason}`
+        })
+        continue
+      }
+      if (!Verdict.isRecognisedLegacy(analysis)) {
+        unreadable ??= unrecognisedOutcome(ENDPOINT, requestOf.get(at) ?? "", analysis)
+        continue
+      }
+      verdicts.push(Verdict.fromLegacyAnalysis(analysis))
+      segments.push({ request: requestOf.get(at) ?? "", response: JSON.stringify(analysis) })
+    }
+    if (failure !== undefined || unreadable !== undefined) {
+      into.set(item.key, (failure ?? unreadable)!)
+      continue
+    }
+    const worst = Verdict.mostSevereIndex(verdicts)
+    into.set(item.key, {
+      status: "analysed",
+      endpoint: ENDPOINT,
+      request: segments[worst]!.request,
+      response: segments[worst]!.response,
+      verdict: verdicts[worst]!,
+      segments
+    })
+  }
+}
 
 const make = Effect.gen(function* () {
   const client = yield* LegacyBatch.LegacyBatch
 
+  /**
+   * Analyses a round's items into `into` (keyed by `LegacyItem.key`), one call's items at a time as
+   * their answer arrives: when the round fails (the API unavailable) or is interrupted (shutdown),
+   * `into` still holds every answer received, for the caller to record.
+   */
   const analyse = (
     source: string,
     channelUuid: string,
-    items: ReadonlyArray<LegacyItem>
+    items: ReadonlyArray<LegacyItem>,
+    into: Map<string, Outcome> = new Map()
   ): Effect.Effect<Map<string, Outcome>, EngineError> =>
     Effect.gen(function* () {
-      const outcomes = new Map<string, Outcome>()
-      if (items.length === 0) return outcomes
-      const owner: Array<string> = []
-      const messages = items.flatMap((item) =>
-        item.messages.map((m) => {
-          owner.push(item.key)
-          return m
-        })
+      const results = yield* Effect.forEach(
+        groups(items, Limits.LEGACY_MAX_MESSAGES),
+        (group) =>
+          callOnce(
+            source,
+            ENDPOINT,
+            client.analyzeWithRequests(channelUuid, group.flatMap((item) => item.messages) as never) as Effect.Effect<
+              LegacyBatch.BatchResultWithRequests,
+              { _tag: string; message: string }
+            >
+          ).pipe(
+            Effect.tap((result) =>
+              Effect.sync(() => {
+                // The whole call was refused as bad input: every item of it records that.
+                if ("status" in result) for (const item of group) into.set(item.key, result)
+                else outcomesOf(group, result, into)
+              })
+            ),
+            Effect.result
+          ),
+        { concurrency: CONCURRENCY }
       )
-      const result = yield* callOnce(
-        source,
-        ENDPOINT,
-        client.analyzeWithRequests(channelUuid, messages as never) as Effect.Effect<
-          LegacyBatch.BatchResultWithRequests,
-          { _tag: string; message: string }
-        >
-      )
-      if ("status" in result) {
-        // The whole call was refused as bad input: every item of the round records it.
-        for (const item of items) outcomes.set(item.key, result)
-        return outcomes
-      }
-      const requestOf = new Map<number, string>()
-      for (const chunk of result.chunks) for (const p of chunk.positions) requestOf.set(p, chunk.request)
-      const byReference = new Map(result.data.map((a) => [a.reference, a] as const))
-      const errorAt = new Map(result.errors.map((e) => [e.details.position, e] as const))
-      let position = 0
-      for (const item of items) {
-        const verdicts: Array<Verdict.Verdict> = []
-        const segments: Array<{ request: string; response: string }> = []
-        let failure: Outcome | undefined
-        let unreadable: Outcome | undefined
-        for (const message of item.messages) {
-          const at = position++
-          const error = errorAt.get(at)
-          const analysis = byReference.get(String(message.reference))
-          if (error !== undefined || analysis === undefined) {
-            failure ??= failedOutcome(ENDPOINT, requestOf.get(at), {
-              _tag: "LegacyError",
-              message:
-                error === undefined
-                  ? "the answer held no analysis for this message"
-                  : `${error.status}: ${error.reason}`
-            })
-            continue
-          }
-          if (!Verdict.isRecognisedLegacy(analysis)) {
-            unreadable ??= unrecognisedOutcome(ENDPOINT, requestOf.get(at) ?? "", analysis)
-            continue
-          }
-          verdicts.push(Verdict.fromLegacyAnalysis(analysis))
-          segments.push({ request: requestOf.get(at) ?? "", response: JSON.stringify(analysis) })
-        }
-        if (failure !== undefined || unreadable !== undefined) {
-          outcomes.set(item.key, (failure ?? unreadable)!)
-          continue
-        }
-        const worst = Verdict.mostSevereIndex(verdicts)
-        outcomes.set(item.key, {
-          status: "analysed",
-          endpoint: ENDPOINT,
-          request: segments[worst]!.request,
-          response: segments[worst]!.response,
-          verdict: verdicts[worst]!,
-          segments
-        })
-      }
-      return outcomes
+      const failed = results.find((r) => r._tag === "Failure")
+      if (failed !== undefined) return yield* Effect.fail(failed.failure)
+      return into
     })
 
   return { analyse }
