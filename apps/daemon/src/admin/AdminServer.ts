@@ -9,6 +9,9 @@
  * - `GET /api/decisions?source=&since=&classification=&action=&limit=&cursor=` (a page and its
  *   `nextCursor`), `GET /api/decisions/{reference}?source=` (every version, the request sent, the
  *   actions and the feedback; 409 when several sources recorded the reference and none is named).
+ * - `GET /api/dead-letters?source=&limit=`: events sources emitted that the daemon could not take (a
+ *   reference over 256 characters, a checkpoint that is not JSON, content failing the schema), each
+ *   with its reference, field, reason, the event (cut at 4 KiB), how often it came and when; newest first.
  *
  * Every error is the one envelope of `AdminError`; bad input is a 4xx naming what is wrong, never a 500.
  * - `POST /api/feedback`: feedback by reference (`{ reference, version?, source?, classificationsToAdd?,
@@ -157,6 +160,13 @@ const routes = (options: AdminOptions) =>
               recent429s: e.recent429s
             }))
           })
+        }
+        if (req.method === "GET" && path === "/api/dead-letters") {
+          // Events sources emitted that the daemon could not take (skipped; the source went on).
+          const q = yield* RequestInput.query(url.searchParams, ["source", "limit"])
+          const limit = yield* RequestInput.int("limit", q.get("limit"), { min: 1, max: 1000, fallback: 100 })
+          const deadLetters = yield* store.sourceDeadLetters({ source: q.get("source"), limit })
+          return json(res, 200, { deadLetters })
         }
         if (req.method === "GET" && path === "/api/decisions") {
           const q = yield* RequestInput.query(url.searchParams, [

@@ -13,6 +13,10 @@ export interface SourceReadiness {
   readonly state: State["state"]
   readonly since: string
   readonly reason?: string
+  /** `paused`: who paused it (`api`: the API refused the key; `source`: the connector's non-retryable error). */
+  readonly by?: "api" | "source"
+  /** `restarting`: restarts since the source last committed. */
+  readonly attempt?: number
   /** The API's part: `failing` when its last answer to this source was no use. */
   readonly api: "ok" | "failing" | "unused"
   readonly problem?: string
@@ -51,7 +55,13 @@ export const report = (inputs: Inputs): Report => {
     const unreadable = unrecognised !== undefined && unrecognised.lastAt > (lastVerdict ?? 0)
     let problem: string | undefined
     let api: SourceReadiness["api"] = lastVerdict === undefined ? "unused" : "ok"
-    if (state.state === "paused" || state.state === "api-unavailable") {
+    if (state.state === "paused" && state.by === "source") {
+      // The connector's own failure (a token refused by the platform, a checkpoint it cannot read): this
+      // source waits for an operator, the others go on.
+      problem = `source ${id} paused: ${state.reason ?? "no reason given"}`
+    } else if (state.state === "restarting") {
+      problem = `source ${id} restarting (attempt ${state.attempt ?? 1}): ${state.reason ?? "no reason given"}`
+    } else if (state.state === "paused" || state.state === "api-unavailable") {
       api = "failing"
       problem = `source ${id} ${state.state === "paused" ? "paused" : "waiting for the API"}: ${state.reason ?? "no reason given"}`
     } else if (unreadable) {
@@ -73,6 +83,8 @@ export const report = (inputs: Inputs): Report => {
       state: state.state,
       since: new Date(state.since).toISOString(),
       ...(state.reason === undefined ? {} : { reason: state.reason }),
+      ...(state.by === undefined ? {} : { by: state.by }),
+      ...(state.attempt === undefined ? {} : { attempt: state.attempt }),
       api,
       ...(problem === undefined ? {} : { problem })
     }

@@ -65,6 +65,18 @@ export const sourceErrors = Metric.counter("warden_source_errors_total", {
   incremental: true
 })
 
+/** Events a source emitted that the daemon could not take (dead-lettered and skipped), by source and field. */
+export const sourceDeadLetters = Metric.counter("warden_source_dead_letters_total", {
+  description: "Source events dead-lettered (invalid reference, checkpoint or content) and skipped",
+  incremental: true
+})
+
+/** Restarts of a source after its stream failed (a retryable ConnectorError or a defect), by source and reason. */
+export const sourceRestarts = Metric.counter("warden_source_restarts_total", {
+  description: "Source restarts after its stream failed, with backoff",
+  incremental: true
+})
+
 /** Processed batch messages (and their replies) deleted from the cluster tables once acknowledged. */
 export const messagesPurged = Metric.counter("warden_cluster_messages_purged_total", {
   description: "Processed batch messages deleted from the cluster tables, by source",

@@ -10,8 +10,8 @@
  *   stream order: at-least-once, with the dedupe in `BatchProcessor` making redeliveries free.
  */
 import { createHash } from "node:crypto"
-import { Checkpoint, type Connector, SourceEvent } from "@warden/connector"
-import { Cause, Context, Duration, Effect, Layer, Metric, Option, Schema, Stream } from "effect"
+import { Backoff, Checkpoint, type Connector, ConnectorError, SourceEvent } from "@warden/connector"
+import { Cause, Context, Duration, Effect, Exit, Layer, Metric, Option, Schema, Stream } from "effect"
 import { ClusterSchema, Entity, Singleton } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import * as ClusterTables from "../state/ClusterTables.ts"
@@ -226,7 +226,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
           // The reason without the "source X paused:" of the message: /readyz names the source and the state.
           const reason = error.code === undefined ? (error.message ?? String(error)) : `${error.code} (${error.detail})`
           if (error._tag === "SourcePaused") {
-            yield* status.set(id, { state: "paused", reason })
+            yield* status.set(id, { state: "paused", by: "api", reason })
             if (Date.now() - lastPauseLog >= 60_000) {
               lastPauseLog = Date.now()
               yield* Effect.logError(
@@ -275,6 +275,43 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       Effect.forever
     )
 
+    /** Restarts since the source last committed a checkpoint: the backoff's attempt number. */
+    let restarts = 0
+
+    /**
+     * An event the daemon cannot take (a reference over 256 characters, a checkpoint that is not JSON,
+     * content failing the schema) is recorded with its reference, field and reason, counted, logged and
+     * skipped: the source goes on. Its checkpoint is not committed; the next valid event's is.
+     */
+    const deadLetter = (event: unknown, problems: ReadonlyArray<SourceEvent.Problem>) =>
+      Effect.gen(function* () {
+        const raw = (event as { reference?: unknown } | null)?.reference
+        const reference = typeof raw === "string" && raw !== "" ? raw : "(none)"
+        const text = safeJson(event).slice(0, 4096)
+        for (const problem of problems) {
+          yield* store.recordSourceDeadLetter({
+            source: id,
+            reference,
+            field: problem.field,
+            reason: problem.message,
+            event: text
+          })
+          yield* Metric.update(
+            Metric.withAttributes(Metrics.sourceDeadLetters, { source: id, field: topField(problem.field) }),
+            1
+          )
+        }
+        yield* Effect.logWarning(
+          `event dead-lettered and skipped (GET /api/dead-letters): ${SourceEvent.formatProblems(problems)}`
+        ).pipe(Effect.annotateLogs({ source: id, reference: reference.slice(0, 300) }))
+      })
+
+    /** Keeps valid events; dead-letters the others. */
+    const accept = (event: SourceEvent.SourceEvent) => {
+      const problems = SourceEvent.problems(event)
+      return problems.length === 0 ? Effect.succeed(true) : Effect.as(deadLetter(event, problems), false)
+    }
+
     /** Whether this process has asked for the source's unrecognised items to be analysed again. */
     let requeued = false
 
@@ -300,6 +337,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       // Also in hold mode: items an operator asked to analyse again (`warden reanalyse`) wait here.
       yield* Effect.forkScoped(reanalyse)
       yield* source.events(from).pipe(
+        Stream.filterEffect(accept),
         Stream.tap((event) =>
           SourceEvent.isErrorEvent(event)
             ? Effect.all([
@@ -326,29 +364,105 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         Stream.runForEach((checkpoint) =>
           checkpoint === undefined
             ? Effect.void
-            : commit(checkpoint).pipe(Effect.andThen(status.committed(id)), Effect.andThen(purge))
+            : commit(checkpoint).pipe(
+                Effect.andThen(status.committed(id)),
+                Effect.andThen(
+                  Effect.sync(() => {
+                    restarts = 0
+                  })
+                ),
+                Effect.andThen(purge)
+              )
         )
       )
+      // The stream ended: a finite source read to its end (Benthos' end of input). It is done, not
+      // restarted; its scope stays open so the actions and re-analysis of its items still run.
+      yield* Effect.logInfo(
+        "source finished: its stream ended; it is not restarted (restart the daemon to read it again)"
+      )
+      yield* status.set(id, { state: "finished", reason: "the stream ended" })
+      return yield* Effect.never
     }).pipe(Effect.scoped)
 
-    // A singleton whose effect ends is not restarted until the next shard re-sync: never let it end.
-    // A permanent upstream failure (revoked token, missing permission) is retried slowly, not in a loop.
-    return yield* once.pipe(
-      Effect.catchCause((cause) => {
-        const error = Cause.squash(cause) as { retryable?: boolean; message?: string }
-        const permanent = error?.retryable === false
-        const wait = permanent ? "1 minute" : "5 seconds"
-        return Effect.logError(`source stopped; restarting in ${wait}`, cause).pipe(
-          Effect.annotateLogs({ source: id }),
-          Effect.andThen(
-            status.set(id, { state: "upstream-error", reason: error?.message ?? "restarting after a failure" })
-          ),
-          Effect.andThen(Effect.sleep(wait))
+    /**
+     * The source's supervisor. A singleton whose effect ends is not restarted until the next shard
+     * re-sync: it never ends. A non-retryable ConnectorError (`Unauthorized`, `InvalidCheckpoint`,
+     * `InvalidConfig`) pauses the source until its checkpoint changes (`warden source checkpoint reset`)
+     * or the daemon restarts; any other failure (a retryable error, a defect) restarts it with backoff.
+     */
+    return yield* Effect.gen(function* () {
+      while (true) {
+        const exit = yield* Effect.exit(once)
+        if (Exit.isSuccess(exit)) continue
+        if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
+        const typed = Cause.findErrorOption(exit.cause)
+        const error =
+          Option.isSome(typed) && typed.value instanceof ConnectorError.ConnectorError ? typed.value : undefined
+        if (error !== undefined && !error.retryable) {
+          const hint =
+            error.reason === "InvalidCheckpoint"
+              ? `warden source checkpoint reset --source ${id} starts it afresh`
+              : "fix it and restart the daemon"
+          yield* status.set(id, {
+            state: "paused",
+            by: "source",
+            reason: `${error.reason}: ${error.message} (${hint})`
+          })
+          yield* Effect.logError(`source paused: ${error.reason}: ${error.message}; ${hint}`)
+          const stored = yield* store.getCheckpoint(id)
+          // A reset (or any new checkpoint) is the operator's answer: start again then.
+          while (true) {
+            yield* Effect.sleep(options.pauseRetry)
+            const now = yield* store.getCheckpoint(id).pipe(Effect.orElseSucceed(() => stored))
+            if (Option.getOrUndefined(now) !== Option.getOrUndefined(stored)) break
+          }
+          yield* Effect.logInfo("the source's checkpoint changed: starting it again")
+          restarts = 0
+          continue
+        }
+        restarts++
+        const wait = Backoff.delay(restartBackoff, restarts)
+        const what =
+          error !== undefined
+            ? `${error.reason}: ${error.message}`
+            : Cause.hasDies(exit.cause)
+              ? `defect: ${Cause.pretty(exit.cause).split("\n")[0]}`
+              : (Cause.pretty(exit.cause).split("\n")[0] ?? "failure")
+        yield* Metric.update(
+          Metric.withAttributes(Metrics.sourceRestarts, {
+            source: id,
+            reason: error?.reason ?? (Cause.hasDies(exit.cause) ? "defect" : "failure")
+          }),
+          1
         )
-      }),
-      Effect.forever
-    )
+        yield* status.set(id, {
+          state: "restarting",
+          attempt: restarts,
+          reason: `stream failed: ${what}; restarting in ${Duration.format(wait)}`
+        })
+        yield* Effect.logError(
+          `source stream failed (${what}); restart ${restarts} in ${Duration.format(wait)}`,
+          exit.cause
+        )
+        yield* Effect.sleep(wait)
+      }
+    })
   }).pipe(Effect.annotateLogs({ source: spec.settings.id }))
+
+/** Backoff of a source's restarts after its stream failed: 1 second doubling up to 5 minutes. */
+const restartBackoff: Backoff.Backoff = { initial: Duration.seconds(1), max: Duration.minutes(5) }
+
+/** An event as JSON text for the dead-letter table, whatever it holds (a BigInt is written as a string). */
+const safeJson = (value: unknown): string => {
+  try {
+    return JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/** `checkpoint.cursor.seq` -> `checkpoint`: a metric attribute with a bounded set of values. */
+const topField = (field: string): string => field.split(/[.[]/u)[0] ?? field
 
 /** One cluster singleton per source. */
 export const sourcesLayer = (specs: ReadonlyArray<SourceSpec>, options: PipelineOptions) =>

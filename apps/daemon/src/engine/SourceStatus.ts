@@ -6,10 +6,24 @@
 import { Context, Effect, Layer, Metric, Ref } from "effect"
 import * as Metrics from "./Metrics.ts"
 
-/** The state of one source. */
+/**
+ * The state of one source (docs/operations.md, "Source states"):
+ * - `starting`, `running`: reading its stream;
+ * - `paused`: waiting for an operator. `by: "api"`: the API refused the key or a permission (retried
+ *   every `pauseRetry`); `by: "source"`: the connector failed with a non-retryable error
+ *   (`Unauthorized`, `InvalidCheckpoint`): not restarted until the daemon restarts or the checkpoint is reset;
+ * - `api-unavailable`: the API does not answer, batches are retried;
+ * - `upstream-error`: the connector reported an error event and retries by itself;
+ * - `restarting`: the stream failed (a retryable error or a defect), restarted after a backoff;
+ * - `finished`: the stream ended (a finite source read to its end); not restarted.
+ */
 export interface State {
-  readonly state: "starting" | "running" | "paused" | "api-unavailable" | "upstream-error"
+  readonly state: "starting" | "running" | "paused" | "api-unavailable" | "upstream-error" | "restarting" | "finished"
   readonly reason?: string
+  /** Who paused a `paused` source: the API (credentials, permission) or the source's connector. */
+  readonly by?: "api" | "source"
+  /** `restarting`: restarts since the source last committed a checkpoint. */
+  readonly attempt?: number
   readonly since: number
   /** When the source last committed a checkpoint. */
   readonly lastCommit?: number

@@ -136,12 +136,32 @@ const createReanalyse = Effect.gen(function* () {
   )`
 })
 
+const createSourceDeadLetters = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // Events a source emitted that the daemon could not take (a reference over 256 characters, a
+  // checkpoint that is not JSON, content failing the schema): skipped, the source goes on. One row per
+  // source, reference and field; `count` says how often the same event came again (e.g. after restarts).
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_source_dead_letters (
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    field TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    event TEXT NOT NULL,
+    count INTEGER NOT NULL DEFAULT 1,
+    first_at BIGINT NOT NULL,
+    last_at BIGINT NOT NULL,
+    PRIMARY KEY (source, reference, field)
+  )`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_source_dead_letters_last ON warden_source_dead_letters (last_at)`
+})
+
 /** Runs every pending migration of the state store. */
 export const run = Migrator.make({})({
   loader: Migrator.fromRecord({
     "0001_items_outbox_checkpoints": createItems,
     "0002_actions_feedback": createActionsFeedback,
-    "0003_reanalyse": createReanalyse
+    "0003_reanalyse": createReanalyse,
+    "0004_source_dead_letters": createSourceDeadLetters
   }),
   table: "warden_migrations"
 })

@@ -187,6 +187,24 @@ const itemRow = (item: ItemRecord) => {
   }
 }
 
+/** An event a source emitted that the daemon could not take, as recorded. */
+export interface SourceDeadLetterInput {
+  readonly source: string
+  readonly reference: string
+  /** The offending field (`reference`, `checkpoint.seq`, `content.text`). */
+  readonly field: string
+  readonly reason: string
+  /** The event as JSON-ish text (BigInts written as strings), cut at 4 KiB. */
+  readonly event: string
+}
+
+/** A dead-lettered source event, as the admin API shows it. */
+export interface SourceDeadLetter extends SourceDeadLetterInput {
+  readonly count: number
+  readonly firstAt: string
+  readonly lastAt: string
+}
+
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // SQLite: wait for another process's lock (an operator's sqlite3, a backup) instead of failing.
@@ -539,6 +557,75 @@ const make = Effect.gen(function* () {
   const recordSourceError = (source: string, reason: string, message: string) =>
     sql`INSERT INTO warden_source_errors ${sql.insert({ source, at: Date.now(), reason, message })}`.pipe(Effect.asVoid)
 
+  /**
+   * Records an event a source emitted that the daemon cannot take; the same event again (after a
+   * restart) bumps `count`. The reference is kept whole up to 1024 characters (it may be the problem).
+   */
+  const recordSourceDeadLetter = (letter: SourceDeadLetterInput) => {
+    const now = Date.now()
+    const row = {
+      source: letter.source,
+      reference: letter.reference.slice(0, 1024),
+      field: letter.field,
+      reason: letter.reason,
+      event: letter.event,
+      count: 1,
+      first_at: now,
+      last_at: now
+    }
+    return sql`INSERT INTO warden_source_dead_letters ${sql.insert(row)}
+      ON CONFLICT (source, reference, field) DO UPDATE SET count = warden_source_dead_letters.count + 1,
+        reason = excluded.reason, event = excluded.event, last_at = excluded.last_at`.pipe(Effect.asVoid)
+  }
+
+  /** The dead-lettered source events, newest first. */
+  const sourceDeadLetters = (query: { readonly source?: string | undefined; readonly limit: number }) =>
+    sql<{
+      source: string
+      reference: string
+      field: string
+      reason: string
+      event: string
+      count: number
+      first_at: number
+      last_at: number
+    }>`SELECT * FROM warden_source_dead_letters
+      ${query.source === undefined ? sql`` : sql`WHERE source = ${query.source}`}
+      ORDER BY last_at DESC, source, reference LIMIT ${query.limit}`.pipe(
+      Effect.map((rows) =>
+        rows.map(
+          (r): SourceDeadLetter => ({
+            source: r.source,
+            reference: r.reference,
+            field: r.field,
+            reason: r.reason,
+            event: r.event,
+            count: Number(r.count),
+            firstAt: new Date(Number(r.first_at)).toISOString(),
+            lastAt: new Date(Number(r.last_at)).toISOString()
+          })
+        )
+      )
+    )
+
+  /** The stored checkpoint of a source with when it was written, for `warden source checkpoint show`. */
+  const checkpointRow = (source: string) =>
+    sql<{ checkpoint: string; updated_at: number }>`
+      SELECT checkpoint, updated_at FROM warden_checkpoints WHERE source = ${source}`.pipe(
+      Effect.map((rows) =>
+        Option.map(Option.fromNullishOr(rows[0]), (r) => ({
+          checkpoint: r.checkpoint,
+          updatedAt: Number(r.updated_at)
+        }))
+      )
+    )
+
+  /** Forgets a source's checkpoint: its next start reads from where a new source would. `true` if there was one. */
+  const resetCheckpoint = (source: string) =>
+    sql<{ source: string }>`DELETE FROM warden_checkpoints WHERE source = ${source} RETURNING source`.pipe(
+      Effect.map((rows) => rows.length > 0)
+    )
+
   const decisions = (query: DecisionQuery) =>
     sql`SELECT * FROM warden_items WHERE 1 = 1
       ${query.source === undefined ? sql`` : sql`AND source = ${query.source}`}
@@ -606,6 +693,10 @@ const make = Effect.gen(function* () {
     deadLetter,
     sinkBacklog,
     recordSourceError,
+    recordSourceDeadLetter,
+    sourceDeadLetters,
+    checkpointRow,
+    resetCheckpoint,
     decisions,
     decision,
     sourcesOf,

@@ -8,11 +8,11 @@
  * `--status unrecognised` also takes items recorded `analysed` with an empty verdict: what a daemon
  * from before the `unrecognised` outcome stored for an answer without one.
  */
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { checkConfig, formatProblem } from "../../config/index.ts"
-import { sqlLayer } from "../../Daemon.ts"
 import { REANALYSABLE, StateStore } from "../../state/StateStore.ts"
+import * as StateFromConfig from "../StateFromConfig.ts"
 import { CliFailure } from "./Analyze.ts"
 
 /** Prints why on stderr and fails with the exit code: 2 for a usage error, 78 for an invalid config. */
@@ -47,23 +47,10 @@ export const reanalyse = Command.make(
       if (only !== undefined && !ids.includes(only)) {
         return yield* refuse(`--source: no source '${only}' in ${file} (sources: ${ids.join(", ") || "(none)"})`, 2)
       }
-      const state = checked.config.state
       const queued = yield* Effect.gen(function* () {
         const store = yield* StateStore
         return yield* store.requestReanalysis(status, only, true)
-      }).pipe(
-        Effect.provide(
-          StateStore.layer.pipe(
-            Layer.provide(
-              sqlLayer(
-                state._tag === "Sqlite"
-                  ? { _tag: "sqlite", filename: state.filename }
-                  : { _tag: "postgres", url: state.url }
-              )
-            )
-          )
-        )
-      )
+      }).pipe(Effect.provide(StateFromConfig.store(checked.config.state)))
       yield* Console.log(
         `queued ${queued} item${queued === 1 ? "" : "s"} with status ${status}${only === undefined ? "" : ` of source ${only}`} for analysis; the daemon sends them within seconds when it runs, else at its next start`
       )

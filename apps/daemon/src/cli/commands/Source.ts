@@ -16,6 +16,7 @@ import { Command, Flag } from "effect/cli"
 import { parse } from "yaml"
 import * as Connectors from "../../config/Connectors.ts"
 import { SecretRef } from "../../config/index.ts"
+import { checkpoint } from "./SourceCheckpoint.ts"
 
 /** A usage or configuration problem, printed already. */
 class PreviewRefused extends Schema.TaggedError<PreviewRefused>()("PreviewRefused", {
@@ -149,5 +150,5 @@ const preview = Command.make(
 /** The `source` subcommand. */
 export const source = Command.make("source").pipe(
   Command.withDescription("Work with sources"),
-  Command.withSubcommands([preview])
+  Command.withSubcommands([preview, checkpoint])
 )

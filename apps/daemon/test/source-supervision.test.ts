@@ -1,0 +1,232 @@
+/**
+ * How the daemon supervises a source: an invalid event is dead-lettered and skipped, a stream that
+ * ends is finished (not restarted), a failing stream is restarted with backoff, a non-retryable error
+ * pauses the source until its checkpoint is reset (`warden source checkpoint reset`).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Connector, ConnectorError, type SourceEvent } from "@warden/connector"
+import { Sandbox } from "@warden/sandbox"
+import { Effect, Layer, Option, Schema, Stream } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import type { SourceSpec } from "../src/engine/Pipeline.ts"
+import { SinkList } from "../src/sinks/SinkList.ts"
+import { waitFor } from "./support/DaemonProcess.ts"
+import { startDaemonInProcess } from "./support/InProcess.ts"
+import { query } from "./support/StateDb.ts"
+import { warden } from "./support/WardenCli.ts"
+
+const text = (reference: string, checkpoint: unknown, body = "What a lovely article"): SourceEvent.SourceEvent =>
+  ({ kind: "upsert", reference, checkpoint, content: { type: "text", text: body } }) as SourceEvent.SourceEvent
+
+/** A connector whose stream `events(from, run)` builds; `makes` counts the sources made. */
+const scripted = (
+  events: (
+    from: Option.Option<unknown>,
+    run: number
+  ) => Stream.Stream<SourceEvent.SourceEvent, ConnectorError.ConnectorError>
+) => {
+  const counter = { makes: 0 }
+  const connector = Connector.make({
+    type: "scripted",
+    configSchema: Schema.Struct({}),
+    capabilities: { actions: [], duplicates: "possible", contentTypes: ["text"] },
+    make: () =>
+      Effect.sync(() => {
+        const run = ++counter.makes
+        return { events: (from: Option.Option<unknown>) => events(from, run) }
+      })
+  })
+  return { connector, counter }
+}
+
+const sourceSpec = (connector: Connector.Connector): SourceSpec => ({
+  settings: {
+    id: "scripted",
+    connector: "scripted",
+    channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+    mode: "v1",
+    analyse: new Set(["text"]),
+    oversize: "split",
+    dryRun: false
+  },
+  connector,
+  config: {}
+})
+
+const closers: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close()
+})
+
+const start = async (connector: Connector.Connector) => {
+  const sandbox = await Sandbox.startPromise()
+  closers.push(() => sandbox.close())
+  const dir = mkdtempSync(join(tmpdir(), "warden-supervision-"))
+  const stateFile = join(dir, "state.db")
+  const daemon = await startDaemonInProcess({
+    state: { _tag: "sqlite", filename: stateFile },
+    api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+    sources: [sourceSpec(connector)],
+    sinks: Layer.succeed(SinkList, []),
+    sinkNames: [],
+    includeContent: false,
+    pipeline: { pauseRetry: "200 millis" }
+  })
+  closers.push(daemon.close)
+  const sourceState = async () => (await daemon.admin("/readyz")).body.sources.scripted
+  return { daemon, dir, stateFile, sourceState }
+}
+
+describe("source supervision", () => {
+  it("an invalid event is dead-lettered and the source goes on", async () => {
+    const { connector } = scripted(() =>
+      Stream.make(
+        text("hn:1", { seq: 1 }),
+        text(`hn:${"x".repeat(322)}`, { seq: 2 }),
+        text("hn:3", { seq: 3n }),
+        { kind: "upsert", reference: "hn:4", checkpoint: { seq: 4 }, content: { type: "text" } } as never,
+        text("hn:5", { seq: 5 }, "You are an idiot")
+      ).pipe(Stream.concat(Stream.never))
+    )
+    const { daemon, stateFile } = await start(connector)
+    await waitFor(
+      async () => (await daemon.admin("/api/decisions?source=scripted")).body.decisions.length === 2,
+      30_000,
+      "the two valid items analysed"
+    )
+    const decided = (await daemon.admin("/api/decisions?source=scripted")).body.decisions.map((d: any) => d.reference)
+    expect(decided.sort()).toEqual(["hn:1", "hn:5"])
+    const { body } = await daemon.admin("/api/dead-letters?source=scripted")
+    const letters = body.deadLetters.map((l: any) => [l.reference.slice(0, 6), l.field, l.count])
+    expect(letters.sort()).toEqual([
+      ["hn:3", "checkpoint.seq", 1],
+      ["hn:4", "content.text", 1],
+      ["hn:xxx", "reference", 1]
+    ])
+    const long = body.deadLetters.find((l: any) => l.field === "reference")
+    expect(long.reference).toHaveLength(325)
+    expect(long.reason).toContain("256")
+    expect(body.deadLetters.find((l: any) => l.field === "checkpoint.seq").reason).toBe("a bigint is not JSON")
+    // The checkpoint moved past the bad events: the last valid one's.
+    await waitFor(
+      () =>
+        query<{ checkpoint: string }>(stateFile, "SELECT checkpoint FROM warden_checkpoints")[0]?.checkpoint ===
+        '{"seq":5}',
+      10_000,
+      "the checkpoint of hn:5"
+    )
+    const metrics = await fetch(`${daemon.adminUrl}/metrics`, { headers: { authorization: "Bearer test-admin-token" } })
+    expect(await metrics.text()).toMatch(/warden_source_dead_letters_total\{[^}]*field="checkpoint"[^}]*\} 1/)
+    expect((await daemon.admin("/readyz")).body.sources.scripted.state).toBe("running")
+  }, 60_000)
+
+  it("an ended stream is not restarted in a loop", async () => {
+    const { connector, counter } = scripted(() => Stream.make(text("hello:1", { n: 1 })))
+    const { daemon, sourceState } = await start(connector)
+    await waitFor(async () => (await sourceState())?.state === "finished", 30_000, "the source finished")
+    await waitFor(
+      async () => (await daemon.admin("/api/decisions?source=scripted")).body.decisions.length === 1,
+      30_000,
+      "the one event analysed"
+    )
+    // The old daemon called make 2,100 times in 10 s; a finished source is never made again.
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(counter.makes).toBe(1)
+    const state = await sourceState()
+    expect(state.state).toBe("finished")
+    expect((await daemon.admin("/readyz")).body.ready).toBe(true)
+  }, 60_000)
+
+  it("a failing stream is restarted with backoff, and readiness says why", async () => {
+    const { connector, counter } = scripted(() => Stream.die(new Error("boom in the plugin")))
+    const { sourceState } = await start(connector)
+    await waitFor(() => counter.makes >= 2, 10_000, "a restart")
+    const state = await sourceState()
+    expect(state.state).toBe("restarting")
+    expect(state.reason).toContain("boom in the plugin")
+    expect(state.attempt).toBeGreaterThanOrEqual(1)
+    // The second restart waits twice the first (1 s, then 2 s, ±20%): none within the next second.
+    const makes = counter.makes
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(counter.makes).toBe(makes)
+  }, 30_000)
+
+  it("a non-retryable error pauses the source until its checkpoint is reset", async () => {
+    // First run: one item then an upstream outage; the restart resumes from a checkpoint this
+    // connector refuses (a bad cursor), until an operator resets it.
+    const { connector, counter } = scripted((from, run) =>
+      Option.isSome(from)
+        ? Stream.fail(
+            new ConnectorError.ConnectorError({
+              source: "scripted",
+              reason: "InvalidCheckpoint",
+              retryable: false,
+              message: "cursor 'abc' is not a number"
+            })
+          )
+        : run === 1
+          ? Stream.make(text("hn:1", { cursor: "abc" })).pipe(
+              Stream.concat(Stream.fromEffect(Effect.sleep("1 second")).pipe(Stream.drain)),
+              Stream.concat(
+                Stream.fail(
+                  new ConnectorError.ConnectorError({
+                    source: "scripted",
+                    reason: "Unavailable",
+                    retryable: true,
+                    message: "upstream down"
+                  })
+                )
+              )
+            )
+          : Stream.never
+    )
+    const { daemon, dir, sourceState } = await start(connector)
+    await waitFor(async () => (await sourceState())?.state === "paused", 30_000, "the source paused")
+    const paused = await sourceState()
+    expect(paused.by).toBe("source")
+    expect(paused.reason).toContain("InvalidCheckpoint")
+    expect(paused.reason).toContain("warden source checkpoint reset")
+    const readyz = (await daemon.admin("/readyz")).body
+    expect(readyz.ready).toBe(true)
+    expect(readyz.problems.join("\n")).toContain("source scripted paused")
+    // Not restarted while paused.
+    const makes = counter.makes
+    await new Promise((r) => setTimeout(r, 600))
+    expect(counter.makes).toBe(makes)
+
+    const config = join(dir, "warden.yaml")
+    writeFileSync(
+      config,
+      [
+        "api:",
+        "  apiKey: sandbox-standard-key",
+        "state:",
+        `  sqlite: ${join(dir, "state.db")}`,
+        "sources:",
+        "  - id: scripted",
+        "    type: rss",
+        "    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+        "    config:",
+        "      feeds: [https://example.com/feed.xml]",
+        ""
+      ].join("\n")
+    )
+    const shown = await warden(["source", "checkpoint", "show", "--config", config, "--source", "scripted"])
+    expect(shown.stdout.trim()).toBe('{"cursor":"abc"}')
+    const refused = await warden(["source", "checkpoint", "reset", "--config", config, "--source", "scripted"])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("--yes")
+    const reset = await warden(["source", "checkpoint", "reset", "--config", config, "--source", "scripted", "--yes"])
+    expect(reset.code).toBe(0)
+    expect(reset.stdout).toMatch(/checkpoint of source scripted reset by \S+@\S+ at \d{4}-/)
+    await waitFor(async () => (await sourceState())?.state === "running", 10_000, "the source running again")
+    expect(counter.makes).toBe(makes + 1)
+    const recorded = query<{ reason: string; message: string }>(
+      join(dir, "state.db"),
+      "SELECT reason, message FROM warden_source_errors WHERE reason = 'CheckpointReset'"
+    )
+    expect(recorded[0]?.message).toContain('it was {"cursor":"abc"}')
+  }, 60_000)
+})
