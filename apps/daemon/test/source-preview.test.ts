@@ -1,5 +1,7 @@
 /** `warden source preview`, run as the real CLI against a local feed. */
 import { execFile } from "node:child_process"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -68,6 +70,73 @@ describe("warden source preview", () => {
     const missing = await warden(["source", "preview", "--config", file, "--source", "news"], { PREVIEW_KEY: "k" })
     expect(missing.code).toBe(78)
     expect(missing.stderr).toContain("FEED_TOKEN")
+  })
+
+  it("ends after one poll of a feed with fewer items than --limit, without waiting for --timeout", async () => {
+    const started = Date.now()
+    const { code, stdout } = await warden(["source", "preview", "--url", feed.url, "--limit", "50", "--timeout", "10m"])
+    expect(code).toBe(0)
+    expect(stdout.trim().split("\n").length).toBe(8)
+    // A preview that waited for its timeout would take ten minutes; one poll takes the CLI's start-up.
+    expect(Date.now() - started).toBeLessThan(60_000)
+  })
+
+  describe("a source that fails exits 1 with one line on stderr and nothing on stdout", () => {
+    let page: Server
+    let base: string
+    beforeAll(async () => {
+      page = createServer((req, res) => {
+        if (req.url === "/page") {
+          res.writeHead(200, { "content-type": "text/html" })
+          res.end("<!doctype html><html><body><h1>Welcome</h1></body></html>")
+        } else {
+          res.writeHead(404, { "content-type": "text/plain" })
+          res.end("not found")
+        }
+      })
+      await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve))
+      base = `127.0.0.1:${(page.address() as AddressInfo).port}`
+    })
+    afterAll(() => new Promise<void>((resolve) => page.close(() => resolve())))
+
+    it.each([
+      ["an HTML page", () => `http://${base}/page`, "not a valid RSS, Atom, RDF or JSON feed"],
+      ["a 404", () => `http://${base}/missing.xml`, "HTTP 404"],
+      [
+        "a TLS handshake that fails (https to a plain HTTP server)",
+        () => `https://${base}/feed.xml`,
+        "TLS handshake failed"
+      ]
+    ])("%s", async (_name, url, says) => {
+      const started = Date.now()
+      const { code, stdout, stderr } = await warden(["source", "preview", "--url", url(), "--timeout", "10m"])
+      expect(code).toBe(1)
+      expect(stdout).toBe("")
+      const lines = stderr.trim().split("\n")
+      expect(lines.length, stderr).toBe(1)
+      expect(lines[0]).toMatch(/^warden source preview: /)
+      expect(lines[0]).toContain(says)
+      expect(lines[0]).not.toContain('"kind":"error"')
+      expect(Date.now() - started).toBeLessThan(60_000)
+    })
+  })
+
+  it("--type youtube without --config says what the connector needs", async () => {
+    const { code, stdout, stderr } = await warden(["source", "preview", "--type", "youtube"])
+    expect(code).toBe(2)
+    expect(stdout).toBe("")
+    expect(stderr).toContain("--type youtube needs --config FILE")
+    expect(stderr).toContain("channelId")
+    expect(stderr).toContain("apiKey")
+    expect(stderr).not.toContain("--url")
+  })
+
+  it("takes --timeout in the short form (500ms) and refuses a value that is no duration", async () => {
+    const ok = await warden(["source", "preview", "--url", feed.url, "--limit", "1", "--timeout", "30s"])
+    expect(ok.code).toBe(0)
+    const bad = await warden(["source", "preview", "--url", feed.url, "--timeout", "soon"])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("--timeout: expected a duration such as '500ms'")
   })
 
   it("names the package to install for an unknown connector type", async () => {

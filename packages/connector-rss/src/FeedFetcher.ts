@@ -156,7 +156,7 @@ export const make = (options: FetchOptions): Effect.Effect<Fetcher, never, Scope
           }
           request.on("error", (error: NodeJS.ErrnoException) => {
             if (signal.aborted) return
-            done(Effect.fail(new FetchError({ reason: "Network", message: error.code ?? error.message })))
+            done(Effect.fail(new FetchError({ reason: "Network", message: networkMessage(error) })))
           })
           request.on("response", (res) => {
             const status = res.statusCode ?? 0
@@ -268,6 +268,19 @@ export const make = (options: FetchOptions): Effect.Effect<Fetcher, never, Scope
 
     return { fetch }
   })
+
+const TLS_CODE = /^(EPROTO|ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_(GET|VERIFY)_)/u
+
+/**
+ * One line an operator can act on: the code alone (`EPROTO`) says little, so Node's sentence is kept
+ * (its first line: OpenSSL appends a multi-line trace) and a TLS failure says it is one.
+ */
+const networkMessage = (error: NodeJS.ErrnoException): string => {
+  const first = (error.message.split("\n")[0] ?? "").trim()
+  const code = error.code
+  const text = code === undefined || first.includes(code) ? first : `${code}: ${first}`
+  return code !== undefined && TLS_CODE.test(code) ? `TLS handshake failed: ${text}` : text
+}
 
 /** Maps a fetch failure to the connector's error vocabulary (for `error` events). */
 export const toConnectorError = (feed: string, error: FetchError): ConnectorError.ConnectorError =>

@@ -236,8 +236,11 @@ export const make = (
     })
     const interval = Duration.toMillis(config.pollInterval)
 
-    const events = (
-      from: Option.Option<unknown>
+    // `once`: one round over every feed, a failure fails the stream (Source.pollOnce); otherwise
+    // endless, a failure is an error event and a retry with backoff (Source.events).
+    const run = (
+      from: Option.Option<unknown>,
+      once: boolean
     ): Stream.Stream<SourceEvent.SourceEvent, ConnectorError.ConnectorError> =>
       Stream.unwrap(
         Effect.gen(function* () {
@@ -269,11 +272,7 @@ export const make = (
               )
               const now = yield* Clock.currentTimeMillis
               if (result._tag === "Failure") {
-                rt.failures++
                 const error = result.failure
-                const retryAfter = error._tag === "FetchError" ? error.retryAfterMillis : undefined
-                const wait = backoffMillis(config, rt.failures, retryAfter)
-                rt.nextAt = now + wait
                 const connectorError =
                   error._tag === "FetchError"
                     ? FeedFetcher.toConnectorError(rt.spec.url, error)
@@ -283,6 +282,11 @@ export const make = (
                         retryable: true,
                         message: `${ConnectorError.redactUrl(rt.spec.url)}: ${error.message}`
                       })
+                if (once) return yield* connectorError
+                rt.failures++
+                const retryAfter = error._tag === "FetchError" ? error.retryAfterMillis : undefined
+                const wait = backoffMillis(config, rt.failures, retryAfter)
+                rt.nextAt = now + wait
                 yield* Effect.logWarning(`rss feed ${rt.spec.id} failed, retrying in ${wait} ms`).pipe(
                   Effect.annotateLogs({ feed: rt.spec.id, reason: connectorError.reason, attempt: rt.failures }),
                   Effect.annotateLogs("error", connectorError.message)
@@ -326,11 +330,13 @@ export const make = (
             return yield* poll(next)
           })
 
+          if (once)
+            return Stream.fromIterable(runtimes).pipe(Stream.mapEffect(poll), Stream.flatMap(Stream.fromIterable))
           return Stream.paginate(0, () => Effect.map(step, (events) => [events, Option.some(0)] as const))
         })
       )
 
-    return { events }
+    return { events: (from) => run(from, false), pollOnce: (from) => run(from, true) }
   })
 
 /** The connector definition, found by the registry as `connector` (type `rss`). */

@@ -78,8 +78,11 @@ export const make = (
         })
     })
 
-    const events = (
-      from: Option.Option<unknown>
+    // `once`: one round, a failure fails the stream (Source.pollOnce); otherwise endless, a failure
+    // is an error event and a retry with backoff (Source.events).
+    const run = (
+      from: Option.Option<unknown>,
+      once: boolean
     ): Stream.Stream<SourceEvent.SourceEvent, ConnectorError.ConnectorError> =>
       Stream.unwrap(
         Effect.gen(function* () {
@@ -153,6 +156,12 @@ export const make = (
             const available = yield* budget.availableForPolling
             if (available < pollCost) {
               const resetAt = yield* budget.resetAt
+              if (once) {
+                return yield* connectorError(
+                  "QuotaExceeded",
+                  `youtube ${sourceLabel}: polling is paused until ${new Date(resetAt).toISOString()} to keep quotaReserve=${config.quotaReserve} units for actions`
+                )
+              }
               const wait = Math.max(1000, resetAt - (yield* Clock.currentTimeMillis))
               if (!pausedLogged) {
                 yield* Effect.logWarning(
@@ -176,6 +185,10 @@ export const make = (
                   "Unauthorized",
                   `${error.message}: the ${oauth === undefined ? "API key" : "OAuth token"} was rejected`
                 )
+              }
+              if (once) {
+                const kind = error._tag === "OAuthError" ? "Unavailable" : error.kind
+                return yield* connectorError(kind, error.message)
               }
               failures++
               if (error._tag === "ApiError" && error.kind === "QuotaExceeded") {
@@ -230,11 +243,12 @@ export const make = (
             )
           })
 
+          if (once) return Stream.fromEffect(step).pipe(Stream.flatMap(Stream.fromIterable))
           return Stream.paginate(0, () => Effect.map(step, (es) => [es, Option.some(0)] as const))
         })
       )
 
-    return { events, act: moderator.act }
+    return { events: (from) => run(from, false), pollOnce: (from) => run(from, true), act: moderator.act }
   })
 
 /** The connector definition, found by the registry as `connector` (type `youtube`). */

@@ -25,16 +25,19 @@ describe("preview", () => {
     )
   )
 
-  it.live("an unreachable API shows up as an error event, without the API key", () =>
+  it.live("an unreachable API fails the preview at once with a ConnectorError, without the API key", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const fake = yield* FakeYouTube.make()
         fake.state.up = false
-        const events = yield* Preview.preview(connector, { videoIds: [FakeYouTube.videoA], ...fake.keyConfig }, 1, {
-          timeout: "3 seconds"
-        })
-        assert.strictEqual(events[0]?.kind, "error")
-        assert.notInclude(JSON.stringify(events), fake.state.apiKey)
+        const error = yield* Effect.flip(
+          Preview.preview(connector, { videoIds: [FakeYouTube.videoA], ...fake.keyConfig }, 1, {
+            timeout: "1 minute"
+          })
+        )
+        assert.strictEqual(error._tag, "ConnectorError")
+        assert.strictEqual(error.reason, "Unavailable")
+        assert.notInclude(JSON.stringify(error), fake.state.apiKey)
       })
     )
   )

@@ -7,7 +7,7 @@
 import { Duration, Effect, Option, Stream } from "effect"
 import type { Checkpoint } from "./Checkpoint.ts"
 import { type Connector, makeSource } from "./Connector.ts"
-import type { ConnectorError } from "./ConnectorError.ts"
+import { ConnectorError } from "./ConnectorError.ts"
 import type { SourceEvent } from "./SourceEvent.ts"
 
 /** Options of {@link preview}. */
@@ -20,8 +20,10 @@ export interface PreviewOptions {
 
 /**
  * Decodes `config` (the user's YAML as a plain value), starts the source and returns its first `limit`
- * events, or fewer if the timeout passes first (most sources are endless polls). Error events are
- * included so an unreachable upstream shows up; the source is shut down before returning.
+ * events. A poll-based source (one with `pollOnce`) is read for one round and the preview ends there;
+ * any other source (a gateway) until `limit` events or the timeout. An upstream failure (an `error`
+ * event: a 404, a page that is not a feed, a bad certificate) fails the preview with that error rather
+ * than retrying until the timeout; the source is shut down before returning.
  */
 export const preview = <Config>(
   connector: Connector<Config>,
@@ -33,12 +35,23 @@ export const preview = <Config>(
     Effect.gen(function* () {
       const source = yield* makeSource(connector, config)
       const from = options.from === undefined ? Option.none() : Option.some(options.from)
-      return yield* source
-        .events(from)
-        .pipe(
-          Stream.take(Math.max(0, limit)),
-          Stream.interruptWhen(Effect.sleep(Duration.fromInputUnsafe(options.timeout ?? "15 seconds"))),
-          Stream.runCollect
-        )
+      const stream = source.pollOnce !== undefined ? source.pollOnce(from) : source.events(from)
+      return yield* stream.pipe(
+        Stream.mapEffect((event) =>
+          event.kind === "error"
+            ? Effect.fail(
+                new ConnectorError({
+                  source: event.source,
+                  reason: event.reason,
+                  retryable: true,
+                  message: event.message
+                })
+              )
+            : Effect.succeed(event)
+        ),
+        Stream.take(Math.max(0, limit)),
+        Stream.interruptWhen(Effect.sleep(Duration.fromInputUnsafe(options.timeout ?? "15 seconds"))),
+        Stream.runCollect
+      )
     })
   )

@@ -22,8 +22,13 @@ import type { SourceEvent } from "./SourceEvent.ts"
  * - a defect is a bug.
  *
  * `act` is present when the connector declares action capabilities.
+ *
+ * `pollOnce` is present on poll-based sources (RSS, YouTube): one round of `events` (every feed or
+ * scope read once), then the stream ends. An upstream failure fails it with the {@link ConnectorError}
+ * instead of an `error` event and a retry: `warden source preview` uses it to answer at once.
  */
 export interface Source {
   readonly events: (from: Option.Option<Checkpoint>) => Stream.Stream<SourceEvent, ConnectorError>
+  readonly pollOnce?: (from: Option.Option<Checkpoint>) => Stream.Stream<SourceEvent, ConnectorError>
   readonly act?: (action: Action) => Effect.Effect<ActionResult, ActionError>
 }

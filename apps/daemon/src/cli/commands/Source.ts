@@ -10,8 +10,8 @@
  */
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import { type Connector, ConnectorRegistry, Preview, type SourceEvent } from "@warden/connector"
-import { Console, Duration, Effect, Option, Runtime, Schema } from "effect"
+import { ConfigDuration, Connector, ConnectorRegistry, Preview, type SourceEvent } from "@warden/connector"
+import { Console, Effect, Option, Runtime, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { parse } from "yaml"
 import * as Connectors from "../../config/Connectors.ts"
@@ -28,7 +28,7 @@ class PreviewRefused extends Schema.TaggedError<PreviewRefused>()("PreviewRefuse
   override readonly [Runtime.errorReported] = false
 }
 
-const refuse = (message: string, exitCode: 2 | 78) =>
+const refuse = (message: string, exitCode: 1 | 2 | 78) =>
   Console.error(`warden source preview: ${message}`).pipe(Effect.andThen(Effect.fail(new PreviewRefused({ exitCode }))))
 
 /** Reads a YAML/JSON file (secret references left as written: see {@link resolveSecrets}). */
@@ -72,8 +72,10 @@ const preview = Command.make(
     source: Flag.String("source").pipe(Flag.withDescription("the source id in a warden.yaml"), Flag.optional),
     limit: Flag.Int("limit").pipe(Flag.withDescription("events to print (default 10)"), Flag.withDefault(10)),
     timeout: Flag.String("timeout").pipe(
-      Flag.withDescription("longest wait for events, e.g. '30 seconds' (default 15 seconds)"),
-      Flag.withDefault("15 seconds")
+      Flag.withDescription(
+        "longest wait for events, e.g. '30s' (default 15s); a poll-based source (rss, youtube) ends after one poll"
+      ),
+      Flag.withDefault("15s")
     )
   },
   (flags) =>
@@ -111,8 +113,8 @@ const preview = Command.make(
       } else if (Option.isSome(flags.url)) {
         config = { feeds: [flags.url.value], maxItemsPerPoll: Math.max(1, flags.limit) }
         type ??= "rss"
-      } else {
-        return yield* refuse("give --url (rss) or --config FILE", 2)
+      } else if (type === undefined || type === "rss") {
+        return yield* refuse("give --url URL (an RSS or Atom feed) or --config FILE", 2)
       }
       if ((type === undefined) === (module === undefined))
         return yield* refuse("give exactly one of --type or --module", 2)
@@ -120,8 +122,22 @@ const preview = Command.make(
       const connector: Connector.Connector = yield* Connectors.resolve(process.cwd(), ref).pipe(
         Effect.catch((e) => refuse(e.message, 78))
       )
-      const timeout = Duration.fromInput(flags.timeout as Duration.Input)
-      if (Option.isNone(timeout)) return yield* refuse(`--timeout: not a duration: ${flags.timeout}`, 2)
+      if (config === undefined) {
+        // What the connector's own schema says is missing from an empty config: its required keys.
+        const missing = yield* Connector.decodeConfig(connector, {}).pipe(
+          Effect.match({
+            onFailure: (e) => e.message.replace(/^invalid \S+ source config: /u, ""),
+            onSuccess: () => ""
+          })
+        )
+        return yield* refuse(
+          `--type ${connector.type} needs --config FILE, a YAML file of the connector's settings${missing === "" ? "" : `: ${missing.replaceAll("\n", "; ")}`} (see docs/connectors/${connector.type}.md)`,
+          2
+        )
+      }
+      const timeout = ConfigDuration.parse(flags.timeout)
+      if (Option.isNone(timeout))
+        return yield* refuse(`--timeout: ${ConfigDuration.expected}, not '${flags.timeout}'`, 2)
       // A connector may export its own preview (Discord reads the last N messages of each channel).
       const own =
         type === undefined
@@ -139,11 +155,12 @@ const preview = Command.make(
               { timeout: timeout.value }
             )
           : Preview.preview(connector, config, flags.limit, { timeout: timeout.value })
+      // An upstream that fails (404, not a feed, bad certificate) is one line and exit 1, not a retry.
       const events: ReadonlyArray<SourceEvent.SourceEvent> = yield* run.pipe(
-        Effect.catch((e) => refuse(e.message, e.reason === "InvalidConfig" ? 78 : 2))
+        Effect.catch((e) => refuse(e.message, e.reason === "InvalidConfig" ? 78 : 1))
       )
       for (const event of events) yield* Console.log(JSON.stringify(event))
-      if (events.length === 0) yield* Console.error(`no events within ${flags.timeout}`)
+      if (events.length === 0) yield* Console.error(`no events (within ${flags.timeout})`)
     })
 ).pipe(Command.withDescription("Print the events a source would hand to the daemon, as JSON lines"))
 

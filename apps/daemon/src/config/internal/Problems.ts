@@ -2,6 +2,7 @@
  * Turns a Schema issue tree into `{ path, message }` problems a user can act on: unknown keys get a
  * "did you mean" hint, unions name the accepted discriminator values.
  */
+import { ConfigDuration } from "@warden/connector"
 import { type SchemaAST, SchemaIssue } from "effect"
 import type { ConfigProblem } from "../ConfigError.ts"
 
@@ -52,14 +53,13 @@ const literalValuesOf = (ast: SchemaAST.AST, key: string): ReadonlyArray<string>
 
 const standard = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const DURATION_MESSAGE = "expected a duration such as '500 millis', '10 seconds' or '2 minutes'"
+const DURATION_MESSAGE = ConfigDuration.expected
 
 const structural = new Set(["Pointer", "Composite", "AnyOf", "Encoding", "UnexpectedKey"])
 
 const tidy = (message: string): string => {
   if (message === "Missing key") return "required key is missing"
-  if (message === "Expected a valid Duration string")
-    return "expected a duration such as '500 millis', '10 seconds' or '2 minutes'"
+  if (message === "Expected a valid Duration string") return DURATION_MESSAGE
   if (message.startsWith("Expected ") && message.length < 60) return `expected ${message.slice("Expected ".length)}`
   return message
 }

@@ -2,15 +2,10 @@
  * Building blocks of the config file's schema: durations, secrets, `HOST:PORT`, defaults.
  */
 import { ConfigDuration } from "@warden/connector"
-import type { Duration } from "effect"
 import { Effect, Schema, SchemaTransformation } from "effect"
 
-const DURATION_DESCRIPTION = "A duration such as '500 millis', '10 seconds', '2 minutes'"
-
-/** A duration written as Effect's duration strings (`500 millis`, `10 seconds`, `2 minutes`), decoded to a `Duration`. */
-export const DurationString = Schema.String.annotate({ description: DURATION_DESCRIPTION }).pipe(
-  Schema.decodeTo(Schema.Duration, SchemaTransformation.durationFromString)
-)
+/** A duration as operators write it (`500ms`, `10s`, `5m`, `1h`, `10 seconds`), decoded to a `Duration`. */
+export const DurationString = ConfigDuration.DurationString
 
 /** A lower bound on a decoded duration (the check connectors use for their own config). */
 export const isDurationAtLeast = ConfigDuration.isAtLeast
@@ -19,14 +14,10 @@ export const isDurationAtLeast = ConfigDuration.isAtLeast
 export const durationsOrdered = ConfigDuration.ordered
 
 /** A duration of at least `minimum` (`DurationString` with a bound). */
-export const durationAtLeast = (minimum: Duration.Input) => DurationString.check(isDurationAtLeast(minimum))
+export const durationAtLeast = ConfigDuration.atLeast
 
 /** A duration key with a default (shown in the JSON Schema, whose side is the string) and a lower bound. */
-export const durationWithDefault = (value: string, minimum: Duration.Input = 0) =>
-  Schema.String.annotate({ description: DURATION_DESCRIPTION, default: value })
-    .pipe(Schema.decodeTo(Schema.Duration, SchemaTransformation.durationFromString))
-    .check(isDurationAtLeast(minimum))
-    .pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+export const durationWithDefault = ConfigDuration.withDefault
 
 /** A secret value, decoded to `Redacted` (written as `${env:NAME}` / `${file:path}`, resolved before decoding). */
 export const Secret = Schema.RedactedFromValue(Schema.String.check(Schema.isNonEmpty({ message: "must not be empty" })))
