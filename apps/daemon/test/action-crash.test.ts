@@ -69,8 +69,7 @@ describe("kill -9 between verdict and action", () => {
       `the action after restart\n${second.stderr()}`
     )
     await new Promise((r) => setTimeout(r, 1000))
-    second.child.kill("SIGTERM")
-    expect((await second.exited).code).toBe(0)
+    expect((await second.stop("SIGTERM")).code).toBe(0)
     expect(platform.executed.filter((a) => a.reference === "k/1" && a.kind === "hide").length).toBe(1)
     expect(StateDb.query(state, "SELECT COUNT(*) AS n FROM warden_items")).toEqual([{ n: 1 }])
   }, 90_000)

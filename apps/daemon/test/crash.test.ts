@@ -17,10 +17,12 @@ const N = 2000
 const KILLS = 5
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 
+/** The sink's complete lines: the last one may still be being written (or cut short by a kill -9). */
 const jsonl = (file: string): Array<{ reference: string; version: number }> =>
   existsSync(file)
     ? readFileSync(file, "utf8")
         .split("\n")
+        .slice(0, -1)
         .filter((l) => l.startsWith("{"))
         .map((l) => JSON.parse(l))
     : []
@@ -108,8 +110,7 @@ describe("kill -9 during a run", () => {
       60_000,
       `all ${N} verdicts in the sink\n${daemon.stderr().slice(-2000)}`
     )
-    daemon.child.kill("SIGTERM")
-    const { code } = await daemon.exited
+    const { code } = await daemon.stop("SIGTERM")
     expect(code).toBe(0)
 
     // Exactly one verdict record per item version.

@@ -48,8 +48,7 @@ describe("SIGTERM under load", () => {
     const count = () => Number(StateDb.query<{ n: number }>(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0)
     await waitFor(() => count() >= 300, 30_000, `load\n${daemon.stderr()}`)
     const signalledAt = Date.now()
-    daemon.child.kill("SIGTERM")
-    const { code } = await daemon.exited
+    const { code } = await daemon.stop("SIGTERM")
     const took = Date.now() - signalledAt
     expect(code).toBe(0)
     expect(took).toBeLessThan(10_000)
@@ -67,8 +66,7 @@ describe("SIGTERM under load", () => {
     const callsBefore = (await Effect.runPromise(sandbox.requests)).length
     const again = startDaemon(config)
     await waitFor(() => count() >= N, 60_000, `the rest\n${again.stderr().slice(-1500)}`)
-    again.child.kill("SIGTERM")
-    expect((await again.exited).code).toBe(0)
+    expect((await again.stop("SIGTERM")).code).toBe(0)
     const repeated = (await Effect.runPromise(sandbox.requests))
       .slice(callsBefore)
       .filter((r) => r.endpoint === "analyzeText" && recorded.has(JSON.parse(r.body).reference))

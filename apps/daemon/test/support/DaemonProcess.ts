@@ -10,6 +10,12 @@ export interface DaemonProcess {
   readonly child: ChildProcess
   readonly stderr: () => string
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /**
+   * Sends `signal` once the daemon has started (logged `warden running`). A signal sent while Node is
+   * still loading modules meets no handler and kills the process (exit code null): under load that
+   * happened when a restarted daemon found its work already done and the test stopped it at once.
+   */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
 /** Starts `warden run --config file`. */
@@ -26,7 +32,15 @@ export const startDaemon = (configFile: string, env: Record<string, string> = {}
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal }))
   )
-  return { child, stderr: () => err, exited }
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    await Promise.race([
+      waitFor(() => err.includes("warden running"), 60_000, `the daemon to start\n${err.slice(-1500)}`),
+      exited
+    ])
+    child.kill(signal)
+    return exited
+  }
+  return { child, stderr: () => err, exited, stop }
 }
 
 /** Writes a YAML config (JSON is YAML) into `dir` and returns its path. */
