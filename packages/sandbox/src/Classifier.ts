@@ -5,6 +5,8 @@
  * `eld`; magic markers (`[[THREAT]]`, `[[LANG:fr]]`, ...) override any of it.
  */
 import type { TextAnalysis } from "@warden/core"
+import * as CustomerContext from "./CustomerContext.ts"
+import * as Industry from "./Industry.ts"
 import * as Language from "./Language.ts"
 import { type Category, normalize, PHRASES, SECOND_PERSON, WORDS } from "./Lexicon.ts"
 import * as Markers from "./Markers.ts"
@@ -16,6 +18,10 @@ export interface TextInput {
   readonly language?: string | undefined
   /** A reseller's `defaultLanguage`: used only when detection is unsure. */
   readonly defaultLanguage?: string | undefined
+  /** A reseller's `industry`: moves the severity of insults (`Industry.ts`). */
+  readonly industry?: string | undefined
+  /** A reseller's `customerContext`: its keywords change what is directed at a person (`CustomerContext.ts`). */
+  readonly customerContext?: string | undefined
   /** Markers already read from the text (saves a scan). */
   readonly markers?: Markers.Markers | undefined
 }
@@ -87,8 +93,11 @@ export const classify = (input: TextInput): TextVerdict => {
   const normalized = normalize(text)
   const { hits, secondPerson } = countHits(normalized)
   const mention = normalized.includes(" @")
-  const directed = secondPerson || mention
-  const directedAt = markers.directedAt ?? (mention ? "USER" : secondPerson ? "SINGLE_PERSON" : "UNDEFINED")
+  const context = CustomerContext.parse(input.customerContext)
+  // In a role-play channel "you" addresses a character; a quoted name of the channel is a person.
+  const person = (secondPerson && !context.fiction) || CustomerContext.namesPerson(context, normalized)
+  const directed = person || mention
+  const directedAt = markers.directedAt ?? (mention ? "USER" : person ? "SINGLE_PERSON" : "UNDEFINED")
 
   let classifications: Array<string>
   const forced = markers.classifications
@@ -106,13 +115,19 @@ export const classify = (input: TextInput): TextVerdict => {
     else classifications.push("NEUTRAL")
   }
   const type = typeOf(classifications)
-  const severity = markers.severity ?? severityOf(classifications, forced.length > 0 ? undefined : hits, directed)
+  const severity =
+    markers.severity ??
+    Industry.adjustSeverity(
+      severityOf(classifications, forced.length > 0 ? undefined : hits, directed),
+      classifications,
+      input.industry
+    )
   const language = markers.language ?? input.language?.toLowerCase() ?? Language.resolve(text, input.defaultLanguage)
   return { type, classifications, severity, directedAt, language, recommendedAction: actionOf(type, severity) }
 }
 
-/** The verdict as the API's `TextAnalysis`. */
-export const toTextAnalysis = (v: TextVerdict): TextAnalysis => ({
+/** The verdict as the API's `TextAnalysis`, on the wire. */
+export const toTextAnalysis = (v: TextVerdict): (typeof TextAnalysis)["Encoded"] => ({
   type: v.type,
   classifications: v.classifications,
   severity: v.severity,

@@ -29,6 +29,10 @@ import * as ImageClassifier from "./ImageClassifier.ts"
 import { type ApiKey, KeyRing } from "./Keys.ts"
 import { LegacyStore } from "./LegacyStore.ts"
 import * as Markers from "./Markers.ts"
+
+/** The answers as the server writes them (strings, not the client's typed names). */
+type ImageAnalysisWire = (typeof ImageAnalysis)["Encoded"]
+type LegacyAnalysisWire = (typeof LegacyAnalysis)["Encoded"]
 import { QUOTA_NAMES, type QuotaConfig, QuotaLimiter } from "./Quotas.ts"
 import { RequestLog } from "./RequestLog.ts"
 import type { SandboxOptions } from "./SandboxConfig.ts"
@@ -232,25 +236,36 @@ export class Engine {
         const verdict = Classifier.classify({
           text: req.text,
           language: req.language,
-          defaultLanguage: req.defaultLanguage
+          defaultLanguage: req.defaultLanguage,
+          industry: req.industry
         })
         return Envelope.ok({ textAnalysis: Classifier.toTextAnalysis(verdict) })
       }
       case "analyzeUsername": {
         const req = body as UsernameAnalyzeRequest
-        const verdict = UsernameClassifier.classify({ username: req.username, defaultLanguage: req.defaultLanguage })
+        const verdict = UsernameClassifier.classify({
+          username: req.username,
+          defaultLanguage: req.defaultLanguage,
+          industry: req.industry,
+          customerContext: req.customerContext
+        })
         return Envelope.ok({ usernameAnalysis: Classifier.toTextAnalysis(verdict) })
       }
       case "analyzeImage": {
         const req = body as ImageAnalyzeRequest
         const seen = image!
         const enabled = req.classificationsEnabled
-        const imageAnalysis: { -readonly [K in keyof ImageAnalysis]: ImageAnalysis[K] } = {
+        const imageAnalysis: { -readonly [K in keyof ImageAnalysisWire]: ImageAnalysisWire[K] } = {
           classifications:
             enabled === undefined ? seen.classifications : seen.classifications.filter((c) => enabled.includes(c))
         }
         if (req.ocrEnabled === true) {
-          const verdict = Classifier.classify({ text: seen.ocrText, defaultLanguage: req.defaultLanguage })
+          const verdict = Classifier.classify({
+            text: seen.ocrText,
+            defaultLanguage: req.defaultLanguage,
+            industry: req.industry,
+            customerContext: req.customerContext
+          })
           imageAnalysis.ocrAnalysis = { text: seen.ocrText, textAnalysis: Classifier.toTextAnalysis(verdict) }
         }
         return Envelope.ok({ imageAnalysis })
@@ -273,8 +288,8 @@ export class Engine {
     }
   }
 
-  private legacyBatch(req: LegacyAnalyzeRequest): { data: Array<LegacyAnalysis>; errors: Array<LegacyError> } {
-    const data: Array<LegacyAnalysis> = []
+  private legacyBatch(req: LegacyAnalyzeRequest): { data: Array<LegacyAnalysisWire>; errors: Array<LegacyError> } {
+    const data: Array<LegacyAnalysisWire> = []
     const errors: Array<LegacyError> = []
     const at = new Date().toISOString()
     req.contents.forEach((message, position) => {
@@ -285,7 +300,7 @@ export class Engine {
       }
       const v = Classifier.classify({ text: message.text })
       const reference = message.reference ?? `${this.legacyPrefix}/${randomUUID()}`
-      const analysis: LegacyAnalysis = {
+      const analysis: LegacyAnalysisWire = {
         text: message.text,
         reference,
         type: v.type,

@@ -36,6 +36,8 @@ export const unLeet = (name: string): string =>
 export interface UsernameInput {
   readonly username: string
   readonly defaultLanguage?: string | undefined
+  readonly industry?: string | undefined
+  readonly customerContext?: string | undefined
 }
 
 /** Classifies a username. */
@@ -47,6 +49,8 @@ export const classify = (input: UsernameInput): Classifier.TextVerdict => {
   const lexical = Classifier.classify({
     text: tokens.join(" ") || plain,
     language: markers.language ?? Language.resolve(raw, input.defaultLanguage),
+    industry: input.industry,
+    customerContext: input.customerContext,
     markers
   })
   const squashed = tokens.join("")
