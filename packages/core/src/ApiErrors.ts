@@ -4,6 +4,7 @@
  * contract, the sandbox and the client all use the same schema; getters give the details directly.
  */
 import { Schema } from "effect"
+import { callInfoOf } from "./CallInfo.ts"
 import { FieldViolation, formatViolations } from "./FieldViolation.ts"
 
 /** The eight error codes of the spec, with their HTTP status. */
@@ -49,6 +50,7 @@ export const QuotaViolation = Schema.Struct({
 export type QuotaViolation = typeof QuotaViolation.Type
 
 /** 400 `BAD_REQUEST_ERROR`: a required field is missing or a value is invalid. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the ApiErrorFacts getters are defined once, below
 export class BadRequestError extends Schema.Error<BadRequestError>("BadRequestError")(
   {
     _tag: Schema.tagDefaultOmit("BadRequestError"),
@@ -81,6 +83,7 @@ export class BadRequestError extends Schema.Error<BadRequestError>("BadRequestEr
 }
 
 /** 401 `AUTHENTICATION_ERROR`: key missing, invalid, expired or disabled. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the ApiErrorFacts getters are defined once, below
 export class AuthenticationError extends Schema.Error<AuthenticationError>("AuthenticationError")(
   {
     _tag: Schema.tagDefaultOmit("AuthenticationError"),
@@ -105,6 +108,7 @@ export class AuthenticationError extends Schema.Error<AuthenticationError>("Auth
 }
 
 /** 403 `PERMISSION_DENIED_ERROR`: the key lacks a permission for the action on the resource. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the ApiErrorFacts getters are defined once, below
 export class PermissionDeniedError extends Schema.Error<PermissionDeniedError>("PermissionDeniedError")(
   {
     _tag: Schema.tagDefaultOmit("PermissionDeniedError"),
@@ -137,6 +141,7 @@ export class PermissionDeniedError extends Schema.Error<PermissionDeniedError>("
 }
 
 /** 404 `NOT_FOUND_ERROR`: the resource does not exist. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the ApiErrorFacts getters are defined once, below
 export class NotFoundError extends Schema.Error<NotFoundError>("NotFoundError")(
   {
     _tag: Schema.tagDefaultOmit("NotFoundError"),
@@ -161,6 +166,7 @@ export class NotFoundError extends Schema.Error<NotFoundError>("NotFoundError")(
 }
 
 /** 409 `CONFLICT_ERROR`: conflict with the current state of a resource. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the ApiErrorFacts getters are defined once, below
 export class ConflictError extends Schema.Error<ConflictError>("ConflictError")(
   {
     _tag: Schema.tagDefaultOmit("ConflictError"),
@@ -185,6 +191,7 @@ export class ConflictError extends Schema.Error<ConflictError>("ConflictError")(
 }
 
 /** 412 `PRECONDITION_FAILED_ERROR`: a required precondition is not met. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the ApiErrorFacts getters are defined once, below
 export class PreconditionFailedError extends Schema.Error<PreconditionFailedError>("PreconditionFailedError")(
   {
     _tag: Schema.tagDefaultOmit("PreconditionFailedError"),
@@ -209,6 +216,7 @@ export class PreconditionFailedError extends Schema.Error<PreconditionFailedErro
 }
 
 /** 429 `QUOTA_ERROR`: the organisation exceeded a quota, named in `violations`. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the ApiErrorFacts getters are defined once, below
 export class QuotaError extends Schema.Error<QuotaError>("QuotaError")(
   {
     _tag: Schema.tagDefaultOmit("QuotaError"),
@@ -233,6 +241,7 @@ export class QuotaError extends Schema.Error<QuotaError>("QuotaError")(
 }
 
 /** 503 `TRANSIENT_ERROR`: a transient server-side problem; the only code that is retried. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the ApiErrorFacts getters are defined once, below
 export class TransientError extends Schema.Error<TransientError>("TransientError")(
   {
     _tag: Schema.tagDefaultOmit("TransientError"),
@@ -254,6 +263,21 @@ export class TransientError extends Schema.Error<TransientError>("TransientError
   override get message(): string {
     return `TRANSIENT_ERROR: ${this.reason}`
   }
+}
+
+/**
+ * The facts every API error gives besides its details: HTTP status, code, and (once the transport
+ * has failed the call with it) the request id and attempts.
+ */
+export interface ApiErrorFacts<Status extends number, Code extends ErrorCode> {
+  /** The HTTP status of the answer. */
+  readonly status: Status
+  /** The error code of the envelope. */
+  readonly code: Code
+  /** The `x-request-id` of the call; `undefined` on an error not (yet) returned by the transport. */
+  readonly requestId: string | undefined
+  /** Attempts made before the call failed with this error; `undefined` as `requestId`. */
+  readonly attempts: number | undefined
 }
 
 /** Any error the API answers with. */
@@ -278,6 +302,40 @@ export const ERROR_CLASSES = {
   QUOTA_ERROR: QuotaError,
   TRANSIENT_ERROR: TransientError
 } as const
+
+export interface BadRequestError extends ApiErrorFacts<400, "BAD_REQUEST_ERROR"> {}
+export interface AuthenticationError extends ApiErrorFacts<401, "AUTHENTICATION_ERROR"> {}
+export interface PermissionDeniedError extends ApiErrorFacts<403, "PERMISSION_DENIED_ERROR"> {}
+export interface NotFoundError extends ApiErrorFacts<404, "NOT_FOUND_ERROR"> {}
+export interface ConflictError extends ApiErrorFacts<409, "CONFLICT_ERROR"> {}
+export interface PreconditionFailedError extends ApiErrorFacts<412, "PRECONDITION_FAILED_ERROR"> {}
+export interface QuotaError extends ApiErrorFacts<429, "QUOTA_ERROR"> {}
+export interface TransientError extends ApiErrorFacts<503, "TRANSIENT_ERROR"> {}
+
+for (const ErrorClass of Object.values(ERROR_CLASSES)) {
+  Object.defineProperties(ErrorClass.prototype, {
+    status: {
+      get(this: ApiError) {
+        return ERROR_STATUS[this.error.code]
+      }
+    },
+    code: {
+      get(this: ApiError) {
+        return this.error.code
+      }
+    },
+    requestId: {
+      get(this: ApiError) {
+        return callInfoOf(this)?.requestId
+      }
+    },
+    attempts: {
+      get(this: ApiError) {
+        return callInfoOf(this)?.attempts
+      }
+    }
+  })
+}
 
 /** Every API error as a decodable union (the wire envelope of each code). */
 export const ApiErrorSchema = Schema.Union([

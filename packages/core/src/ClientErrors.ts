@@ -3,6 +3,7 @@
  * or an answer that is not what the contract says.
  */
 import { Schema } from "effect"
+import { callInfoOf } from "./CallInfo.ts"
 import { FieldViolation, formatViolations } from "./FieldViolation.ts"
 
 /**
@@ -31,6 +32,14 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
   override get message(): string {
     return `${this.reason} failure calling ${this.endpoint}: ${this.detail}`
   }
+  /** The `x-request-id` of the call, once the transport failed it with this error. */
+  get requestId(): string | undefined {
+    return callInfoOf(this)?.requestId
+  }
+  /** Attempts made before the call failed, once the transport failed it with this error. */
+  get attempts(): number | undefined {
+    return callInfoOf(this)?.attempts
+  }
 }
 
 /** An answer came back but its body is not what the contract says; keeps the status and raw text. */
@@ -42,5 +51,13 @@ export class ResponseDecodeError extends Schema.TaggedError<ResponseDecodeError>
 }) {
   override get message(): string {
     return `unexpected ${this.status} answer from ${this.endpoint}: ${this.detail}`
+  }
+  /** The `x-request-id` of the call, once the transport failed it with this error. */
+  get requestId(): string | undefined {
+    return callInfoOf(this)?.requestId
+  }
+  /** Attempts made before the call failed, once the transport failed it with this error. */
+  get attempts(): number | undefined {
+    return callInfoOf(this)?.attempts
   }
 }

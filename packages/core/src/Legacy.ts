@@ -7,9 +7,18 @@
  * limit lives in `LegacyMessage` (the strict form a client checks locally) and `legacyTextError`.
  */
 import { Schema } from "effect"
+import { typed } from "./internal/typed.ts"
 import * as Characters from "./Characters.ts"
 import { LEGACY_MAX_MESSAGES, LEGACY_TEXT_MAX_LENGTH } from "./Limits.ts"
-import { LegacyErrorStatus } from "./Taxonomy.ts"
+import {
+  type AnalysisTypeName,
+  type DirectedAtName,
+  LegacyErrorStatus,
+  type LegacyErrorStatusName,
+  type RecommendedActionName,
+  type SeverityName,
+  type TextClassificationName
+} from "./Taxonomy.ts"
 
 /** `type` + `data` of a sender or recipient; `type` seen: `AUTHOR`. */
 export const LegacyParticipant = Schema.Struct({
@@ -71,47 +80,76 @@ export type LegacyAnalyzeRequest = typeof LegacyAnalyzeRequest.Type
 
 const rest = [Schema.Record(Schema.String, Schema.Unknown)] as const
 
-/** The analysis of one legacy message (lenient on decode). */
-export const LegacyAnalysis = Schema.StructWithRest(
-  Schema.Struct({
-    text: Schema.optionalKey(Schema.String),
-    reference: Schema.String,
-    type: Schema.optionalKey(Schema.String),
-    severity: Schema.optionalKey(Schema.String),
-    recommendedAction: Schema.optionalKey(Schema.String),
-    meta: Schema.optionalKey(
-      Schema.StructWithRest(
+/** The analysis of one legacy message. */
+export interface LegacyAnalysis {
+  readonly text?: string
+  /** The message's reference (the one sent, or one the server made). */
+  readonly reference: string
+  readonly type?: AnalysisTypeName
+  readonly severity?: SeverityName
+  readonly recommendedAction?: RecommendedActionName
+  readonly meta?: {
+    readonly directedAt?: DirectedAtName
+    readonly classifications?: ReadonlyArray<TextClassificationName>
+  }
+  readonly language?: string
+  readonly analyzedAt?: string
+}
+/** Schema of `LegacyAnalysis` (lenient on decode). */
+export const LegacyAnalysis = typed<LegacyAnalysis>()(
+  Schema.StructWithRest(
+    Schema.Struct({
+      text: Schema.optionalKey(Schema.String),
+      reference: Schema.String,
+      type: Schema.optionalKey(Schema.String),
+      severity: Schema.optionalKey(Schema.String),
+      recommendedAction: Schema.optionalKey(Schema.String),
+      meta: Schema.optionalKey(
+        Schema.StructWithRest(
+          Schema.Struct({
+            directedAt: Schema.optionalKey(Schema.String),
+            classifications: Schema.optionalKey(Schema.Array(Schema.String))
+          }),
+          rest
+        )
+      ),
+      language: Schema.optionalKey(Schema.String),
+      analyzedAt: Schema.optionalKey(Schema.String)
+    }),
+    rest
+  ).annotate({ identifier: "LegacyAnalysis" })
+)
+
+/** One message that could not be analysed: invalid input or a reached limit. */
+export interface LegacyError {
+  readonly reason: string
+  /** `TEXT_TOO_LONG`, or another status. */
+  readonly status: LegacyErrorStatusName
+  readonly details: {
+    /** Index of the message in the caller's array. */
+    readonly position: number
+    readonly limit?: number
+    readonly value?: string
+  }
+}
+/** Schema of `LegacyError` (lenient on decode). */
+export const LegacyError = typed<LegacyError>()(
+  Schema.StructWithRest(
+    Schema.Struct({
+      reason: Schema.String,
+      status: LegacyErrorStatus,
+      details: Schema.StructWithRest(
         Schema.Struct({
-          directedAt: Schema.optionalKey(Schema.String),
-          classifications: Schema.optionalKey(Schema.Array(Schema.String))
+          position: Schema.Int,
+          limit: Schema.optionalKey(Schema.Int),
+          value: Schema.optionalKey(Schema.String)
         }),
         rest
       )
-    ),
-    language: Schema.optionalKey(Schema.String),
-    analyzedAt: Schema.optionalKey(Schema.String)
-  }),
-  rest
-).annotate({ identifier: "LegacyAnalysis" })
-export type LegacyAnalysis = typeof LegacyAnalysis.Type
-
-/** One message that could not be analysed: invalid input or a reached limit. */
-export const LegacyError = Schema.StructWithRest(
-  Schema.Struct({
-    reason: Schema.String,
-    status: LegacyErrorStatus,
-    details: Schema.StructWithRest(
-      Schema.Struct({
-        position: Schema.Int,
-        limit: Schema.optionalKey(Schema.Int),
-        value: Schema.optionalKey(Schema.String)
-      }),
-      rest
-    )
-  }),
-  rest
-).annotate({ identifier: "LegacyError" })
-export type LegacyError = typeof LegacyError.Type
+    }),
+    rest
+  ).annotate({ identifier: "LegacyError" })
+)
 
 /** Response of `POST /api/analyze`: successes in `data`, failures in `errors`, HTTP 200 either way. */
 export const LegacyAnalyzeResponse = Schema.Struct({

@@ -10,6 +10,16 @@ import { Schema } from "effect"
 
 const UPPER_CASE_NAME = /^[A-Z][A-Z0-9_]*$/u
 
+declare const OtherNameKind: unique symbol
+/**
+ * A name of an open enum that this client does not list (the spec's lists are incomplete). Branded, so
+ * a typo of a known name (`"INSULTT"`) is a type error while a new name still fits once cast:
+ * `"NEW_NAME" as TextClassificationName`. At run time it is a plain string.
+ */
+export type OtherName<Kind extends string> = string & { readonly [OtherNameKind]: Kind }
+/** An open enum's type: the known literals (autocompleted, typo-checked), or an `OtherName` of that kind. */
+export type OpenName<Known extends string, Kind extends string> = Known | OtherName<Kind>
+
 /** Builds an open enum: the known literals, or any other upper-case name. */
 export const openEnum = <const L extends ReadonlyArray<string>>(known: L, what: string) =>
   Schema.String.check(
@@ -27,6 +37,8 @@ export const TEXT_CLASSIFICATIONS = ["INSULT", "CRITICISM", "HATRED", "THREAT", 
 export const TextClassification = openEnum(TEXT_CLASSIFICATIONS, "text classification")
 /** A known text classification name. */
 export type KnownTextClassification = (typeof TEXT_CLASSIFICATIONS)[number]
+/** A text classification name: a known one, or another cast with `as TextClassificationName`. */
+export type TextClassificationName = OpenName<KnownTextClassification, "TextClassification">
 
 /** The image classification names the spec shows. */
 export const IMAGE_CLASSIFICATIONS = [
@@ -46,6 +58,8 @@ export const IMAGE_CLASSIFICATIONS = [
 export const ImageClassification = openEnum(IMAGE_CLASSIFICATIONS, "image classification")
 /** A known image classification name. */
 export type KnownImageClassification = (typeof IMAGE_CLASSIFICATIONS)[number]
+/** An image classification name: a known one, or another cast with `as ImageClassificationName`. */
+export type ImageClassificationName = OpenName<KnownImageClassification, "ImageClassification">
 
 /** The industries a reseller may set (closed: the spec lists them all). */
 export const INDUSTRIES = [
@@ -71,6 +85,10 @@ export type Confidence = typeof Confidence.Type
 export const SEVERITIES = ["NONE", "LOW", "MEDIUM", "HIGH", "VERY_HIGH"] as const
 /** A severity (open). */
 export const Severity = openEnum(SEVERITIES, "severity")
+/** A known severity. */
+export type KnownSeverity = (typeof SEVERITIES)[number]
+/** A severity in an answer: a known one, or another the server added. */
+export type SeverityName = OpenName<KnownSeverity, "Severity">
 /** Rank of a severity for "at or above" comparisons; unknown names rank just below `MEDIUM`. */
 export const severityRank = (severity: string): number => {
   const index = (SEVERITIES as ReadonlyArray<string>).indexOf(severity)
@@ -81,18 +99,34 @@ export const severityRank = (severity: string): number => {
 export const RECOMMENDED_ACTIONS = ["KEEP", "REMOVE"] as const
 /** A recommended action (open). */
 export const RecommendedAction = openEnum(RECOMMENDED_ACTIONS, "recommended action")
+/** A known recommended action. */
+export type KnownRecommendedAction = (typeof RECOMMENDED_ACTIONS)[number]
+/** A recommended action in an answer. */
+export type RecommendedActionName = OpenName<KnownRecommendedAction, "RecommendedAction">
 
 /** Whom harmful content is directed at, as seen. */
 export const DIRECTED_AT = ["SINGLE_PERSON", "USER", "UNDEFINED"] as const
 /** A `directedAt` value (open). */
 export const DirectedAt = openEnum(DIRECTED_AT, "directedAt")
+/** A known `directedAt` value. */
+export type KnownDirectedAt = (typeof DIRECTED_AT)[number]
+/** A `directedAt` value in an answer. */
+export type DirectedAtName = OpenName<KnownDirectedAt, "DirectedAt">
 
 /** Analysis types seen. */
 export const ANALYSIS_TYPES = ["HATEFUL", "SUPPORTIVE", "NEUTRAL"] as const
 /** An analysis `type` (open). */
 export const AnalysisType = openEnum(ANALYSIS_TYPES, "analysis type")
+/** A known analysis `type`. */
+export type KnownAnalysisType = (typeof ANALYSIS_TYPES)[number]
+/** An analysis `type` in an answer. */
+export type AnalysisTypeName = OpenName<KnownAnalysisType, "AnalysisType">
 
 /** Per-message legacy error statuses seen. */
 export const LEGACY_ERROR_STATUSES = ["TEXT_TOO_LONG"] as const
 /** A legacy error `status` (open). */
 export const LegacyErrorStatus = openEnum(LEGACY_ERROR_STATUSES, "legacy error status")
+/** A known legacy error `status`. */
+export type KnownLegacyErrorStatus = (typeof LEGACY_ERROR_STATUSES)[number]
+/** A legacy error `status` in an answer. */
+export type LegacyErrorStatusName = OpenName<KnownLegacyErrorStatus, "LegacyErrorStatus">

@@ -4,6 +4,7 @@
  */
 export * from "./Analysis.ts"
 export * from "./ApiErrors.ts"
+export * from "./CallInfo.ts"
 export * as Characters from "./Characters.ts"
 export * from "./ClientErrors.ts"
 export * from "./Contract.ts"
@@ -20,3 +21,4 @@ export * from "./Taxonomy.ts"
 export * from "./TextAnalyzeRequest.ts"
 export * from "./UsernameAnalyzeRequest.ts"
 export * as OpenApiDocument from "./OpenApiDocument.ts"
+export * as WardenErrors from "./WardenError.ts"

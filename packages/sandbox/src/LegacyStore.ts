@@ -10,7 +10,7 @@ export interface LegacyRecord {
   readonly reference: string
   readonly text: string
   readonly context: LegacyContext | undefined
-  readonly analysis: LegacyAnalysis
+  readonly analysis: (typeof LegacyAnalysis)["Encoded"]
   /** 1 on creation, +1 on each update. */
   readonly version: number
   readonly createdAt: string
@@ -26,7 +26,7 @@ export class LegacyStore {
     reference: string,
     text: string,
     context: LegacyContext | undefined,
-    analysis: LegacyAnalysis,
+    analysis: (typeof LegacyAnalysis)["Encoded"],
     at: string
   ): LegacyRecord {
     let channel = this.byChannel.get(channelUuid)

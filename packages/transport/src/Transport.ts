@@ -9,6 +9,7 @@
 import type { Dispatcher } from "undici"
 import {
   type ApiError,
+  attachCallInfo,
   decodeApiError,
   type EndpointName,
   PATHS,
@@ -24,6 +25,18 @@ import { BASE_URL_ENV, type Region } from "./Region.ts"
 import * as RegionPolicy from "./RegionPolicy.ts"
 import * as RetryPolicy from "./RetryPolicy.ts"
 import * as Telemetry from "./Telemetry.ts"
+
+/**
+ * Settings of the calls made under it, for one call or a block of them
+ * (`Effect.provideService(Transport.CallOptions, { maxAttempts: 1 })`): what the Promise clients'
+ * per-request `maxRetries` and `requestId` use.
+ */
+export const CallOptions = Context.Reference<{
+  /** Attempts in all for a call, instead of the configured `retry.maxAttempts`. */
+  readonly maxAttempts?: number | undefined
+  /** The `x-request-id` to send instead of a random UUID (e.g. the caller's own trace id). */
+  readonly requestId?: string | undefined
+}>("@warden/transport/CallOptions", { defaultValue: () => ({}) })
 
 /** One call: which endpoint, and the exact JSON text of the body. */
 export interface Request {
@@ -204,7 +217,10 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
     first?: { readonly requestId: string; readonly failure: Failure; readonly sentAt: number }
   ) {
     const context = yield* Effect.context<never>()
-    const requestId = first?.requestId ?? crypto.randomUUID()
+    const options = Context.get(context, CallOptions)
+    const requestId = first?.requestId ?? options.requestId ?? crypto.randomUUID()
+    const retry =
+      options.maxAttempts === undefined ? config.retry : { ...config.retry, maxAttempts: options.maxAttempts }
     let pending = first?.failure
     const plan: ReadonlyArray<Region | "legacy"> =
       request.endpoint === "legacyAnalyze" ? LEGACY_PLAN : (pinnedPlan ?? (yield* regions.plan))
@@ -256,8 +272,8 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
         // learnt even when no rate is configured: the 429 names the quota
         if (error._tag === "QuotaError") yield* limiter.penalize(request.endpoint, error.violations, sentAt)
         if (!RetryPolicy.isRetryable(error)) break
-        const delay = RetryPolicy.delayMillis(config.retry, attempt)
-        if (!RetryPolicy.mayRetry(config.retry, attempt, Date.now() - started, delay)) break
+        const delay = RetryPolicy.delayMillis(retry, attempt)
+        if (!RetryPolicy.mayRetry(retry, attempt, Date.now() - started, delay)) break
         const reason = error._tag === "TransportError" ? error.reason : error.error.code
         Telemetry.recordRetryUnsafe(context, request.endpoint, reason)
         yield* Effect.currentSpan.pipe(
@@ -291,7 +307,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
       "warden.error.code": code
     })
     Telemetry.recordErrorUnsafe(context, request.endpoint, code)
-    return yield* Effect.fail(error)
+    return yield* Effect.fail(attachCallInfo(error, { requestId, attempts }))
   })
 
   /**
@@ -306,7 +322,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
     const target = targetOf(request.endpoint, region)
     if (Result.isFailure(target)) return sendGeneral(request)
     return Effect.withFiber((fiber) => {
-      const requestId = crypto.randomUUID()
+      const requestId = Context.get(fiber.context, CallOptions).requestId ?? crypto.randomUUID()
       const headers = { ...target.success.headers, "x-request-id": requestId }
       const sentAt = Date.now()
       limiter.noteSendUnsafe(request.endpoint, sentAt)

@@ -13,7 +13,8 @@ import {
   TextAnalyzeRequest,
   TextAnalyzeResponse,
   UsernameAnalyzeRequest,
-  UsernameAnalyzeResponse
+  UsernameAnalyzeResponse,
+  type WithRaw
 } from "@warden/core"
 import { Transport } from "@warden/transport"
 import { Context, Effect, Layer, Result, Schema } from "effect"
@@ -29,19 +30,23 @@ export const RESELLER_ONLY_MESSAGE = "is reserved for reseller keys; this client
 /** Shape of the analyze client. */
 export interface Shape {
   /** Analyses a text. */
-  readonly text: (request: TextAnalyzeRequest) => Effect.Effect<TextAnalyzeResponse, AnalyzeError>
+  readonly text: (request: TextAnalyzeRequest) => Effect.Effect<WithRaw<TextAnalyzeResponse>, AnalyzeError>
   /** Analyses an image, by URL or inline base64 bytes. */
-  readonly image: (request: ImageAnalyzeRequest) => Effect.Effect<ImageAnalyzeResponse, AnalyzeError>
+  readonly image: (request: ImageAnalyzeRequest) => Effect.Effect<WithRaw<ImageAnalyzeResponse>, AnalyzeError>
   /** Analyses a username. */
-  readonly username: (request: UsernameAnalyzeRequest) => Effect.Effect<UsernameAnalyzeResponse, AnalyzeError>
+  readonly username: (request: UsernameAnalyzeRequest) => Effect.Effect<WithRaw<UsernameAnalyzeResponse>, AnalyzeError>
   /** `text`, also returning the exact body sent (keep it for feedback). */
-  readonly textWithRequest: (request: TextAnalyzeRequest) => Effect.Effect<Sent<TextAnalyzeResponse>, AnalyzeError>
+  readonly textWithRequest: (
+    request: TextAnalyzeRequest
+  ) => Effect.Effect<Sent<WithRaw<TextAnalyzeResponse>>, AnalyzeError>
   /** `image`, also returning the exact body sent. */
-  readonly imageWithRequest: (request: ImageAnalyzeRequest) => Effect.Effect<Sent<ImageAnalyzeResponse>, AnalyzeError>
+  readonly imageWithRequest: (
+    request: ImageAnalyzeRequest
+  ) => Effect.Effect<Sent<WithRaw<ImageAnalyzeResponse>>, AnalyzeError>
   /** `username`, also returning the exact body sent. */
   readonly usernameWithRequest: (
     request: UsernameAnalyzeRequest
-  ) => Effect.Effect<Sent<UsernameAnalyzeResponse>, AnalyzeError>
+  ) => Effect.Effect<Sent<WithRaw<UsernameAnalyzeResponse>>, AnalyzeError>
 }
 
 type Kind = "text" | "image" | "username"
@@ -60,7 +65,7 @@ export const make: Effect.Effect<Shape, never, Transport.Transport> = Effect.gen
     const endpoint = ENDPOINTS[kind]
     const label = Transport.endpointLabel(endpoint)
     const encode = Schema.encodeUnknownSync(requestSchema as unknown as Schema.Codec<unknown, unknown>)
-    return (input: Req["Type"]): Effect.Effect<Sent<Res["Type"]>, AnalyzeError> => {
+    return (input: Req["Type"]): Effect.Effect<Sent<WithRaw<Res["Type"]>>, AnalyzeError> => {
       const decoded = violationsOf(requestSchema, input)
       const reseller = standardKey ? resellerFieldsIn(kind, input) : []
       if (Result.isFailure(decoded) || reseller.length > 0) {
@@ -71,7 +76,7 @@ export const make: Effect.Effect<Shape, never, Transport.Transport> = Effect.gen
       }
       const body = JSON.stringify(encode(decoded.success))
       return Effect.flatMap(transport.sendInCurrentSpan({ endpoint, body }), (answer) =>
-        Effect.map(decodeAnswer(responseSchema, label, answer.status, answer.body), (response) => ({
+        Effect.map(decodeAnswer(responseSchema, label, answer), (response) => ({
           request: body,
           response,
           region: answer.region,

@@ -160,7 +160,7 @@ export const make = (options: Options = {}): Effect.Effect<Shape, never, Transpo
           const tail = JSON.stringify(wire)
           const body = `{"analyzeRequest":${raw.success}${tail === "{}" ? "}" : `,${tail.slice(1)}`}`
           const answer = yield* transport.sendInCurrentSpan({ endpoint, body })
-          const response = yield* decodeAnswer(FeedbackResponse, label, answer.status, answer.body)
+          const response = yield* decodeAnswer(FeedbackResponse, label, answer)
           return {
             request: body,
             response,

@@ -1,5 +1,14 @@
 /** Local validation with core's schemas, and decoding of answers: shared by AnalyzeV1 and FeedbackV1. */
-import { FieldViolations, type FieldViolation, RequestValidationError, ResponseDecodeError } from "@warden/core"
+import {
+  attachCallInfo,
+  type CallInfo,
+  FieldViolations,
+  type FieldViolation,
+  RequestValidationError,
+  ResponseDecodeError,
+  type WithRaw,
+  withRaw
+} from "@warden/core"
 import { Effect, Result, Schema } from "effect"
 
 /** The parse options the contract serves with: every violation at once, unknown fields refused. */
@@ -32,33 +41,36 @@ const guardOf = (schema: Schema.Top): ((u: unknown) => boolean) => {
   return guard
 }
 
-/** Decodes a 2xx answer's text with a response schema; anything else is `ResponseDecodeError`. */
+/**
+ * Decodes a 2xx answer's text with a response schema, keeping the JSON as received under `raw`;
+ * anything else is `ResponseDecodeError`, carrying the call's request id and attempts.
+ */
 export const decodeAnswer = <S extends Schema.Top>(
   schema: S,
   endpoint: string,
-  status: number,
-  body: string
-): Effect.Effect<S["Type"], ResponseDecodeError> => {
+  answer: { readonly status: number; readonly body: string } & CallInfo
+): Effect.Effect<WithRaw<S["Type"]>, ResponseDecodeError> => {
+  const { status, body } = answer
+  const fail = (detail: string) =>
+    Effect.fail(
+      attachCallInfo(new ResponseDecodeError({ endpoint, status, body, detail }), {
+        requestId: answer.requestId,
+        attempts: answer.attempts
+      })
+    )
   let json: unknown
   try {
     json = JSON.parse(body)
   } catch {
-    return Effect.fail(new ResponseDecodeError({ endpoint, status, body, detail: "the body is not JSON" }))
+    return fail("the body is not JSON")
   }
   // the response schemas have no transformations (Type = Encoded): a value that passes the guard is
   // its own decoded form, and the full decode runs only to describe a failure
-  if (guardOf(schema)(json)) return Effect.succeed(json as S["Type"])
+  if (guardOf(schema)(json)) return Effect.succeed(withRaw(json as S["Type"] & object, json))
   const result = Schema.decodeUnknownResult(schema as unknown as Schema.Codec<S["Type"], unknown>)(json, {
     errors: "all"
   })
   return Result.isSuccess(result)
-    ? Effect.succeed(result.success)
-    : Effect.fail(
-        new ResponseDecodeError({
-          endpoint,
-          status,
-          body,
-          detail: FieldViolations.formatViolations(FieldViolations.fromSchemaError(result.failure))
-        })
-      )
+    ? Effect.succeed(withRaw(result.success as S["Type"] & object, json))
+    : fail(FieldViolations.formatViolations(FieldViolations.fromSchemaError(result.failure)))
 }
