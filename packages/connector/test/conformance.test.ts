@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Connector } from "@warden/connector"
+import { type Checkpoint, Connector, type ConnectorError, SourceEvent } from "@warden/connector"
 import { Conformance } from "@warden/connector/testing"
 import { Effect, Option, Stream } from "effect"
+import { connector as changelog } from "../examples/ChangeLogConnector.ts"
 import { connector as example } from "../examples/JsonPollConnector.ts"
+import * as ChangeLogUpstream from "./fixtures/ChangeLogUpstream.ts"
 import * as JsonUpstream from "./fixtures/JsonUpstream.ts"
 
 // The kit must catch broken connectors, or its passes mean nothing.
@@ -94,6 +96,99 @@ describe("conformance kit catches", () => {
     Effect.gen(function* () {
       const failure = yield* Effect.flip(Conformance.upstreamDown(options(crashing)))
       assert.include(failure.message, "defect")
+    })
+  )
+})
+
+/** The change-log example with its stream rewritten by `f` (and `act` kept unless `dropAct`). */
+const changed = (
+  f: (
+    events: Stream.Stream<SourceEvent.SourceEvent, ConnectorError.ConnectorError>
+  ) => Stream.Stream<SourceEvent.SourceEvent, ConnectorError.ConnectorError>,
+  dropAct = false
+) =>
+  Connector.make({
+    ...changelog,
+    make: (config) =>
+      Effect.map(changelog.make(config), (source) => ({
+        events: (from: Option.Option<Checkpoint.Checkpoint>) => f(source.events(from)),
+        ...(dropAct || source.act === undefined ? {} : { act: source.act })
+      }))
+  })
+
+/** Emits every event twice, while declaring duplicates "never". */
+const stuttering = changed(Stream.flatMap((e) => Stream.make(e, e)))
+
+/** The third item event carries the first one's checkpoint: a restart from it reads items 2 and 3 again. */
+const backwards = changed((events) => {
+  let n = 0
+  let first: Checkpoint.Checkpoint | undefined
+  return Stream.map(events, (e) => {
+    if (!SourceEvent.isItemEvent(e)) return e
+    n++
+    if (n === 1) first = e.checkpoint
+    return n === 3 ? { ...e, checkpoint: first! } : e
+  })
+})
+
+/** Turns a delete into an upsert with empty text. */
+const emptying = changed(
+  Stream.map((e) =>
+    e.kind === "delete" ? SourceEvent.upsertText({ reference: e.reference, checkpoint: e.checkpoint, text: "" }) : e
+  )
+)
+
+/** Declares `actions: [hide]` but its source has no `act`. */
+const actless = changed((events) => events, true)
+
+const changelogOptions = (connector: Connector.Connector): Conformance.Options => ({
+  connector,
+  setup: ChangeLogUpstream.make,
+  timeout: "3 seconds",
+  settle: "300 millis"
+})
+
+describe("conformance kit, each mistake fails a broken plugin and passes a correct one", () => {
+  it.live("events emitted twice while declaring duplicates 'never'", () =>
+    Effect.gen(function* () {
+      const failure = yield* Effect.flip(Conformance.noDuplicates(changelogOptions(stuttering)))
+      assert.strictEqual(failure.check, "noDuplicates")
+      assert.include(failure.message, "changelog:1 twice")
+      yield* Conformance.noDuplicates(changelogOptions(changelog))
+    })
+  )
+
+  it.live("checkpoints that go backwards", () =>
+    Effect.gen(function* () {
+      const failure = yield* Effect.flip(Conformance.checkpointsForward(changelogOptions(backwards)))
+      assert.strictEqual(failure.check, "checkpointsForward")
+      assert.include(failure.message, "the checkpoint of changelog:3 goes backwards")
+      yield* Conformance.checkpointsForward(changelogOptions(changelog))
+    })
+  )
+
+  it.live("deletes turned into empty upserts", () =>
+    Effect.gen(function* () {
+      const failure = yield* Effect.flip(Conformance.editsAndDeletes(changelogOptions(emptying)))
+      assert.strictEqual(failure.check, "editsAndDeletes")
+      assert.include(failure.message, "expected a delete event, got an upsert")
+      yield* Conformance.editsAndDeletes(changelogOptions(changelog))
+    })
+  )
+
+  it.live("actions declared with no act", () =>
+    Effect.gen(function* () {
+      const failure = yield* Effect.flip(Conformance.actions(changelogOptions(actless)))
+      assert.strictEqual(failure.check, "actions")
+      assert.include(failure.message, "declares actions [hide] but its source has no act")
+      yield* Conformance.actions(changelogOptions(changelog))
+    })
+  )
+
+  it.live("a growing checkpoint (and the change log's stays small)", () =>
+    Effect.gen(function* () {
+      yield* Effect.flip(Conformance.boundedCheckpoint(options(hoarding)))
+      yield* Conformance.boundedCheckpoint(changelogOptions(changelog))
     })
   )
 })

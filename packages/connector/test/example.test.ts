@@ -2,11 +2,15 @@ import { assert, describe, it } from "@effect/vitest"
 import { Connector, Preview } from "@warden/connector"
 import { describeConformance } from "@warden/connector/testing"
 import { Effect } from "effect"
+import { connector as changelog } from "../examples/ChangeLogConnector.ts"
 import { connector } from "../examples/JsonPollConnector.ts"
+import * as ChangeLogUpstream from "./fixtures/ChangeLogUpstream.ts"
 import * as JsonUpstream from "./fixtures/JsonUpstream.ts"
 
 // The example of docs/connectors.md passes the whole conformance kit against a real HTTP upstream.
 describeConformance("json-poll example", { connector, setup: JsonUpstream.make, timeout: "5 seconds" })
+// The change-log example (edits, deletes, a hide action) passes it too, every check driven.
+describeConformance("change-log example", { connector: changelog, setup: ChangeLogUpstream.make, timeout: "5 seconds" })
 
 describe("example connector", () => {
   it.live("preview returns the first N events", () =>

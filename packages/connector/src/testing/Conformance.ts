@@ -18,11 +18,19 @@ import * as SourceEvent from "../SourceEvent.ts"
  * Controls the connector's fake upstream (a local HTTP server, a fake gateway...).
  * - `publish(n)`: make `n` new items available (each must become an item event with a new reference).
  * - `stop`: take the upstream down (refuse connections or answer 503). `start`: bring it back.
+ * - `edit(i)`, `remove(i)`: change or delete the `i`-th item published (1-based); the source must emit
+ *   an upsert with the same reference and the new content, or a `delete` (`editsAndDeletes`).
+ * - `actionsDone`: what the platform executed of `Source.act` (`actions`).
+ * The last three are optional: a source that cannot see edits or deletes, or takes no actions, leaves
+ * them out and those checks only test what the capabilities promise.
  */
 export interface UpstreamDriver {
   readonly publish: (count: number) => Effect.Effect<void>
   readonly stop: Effect.Effect<void>
   readonly start: Effect.Effect<void>
+  readonly edit?: ((index: number) => Effect.Effect<void>) | undefined
+  readonly remove?: ((index: number) => Effect.Effect<void>) | undefined
+  readonly actionsDone?: Effect.Effect<ReadonlyArray<{ readonly kind: string; readonly reference: string }>> | undefined
 }
 
 /** A fresh upstream and the (encoded, as a user writes it) config pointing the connector at it. */
@@ -460,11 +468,217 @@ export const upstreamDown = (options: Options): Effect.Effect<void, ConformanceF
     })
   )
 
+/**
+ * Runs a fresh source from `from` in the background, collecting its events: `waitUntil(cond)` waits
+ * for a condition on them (false at the timeout), `settle` keeps watching a little longer. The source
+ * stops with the enclosing scope (or `stop`).
+ */
+const observe = (options: Options, harness: Harness, check: string, from: Option.Option<Checkpoint.Checkpoint>) =>
+  Effect.gen(function* () {
+    const source = yield* startSource(options, harness, check)
+    const events: Array<SourceEvent.SourceEvent> = []
+    const fiber = yield* source.events(from).pipe(
+      Stream.runForEach((event) => Effect.sync(() => events.push(event))),
+      Effect.forkScoped
+    )
+    const { timeout, settle } = settings(options)
+    const deadline = Date.now() + durationMillis(timeout)
+    return {
+      events,
+      waitUntil: (cond: (events: ReadonlyArray<SourceEvent.SourceEvent>) => boolean) =>
+        Effect.gen(function* () {
+          while (!cond(events)) {
+            if (Date.now() >= deadline || fiber.pollUnsafe() !== undefined) return cond(events)
+            yield* Effect.sleep("20 millis")
+          }
+          return true
+        }),
+      settle: Effect.sleep(settle)
+    }
+  })
+
+const upserts = (events: ReadonlyArray<SourceEvent.SourceEvent>) =>
+  events.filter((e): e is SourceEvent.Upsert => e.kind === "upsert")
+
+/**
+ * A connector declaring `duplicates: "never"` emits no item twice in one run: the same reference with
+ * the same content is a duplicate (an edit, new content, is not). `"possible"` connectors pass.
+ */
+export const noDuplicates = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "noDuplicates"
+      if (options.connector.capabilities.duplicates === "possible") return
+      const harness = yield* setupHarness(options, check)
+      yield* harness.upstream.publish(3)
+      const run = yield* observe(options, harness, check, Option.none())
+      if (!(yield* run.waitUntil((es) => distinctReferences(es).length >= 3))) {
+        return yield* fail(check, `expected 3 item events, got ${distinctReferences(run.events).length}`)
+      }
+      yield* run.settle
+      const seen = new Set<string>()
+      for (const event of upserts(run.events)) {
+        const key = `${event.reference}\u0000${JSON.stringify(event.content)}`
+        if (seen.has(key)) {
+          return yield* fail(
+            check,
+            `connector declares duplicates: "never" but emitted ${event.reference} twice with the same content`
+          )
+        }
+        seen.add(key)
+      }
+    })
+  )
+
+/**
+ * Checkpoints only move forward: resuming from a later event's checkpoint never reads an item again
+ * that resuming from an earlier one does not (the daemon commits them in stream order; a checkpoint
+ * that goes back makes a restart read old items again, or skip new ones).
+ */
+export const checkpointsForward = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "checkpointsForward"
+      const harness = yield* setupHarness(options, check)
+      yield* harness.upstream.publish(4)
+      const first = yield* observe(options, harness, check, Option.none())
+      if (!(yield* first.waitUntil((es) => distinctReferences(es).length >= 4))) {
+        return yield* fail(check, `expected 4 item events, got ${distinctReferences(first.events).length}`)
+      }
+      const items = first.events.filter(SourceEvent.isItemEvent).slice(0, 4)
+      let previous: { reference: string; reads: ReadonlyArray<string> } | undefined
+      for (const event of items) {
+        const from = yield* Checkpoint.roundTrip(event.checkpoint).pipe(
+          Effect.mapError(
+            () => new ConformanceFailure({ check, message: `checkpoint of ${event.reference} is not JSON` })
+          )
+        )
+        const reads = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const run = yield* observe(options, harness, check, Option.some(from))
+            yield* run.settle
+            return distinctReferences(run.events)
+          })
+        )
+        if (previous !== undefined) {
+          const again = reads.filter((r) => !previous!.reads.includes(r))
+          if (again.length > 0) {
+            return yield* fail(
+              check,
+              `the checkpoint of ${event.reference} goes backwards: resuming from it reads ${again.join(", ")}, which resuming from the checkpoint of ${previous.reference} (emitted before it) does not`
+            )
+          }
+        }
+        previous = { reference: event.reference, reads }
+      }
+    })
+  )
+
+/**
+ * An item edited upstream comes again as an upsert with the same reference and the new content; an
+ * item deleted upstream comes as a `delete` with its reference (not an upsert with empty content).
+ * Needs the driver's `edit` and `remove`; without them there is nothing to drive and the check passes.
+ */
+export const editsAndDeletes = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "editsAndDeletes"
+      const harness = yield* setupHarness(options, check)
+      const { edit, remove } = harness.upstream
+      if (edit === undefined || remove === undefined) return
+      yield* harness.upstream.publish(2)
+      const run = yield* observe(options, harness, check, Option.none())
+      if (!(yield* run.waitUntil((es) => distinctReferences(es).length >= 2))) {
+        return yield* fail(check, `expected 2 item events, got ${distinctReferences(run.events).length}`)
+      }
+      const [edited, deleted] = distinctReferences(run.events)
+      const before = upserts(run.events).find((e) => e.reference === edited)
+      const seenBefore = run.events.length
+      yield* edit(1)
+      yield* remove(2)
+      const later = () => run.events.slice(seenBefore)
+      const done = yield* run.waitUntil(
+        () =>
+          upserts(later()).some((e) => e.reference === edited) &&
+          later().some((e) => SourceEvent.isItemEvent(e) && e.reference === deleted)
+      )
+      const editEvent = upserts(later()).find((e) => e.reference === edited)
+      if (editEvent === undefined)
+        return yield* fail(check, `item 1 (${edited}) was edited upstream: no upsert with its reference came`)
+      if (JSON.stringify(editEvent.content) === JSON.stringify(before?.content)) {
+        return yield* fail(check, `item 1 (${edited}) was edited upstream: its upsert came with the old content`)
+      }
+      const gone = later().find((e) => SourceEvent.isItemEvent(e) && e.reference === deleted)
+      if (!done || gone === undefined)
+        return yield* fail(check, `item 2 (${deleted}) was deleted upstream: no event with its reference came`)
+      if (gone.kind !== "delete") {
+        const what =
+          gone.kind === "upsert" ? `an upsert with content ${JSON.stringify(gone.content)}` : `a ${gone.kind}`
+        return yield* fail(check, `item 2 (${deleted}) was deleted upstream: expected a delete event, got ${what}`)
+      }
+    })
+  )
+
+/**
+ * A connector declaring action kinds has `act` on its source; given the driver's `actionsDone`, the
+ * first declared kind is executed once on a published item, and asking again is not an error (the
+ * daemon retries: `act` must be idempotent, `alreadyDone` is the answer for a repeat).
+ */
+export const actions = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "actions"
+      const declared = options.connector.capabilities.actions
+      if (declared.length === 0) return
+      const harness = yield* setupHarness(options, check)
+      const source = yield* startSource(options, harness, check)
+      if (source.act === undefined) {
+        return yield* fail(check, `declares actions [${declared.join(", ")}] but its source has no act`)
+      }
+      const done = harness.upstream.actionsDone
+      if (done === undefined) return
+      yield* harness.upstream.publish(1)
+      const run = yield* observe(options, harness, check, Option.none())
+      if (!(yield* run.waitUntil((es) => distinctReferences(es).length >= 1))) {
+        return yield* fail(check, "expected an item event to act on")
+      }
+      const reference = distinctReferences(run.events)[0]!
+      const kind = declared[0]!
+      for (const attempt of [1, 2]) {
+        const result = yield* Effect.exit(source.act({ kind, reference }))
+        if (Exit.isFailure(result)) {
+          return yield* fail(
+            check,
+            `act ${kind} on ${reference} (attempt ${attempt}) failed: ${Cause.pretty(result.cause).split("\n")[0]}`
+          )
+        }
+      }
+      const executed = (yield* done).filter((a) => a.kind === kind && a.reference === reference)
+      if (executed.length !== 1) {
+        return yield* fail(
+          check,
+          `act ${kind} on ${reference} twice: the platform executed it ${executed.length} times (expected once)`
+        )
+      }
+    })
+  )
+
 const setupHarness = (options: Options, check: string) =>
   options.setup.pipe(Effect.mapError((e) => new ConformanceFailure({ check, message: `setup failed: ${String(e)}` })))
 
 /** All checks by name. */
-export const checks = { validEvents, stableReferences, resume, boundedCheckpoint, cleanShutdown, upstreamDown } as const
+export const checks = {
+  validEvents,
+  stableReferences,
+  resume,
+  noDuplicates,
+  checkpointsForward,
+  editsAndDeletes,
+  actions,
+  boundedCheckpoint,
+  cleanShutdown,
+  upstreamDown
+} as const
 
 /** Runs every check in turn; fails with the first failure. */
 export const runAll = (options: Options): Effect.Effect<void, ConformanceFailure> =>
