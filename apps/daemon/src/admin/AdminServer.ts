@@ -1,12 +1,14 @@
 /**
- * The admin HTTP API, bound to loopback by default. Every route but `/healthz` needs
- * `Authorization: Bearer <token>`.
+ * The admin HTTP API, bound to loopback by default, and the review console at `/` (`ConsoleRoutes`).
+ * Every route but `/healthz` and the console's files needs `Authorization: Bearer <token>` or the
+ * console's session cookie (with its CSRF token on state-changing calls).
  *
  * - `GET /healthz`: the process is up.
  * - `GET /readyz`: 200 when the daemon can make progress, 503 when it cannot (state store, or the API
  *   failing for every source); per-source problems are listed either way (`Readiness`).
  * - `GET /metrics`: Prometheus text (items in/out, verdicts, API latency, retries, 429s, backlog, lag).
- * - `GET /api/decisions?source=&since=&classification=&action=&limit=&cursor=` (a page and its
+ * - `GET /api/decisions?source=&type=&severity=&actionStatus=&q=&since=&classification=&action=&limit=&cursor=`
+ *   (newest first, a page and its
  *   `nextCursor`), `GET /api/decisions/{reference}?source=` (every version, the request sent, the
  *   actions and the feedback; 409 when several sources recorded the reference and none is named).
  * - `GET /api/dead-letters?source=&limit=`: events sources emitted that the daemon could not take (a
@@ -29,12 +31,11 @@ export const FeedbackBody = Schema.Struct({
   confidence: Schema.optionalKey(Confidence)
 })
 const decodeFeedbackBody = Schema.decodeUnknownEffect(FeedbackBody, { errors: "all", onExcessProperty: "error" })
-import { timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Confidence } from "@warden/core"
 import { RateLimiter } from "@warden/transport"
-import { Context, Effect, Layer, Metric, Redacted, Schema } from "effect"
+import { Context, Effect, Layer, Metric, Option, Redacted, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql"
 import * as Metrics from "../engine/Metrics.ts"
@@ -43,6 +44,8 @@ import { SourceStatus } from "../engine/SourceStatus.ts"
 import * as StateStats from "../state/StateStats.ts"
 import { StateStore } from "../state/StateStore.ts"
 import { AdminRefused, json, refuse } from "./AdminError.ts"
+import * as ConsoleRoutes from "./ConsoleRoutes.ts"
+import * as ConsoleSession from "./ConsoleSession.ts"
 import * as DecisionCursor from "./DecisionCursor.ts"
 import * as Readiness from "./Readiness.ts"
 import * as RequestInput from "./RequestInput.ts"
@@ -52,6 +55,8 @@ export interface AdminOptions {
   readonly host: string
   readonly port: number
   readonly token: Redacted.Redacted<string>
+  /** The configured sinks (the console's pipeline page lists each, empty queues too). */
+  readonly sinks?: ReadonlyArray<string>
   /** Extra routes under `/api/` (feedback by reference plugs in here). */
   readonly routes?: ReadonlyArray<AdminRoute>
 }
@@ -68,18 +73,35 @@ export interface AdminRoute {
 }
 
 /** The running admin API. */
-export class AdminServer extends Context.Service<AdminServer, { readonly url: string }>()(
-  "@warden/daemon/AdminServer"
-) {}
+export class AdminServer extends Context.Service<
+  AdminServer,
+  {
+    readonly url: string
+    /** The console's sign-in link, `URL/?token=TOKEN` (it holds the token: print it, never log it). */
+    readonly consoleUrl: Redacted.Redacted<string>
+  }
+>()("@warden/daemon/AdminServer") {}
 
-const authorised = (req: IncomingMessage, token: Redacted.Redacted<string>): boolean => {
-  const header = req.headers.authorization
-  const match = typeof header === "string" ? /^Bearer +(\S+)$/.exec(header) : null
-  if (match === null) return false
-  const given = Buffer.from(match[1]!)
-  const expected = Buffer.from(Redacted.value(token))
-  return given.length === expected.length && timingSafeEqual(given, expected)
-}
+/** The filters `GET /api/decisions` and its stream share, as query parameter names. */
+const DECISION_FILTERS = ["source", "type", "severity", "actionStatus", "q", "classification", "action"] as const
+
+/** Reads the decision filters of a query (and refuses any parameter but those and `extra`). */
+const decisionFilters = (params: URLSearchParams, extra: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const q = yield* RequestInput.query(params, [...DECISION_FILTERS, ...extra])
+    return {
+      query: q,
+      filters: {
+        source: q.get("source"),
+        type: q.get("type"),
+        severity: q.get("severity"),
+        actionStatus: q.get("actionStatus"),
+        text: q.get("q"),
+        classification: q.get("classification"),
+        action: q.get("action")
+      }
+    }
+  })
 
 const routes = (options: AdminOptions) =>
   Effect.gen(function* () {
@@ -87,6 +109,7 @@ const routes = (options: AdminOptions) =>
     const status = yield* SourceStatus
     const limiter = yield* RateLimiter.RateLimiter
     const feedback = yield* FeedbackService
+    const sessions = ConsoleSession.make(options.token)
 
     const readiness = Effect.gen(function* () {
       const storeProblem = yield* store.writable.pipe(
@@ -133,7 +156,7 @@ const routes = (options: AdminOptions) =>
     })
 
     /** The routes proper: input problems fail with `AdminRefused`, answered as the envelope. */
-    const route = (req: IncomingMessage, res: ServerResponse, url: URL) =>
+    const route = (req: IncomingMessage, res: ServerResponse, url: URL, who: ConsoleRoutes.Caller) =>
       Effect.gen(function* () {
         const path = url.pathname
         if (req.method === "GET" && path === "/readyz") {
@@ -169,21 +192,12 @@ const routes = (options: AdminOptions) =>
           return json(res, 200, { deadLetters })
         }
         if (req.method === "GET" && path === "/api/decisions") {
-          const q = yield* RequestInput.query(url.searchParams, [
-            "source",
-            "since",
-            "classification",
-            "action",
-            "limit",
-            "cursor"
-          ])
+          const { query: q, filters } = yield* decisionFilters(url.searchParams, ["since", "limit", "cursor"])
           const limit = yield* RequestInput.int("limit", q.get("limit"), { min: 1, max: 1000, fallback: 100 })
           const after = yield* DecisionCursor.decode(q.get("cursor"))
           const rows = yield* store.decisions({
-            source: q.get("source"),
+            ...filters,
             since: yield* RequestInput.instant("since", q.get("since")),
-            classification: q.get("classification"),
-            action: q.get("action"),
             limit: limit + 1,
             after
           })
@@ -195,6 +209,13 @@ const routes = (options: AdminOptions) =>
             nextCursor: rows.length > limit && last !== undefined ? DecisionCursor.encode(last) : null
           })
         }
+        const answered = yield* ConsoleRoutes.privateRoutes(req, res, url, who, {
+          sessions,
+          store,
+          sinks: options.sinks ?? [],
+          filters: (params, extra) => Effect.map(decisionFilters(params, extra), (r) => r.filters)
+        })
+        if (answered) return
         const one = /^\/api\/decisions\/(.+)$/.exec(path)
         if (req.method === "GET" && one !== null) {
           const reference = yield* RequestInput.pathSegment("reference", one[1]!)
@@ -214,9 +235,13 @@ const routes = (options: AdminOptions) =>
           }
           const actions = yield* store.actionsOf(reference, source)
           const sent = yield* store.feedbackOf(reference, source)
+          // The latest version's source event: author, permalink, post (what the console shows).
+          const row = yield* store.item(versions[0]!.source, reference, versions[0]!.version)
+          const event = Option.match(row, { onNone: () => null, onSome: (r) => JSON.parse(r.event) as unknown })
           return json(res, 200, {
             reference,
             source: versions[0]!.source,
+            event,
             latest: versions[0],
             versions,
             actions,
@@ -258,14 +283,17 @@ const routes = (options: AdminOptions) =>
         const url = URL.canParse(req.url ?? "/", "http://admin") ? new URL(req.url ?? "/", "http://admin") : undefined
         if (url === undefined) return yield* new AdminRefused({ status: 400, code: "BAD_REQUEST", message: "bad URL" })
         if (req.method === "GET" && url.pathname === "/healthz") return json(res, 200, { status: "ok" })
-        if (!authorised(req, options.token)) {
+        if (yield* ConsoleRoutes.publicRoutes(req, res, url, sessions)) return
+        const who = ConsoleRoutes.caller(req, options.token, sessions)
+        if (who === undefined) {
           return yield* new AdminRefused({
             status: 401,
             code: "UNAUTHENTICATED",
-            message: "missing or wrong bearer token (Authorization: Bearer <admin.token>)"
+            message: "missing or wrong bearer token (Authorization: Bearer <admin.token>), and no console session"
           })
         }
-        return yield* route(req, res, url)
+        yield* ConsoleRoutes.guardCrossSite(req, who)
+        return yield* route(req, res, url, who)
       }).pipe(
         Effect.catchTag("AdminRefused", (refused) =>
           Effect.sync(() => {
@@ -318,6 +346,12 @@ export const layer = (options: AdminOptions) =>
       ).pipe(Effect.orDie)
       const address = server.address() as AddressInfo
       const host = address.family === "IPv6" ? `[${address.address}]` : address.address
-      return { url: `http://${host}:${address.port}` }
+      const url = `http://${host}:${address.port}`
+      return {
+        url,
+        consoleUrl: Redacted.make(`${url}/?token=${encodeURIComponent(Redacted.value(options.token))}`, {
+          label: "console link"
+        })
+      }
     })
   )

@@ -80,6 +80,7 @@ export const run = (options: DemoOptions) =>
           "warden demo: the sandbox API, a demo comments feed and the pipeline, all on this machine.",
           `  sandbox API   ${sandbox.url}`,
           `  demo feed     ${feed.url}`,
+          `  console       ${Redacted.value(admin.consoleUrl)}`,
           `  admin API     ${admin.url}  (Authorization: Bearer ${Redacted.value(token)})`,
           `  try           curl -H 'Authorization: Bearer ${Redacted.value(token)}' ${admin.url}/api/decisions?limit=5`,
           "Verdicts follow. Ctrl-C stops.",

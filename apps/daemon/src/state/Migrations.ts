@@ -155,13 +155,31 @@ const createSourceDeadLetters = Effect.gen(function* () {
   yield* sql`CREATE INDEX IF NOT EXISTS warden_source_dead_letters_last ON warden_source_dead_letters (last_at)`
 })
 
+const createDecisionIndexes = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // The decisions listing (admin API, review console): newest first, keyset-paged. One index in the
+  // listing's order, and one per equality filter followed by that order, so a page of any filter at
+  // any depth is an index seek plus `limit` rows (StateStore.decisions; EXPLAIN QUERY PLAN in tests).
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_listing
+    ON warden_items (created_at DESC, source, reference, version DESC)`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_listing_source
+    ON warden_items (source, created_at DESC, reference, version DESC)`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_listing_type
+    ON warden_items (verdict_type, created_at DESC, source, reference, version DESC)`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_listing_severity
+    ON warden_items (severity, created_at DESC, source, reference, version DESC)`
+  // The listing's order covers what this one served (oldest unprocessed, `since`).
+  yield* sql`DROP INDEX IF EXISTS warden_items_created`
+})
+
 /** Runs every pending migration of the state store. */
 export const run = Migrator.make({})({
   loader: Migrator.fromRecord({
     "0001_items_outbox_checkpoints": createItems,
     "0002_actions_feedback": createActionsFeedback,
     "0003_reanalyse": createReanalyse,
-    "0004_source_dead_letters": createSourceDeadLetters
+    "0004_source_dead_letters": createSourceDeadLetters,
+    "0005_decision_indexes": createDecisionIndexes
   }),
   table: "warden_migrations"
 })

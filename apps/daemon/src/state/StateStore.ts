@@ -93,7 +93,15 @@ export interface DecisionQuery {
   readonly source?: string | undefined
   readonly since?: number | undefined
   readonly classification?: string | undefined
+  /** The recommended action of the verdict (`hide`, `none`...). */
   readonly action?: string | undefined
+  /** The verdict's analysis type (`THREAT`, `INSULT`...). */
+  readonly type?: string | undefined
+  readonly severity?: string | undefined
+  /** Only items with a platform action in this status (`pending`, `done`, `failed`, `would-do`). */
+  readonly actionStatus?: string | undefined
+  /** Text in the reference or the request sent (case-insensitive substring). */
+  readonly text?: string | undefined
   readonly limit: number
   /** Keyset paging: only rows after this one in the listing's order (newest first). */
   readonly after?: DecisionPosition | undefined
@@ -626,23 +634,50 @@ const make = Effect.gen(function* () {
       Effect.map((rows) => rows.length > 0)
     )
 
-  const decisions = (query: DecisionQuery) =>
-    sql`SELECT * FROM warden_items WHERE 1 = 1
+  /** `%text%` for LIKE, with LIKE's own wildcards taken literally (escaped with `\\`). */
+  const likePattern = (text: string) => `%${text.replace(/[\\%_]/gu, (c) => `\\${c}`)}%`
+
+  /**
+   * A page of decisions, newest first, keyset-paged (`after`): each filter has an index that starts
+   * with it and ends in the listing order (Migrations `0005`), so a page costs the same at any depth.
+   * The redundant `created_at <= ?` lets the index seek to the cursor instead of walking to it.
+   */
+  const decisionsStatement = (query: DecisionQuery) =>
+    sql`SELECT * FROM warden_items i WHERE 1 = 1
       ${query.source === undefined ? sql`` : sql`AND source = ${query.source}`}
+      ${query.type === undefined ? sql`` : sql`AND verdict_type = ${query.type}`}
+      ${query.severity === undefined ? sql`` : sql`AND severity = ${query.severity}`}
       ${query.since === undefined ? sql`` : sql`AND created_at >= ${query.since}`}
       ${query.classification === undefined ? sql`` : sql`AND classifications LIKE ${`%,${query.classification},%`}`}
       ${query.action === undefined ? sql`` : sql`AND recommended_action = ${query.action}`}
       ${
+        query.actionStatus === undefined
+          ? sql``
+          : sql`AND EXISTS (SELECT 1 FROM warden_actions a WHERE a.source = i.source AND a.reference = i.reference
+              AND a.version = i.version AND a.status = ${query.actionStatus})`
+      }
+      ${
+        query.text === undefined
+          ? sql``
+          : sql.onDialectOrElse({
+              pg: () => sql`AND (reference ILIKE ${likePattern(query.text!)} ESCAPE '\\'
+                OR request ILIKE ${likePattern(query.text!)} ESCAPE '\\')`,
+              orElse: () => sql`AND (reference LIKE ${likePattern(query.text!)} ESCAPE '\\'
+                OR request LIKE ${likePattern(query.text!)} ESCAPE '\\')`
+            })
+      }
+      ${
         query.after === undefined
           ? sql``
-          : sql`AND (created_at < ${query.after.createdAt} OR (created_at = ${query.after.createdAt} AND (
+          : sql`AND created_at <= ${query.after.createdAt}
+              AND (created_at < ${query.after.createdAt} OR (created_at = ${query.after.createdAt} AND (
               source > ${query.after.source} OR (source = ${query.after.source} AND (
                 reference > ${query.after.reference} OR (reference = ${query.after.reference}
                 AND version < ${query.after.version}))))))`
       }
-      ORDER BY created_at DESC, source, reference, version DESC LIMIT ${query.limit}`.pipe(
-      Effect.map((rows) => rows.map(toDecision))
-    )
+      ORDER BY created_at DESC, source, reference, version DESC LIMIT ${query.limit}`
+
+  const decisions = (query: DecisionQuery) => decisionsStatement(query).pipe(Effect.map((rows) => rows.map(toDecision)))
 
   const decision = (reference: string, source?: string) =>
     sql`SELECT * FROM warden_items WHERE reference = ${reference}
@@ -698,6 +733,7 @@ const make = Effect.gen(function* () {
     checkpointRow,
     resetCheckpoint,
     decisions,
+    decisionsStatement,
     decision,
     sourcesOf,
     segments,

@@ -65,6 +65,8 @@ export const run = Command.make(
         yield* Effect.logInfo(
           `warden running: ${spec.sources.length} source(s), ${spec.sinkNames.length} sink(s); admin API ${admin.url}`
         )
+        // The review console's sign-in link, on stderr only (it holds the token; the log never does).
+        yield* Console.error(`console  ${Redacted.value(admin.consoleUrl)}`)
         if (generatedToken && spec.admin !== undefined) {
           // Shown once, on stderr: the file sets no admin token, so this run made one.
           yield* Console.error(

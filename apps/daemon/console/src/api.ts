@@ -1,0 +1,65 @@
+/**
+ * The admin API as the console calls it: same origin, the session cookie (sent by the browser), and
+ * the session's CSRF token on every state-changing call. Errors are the admin API's envelope.
+ */
+
+/** An admin API refusal: its status and the envelope's code and message. */
+export class ApiError extends Error {
+  readonly status: number
+  readonly code: string
+  constructor(status: number, code: string, message: string) {
+    super(message)
+    this.status = status
+    this.code = code
+  }
+}
+
+let csrf: string | null = null
+
+/** Calls the admin API and returns its JSON body; a non-2xx answer throws {@link ApiError}. */
+export const api = async <A = any>(path: string, init: { method?: string; body?: unknown } = {}): Promise<A> => {
+  const method = init.method ?? "GET"
+  const headers: Record<string, string> = { accept: "application/json" }
+  if (init.body !== undefined) headers["content-type"] = "application/json"
+  if (method !== "GET" && csrf !== null) headers["x-warden-csrf"] = csrf
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) })
+  })
+  const body = await res.json().catch(() => null)
+  if (!res.ok && !(res.status === 503 && path === "/readyz")) {
+    throw new ApiError(res.status, body?.error?.code ?? "HTTP_ERROR", body?.error?.message ?? res.statusText)
+  }
+  return body as A
+}
+
+/** Whether this browser is signed in (and remembers the session's CSRF token). */
+export const checkSession = async (): Promise<boolean> => {
+  try {
+    const session = await api<{ csrf: string | null }>("/api/session")
+    csrf = session.csrf
+    return true
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return false
+    throw e
+  }
+}
+
+/** Signs in with the admin token (the page's form). */
+export const signIn = (token: string) => api("/session", { method: "POST", body: { token } })
+
+/** Signs out. */
+export const signOut = async () => {
+  await api("/session/end", { method: "POST" })
+  csrf = null
+}
+
+/** A query string of the non-empty values. */
+export const query = (params: Record<string, string | number | undefined>): string => {
+  const search = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") search.set(k, String(v))
+  const text = search.toString()
+  return text === "" ? "" : `?${text}`
+}

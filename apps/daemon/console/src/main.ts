@@ -1,0 +1,70 @@
+/**
+ * The review console: a page served by the daemon's admin server. Until the browser has a session it
+ * shows only the sign-in form; then the decisions list (`#/`), a decision (`#/decision/SOURCE/REF`)
+ * and the pipeline (`#/pipeline`). It talks to nothing but the admin API of the host that served it.
+ */
+import { api, checkSession, signOut } from "./api.ts"
+import { DecisionList } from "./DecisionList.ts"
+import { DecisionPage } from "./DecisionPage.ts"
+import { html, render, useEffect, useState } from "./html.ts"
+import { PipelinePage } from "./PipelinePage.ts"
+import { SignIn } from "./SignIn.ts"
+
+type Route = { page: "decisions" } | { page: "decision"; source: string; reference: string } | { page: "pipeline" }
+
+const routeOf = (hash: string): Route => {
+  const m = /^#\/decision\/([^/]+)\/(.+)$/u.exec(hash)
+  if (m !== null) return { page: "decision", source: decodeURIComponent(m[1]!), reference: decodeURIComponent(m[2]!) }
+  if (hash === "#/pipeline") return { page: "pipeline" }
+  return { page: "decisions" }
+}
+
+const App = () => {
+  const [signedIn, setSignedIn] = useState<boolean | undefined>(undefined)
+  const [route, setRoute] = useState<Route>(routeOf(location.hash))
+  const [sources, setSources] = useState<ReadonlyArray<string>>([])
+  const refused = new URLSearchParams(location.search).get("signin") === "refused"
+
+  useEffect(() => {
+    checkSession().then(setSignedIn, () => setSignedIn(false))
+    const onHash = () => setRoute(routeOf(location.hash))
+    addEventListener("hashchange", onHash)
+    return () => removeEventListener("hashchange", onHash)
+  }, [])
+  useEffect(() => {
+    if (signedIn !== true) return
+    if (location.search !== "") history.replaceState(null, "", `/${location.hash}`)
+    api<{ sources: Record<string, unknown> }>("/readyz").then(
+      (r) => setSources(Object.keys(r.sources)),
+      () => {}
+    )
+  }, [signedIn])
+  useEffect(() => {
+    const title =
+      route.page === "decision" ? `Decision ${route.reference}` : route.page === "pipeline" ? "Pipeline" : "Decisions"
+    document.title = `${title} · Warden`
+  }, [route])
+
+  if (signedIn === undefined) return html`<p class="loading">Loading…</p>`
+  if (!signedIn) return html`<${SignIn} refused=${refused} onSignedIn=${() => setSignedIn(true)} />`
+  const current = (page: Route["page"]) => (route.page === page ? "page" : undefined)
+  return html`<div class="shell">
+    <header>
+      <span class="brand">Warden</span>
+      <nav aria-label="Console">
+        <a href="#/" aria-current=${current("decisions")}>Decisions</a>
+        <a href="#/pipeline" aria-current=${current("pipeline")}>Pipeline</a>
+      </nav>
+      <button type="button" class="secondary" onClick=${() => signOut().then(() => setSignedIn(false))}>Sign out</button>
+    </header>
+    ${
+      route.page === "decision"
+        ? html`<${DecisionPage} key=${`${route.source}/${route.reference}`} source=${route.source} reference=${route.reference} />`
+        : route.page === "pipeline"
+          ? html`<${PipelinePage} />`
+          : html`<${DecisionList} sources=${sources} />`
+    }
+  </div>`
+}
+
+render(html`<${App} />`, document.getElementById("app")!)

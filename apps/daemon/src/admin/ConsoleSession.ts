@@ -1,0 +1,100 @@
+/**
+ * Sign-in of the review console: a moderator opens the printed `console  http://HOST:PORT/?token=...`
+ * link (or types the token into the page) and gets a session cookie, `HttpOnly` (no script reads it)
+ * and `SameSite=Strict` (no other site's page sends it). Each session has its own CSRF token, which the
+ * page reads from `GET /api/session` and sends back in `x-warden-csrf` on every state-changing call:
+ * a cross-site form or script cannot know it. Sessions live in memory: a restart signs everyone out.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto"
+import type { IncomingMessage } from "node:http"
+import { Redacted } from "effect"
+
+/** The session cookie's name. */
+export const COOKIE = "warden_session"
+/** The header carrying the session's CSRF token on state-changing calls. */
+export const CSRF_HEADER = "x-warden-csrf"
+/** How long a session lasts after sign-in. */
+export const SESSION_MILLIS = 12 * 60 * 60 * 1000
+// Enough for every moderator of a deployment; the oldest goes first past it.
+const MAX_SESSIONS = 1000
+
+/** A signed-in browser. */
+export interface Session {
+  readonly csrf: string
+  readonly expiresAt: number
+}
+
+/** Constant-time equality of two secrets (length leaks, content does not). */
+export const sameSecret = (given: string, expected: string): boolean => {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** The value of one cookie of a request. */
+export const cookie = (req: IncomingMessage, name: string): string | undefined => {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const eq = part.indexOf("=")
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return undefined
+}
+
+/** The sessions of one admin server. */
+export const make = (token: Redacted.Redacted<string>, now: () => number = Date.now) => {
+  const sessions = new Map<string, Session>()
+
+  const tokenMatches = (given: string): boolean => sameSecret(given, Redacted.value(token))
+
+  /** Opens a session; returns its id (the cookie's value) and the `Set-Cookie` header. */
+  const open = () => {
+    const id = randomBytes(32).toString("base64url")
+    sessions.set(id, { csrf: randomBytes(24).toString("base64url"), expiresAt: now() + SESSION_MILLIS })
+    while (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!)
+    return {
+      id,
+      setCookie: `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MILLIS / 1000}`
+    }
+  }
+
+  /** The live session a request's cookie names, if any. */
+  const of = (req: IncomingMessage): (Session & { readonly id: string }) | undefined => {
+    const id = cookie(req, COOKIE)
+    if (id === undefined) return undefined
+    const session = sessions.get(id)
+    if (session === undefined) return undefined
+    if (session.expiresAt <= now()) {
+      sessions.delete(id)
+      return undefined
+    }
+    return { ...session, id }
+  }
+
+  /** Ends a session; returns the `Set-Cookie` header that clears the cookie. */
+  const close = (id: string) => {
+    sessions.delete(id)
+    return `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`
+  }
+
+  return { tokenMatches, open, of, close } as const
+}
+
+/** The sessions of one admin server. */
+export type Sessions = ReturnType<typeof make>
+
+/**
+ * Why a state-changing call with a session cookie is refused as possibly cross-site, or undefined
+ * when it carries the session's CSRF token and comes from the console's own origin (when the browser
+ * says where it comes from).
+ */
+export const crossSiteProblem = (req: IncomingMessage, session: Session): string | undefined => {
+  const origin = req.headers.origin
+  const host = req.headers.host ?? ""
+  // Behind a TLS-terminating proxy the page's origin is https with the same host.
+  if (typeof origin === "string" && origin !== `http://${host}` && origin !== `https://${host}`)
+    return `the request comes from another origin (${origin})`
+  const given = req.headers[CSRF_HEADER]
+  if (typeof given !== "string" || !sameSecret(given, session.csrf))
+    return `missing or wrong ${CSRF_HEADER} header (the console sends the token of GET /api/session)`
+  return undefined
+}

@@ -1,0 +1,61 @@
+/**
+ * `GET /api/decisions/stream`: new decisions as server-sent events (`event: decision`, the same JSON
+ * as a row of `GET /api/decisions`), oldest first, for the console's live list. It polls the state
+ * store (one indexed query a second): that sees what any runner of a shared PostgreSQL recorded, not
+ * only this process. Rows are matched against a window of the last {@link OVERLAP_MILLIS}, since a
+ * row's `createdAt` is taken before its transaction commits; rows already sent are remembered by key.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { Effect } from "effect"
+import type { Decision, DecisionQuery, StateStore } from "../state/StateStore.ts"
+
+/** How far back each poll looks for rows that committed late. */
+export const OVERLAP_MILLIS = 30_000
+/** The most rows one poll reads: a burst larger than this within the window is shown partly. */
+const POLL_LIMIT = 1000
+const KEEPALIVE_EVERY = 15
+
+const key = (d: Decision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
+
+/** Streams the decisions recorded from now on that match `filters`, until the client goes away. */
+export const serve = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  store: StateStore["Service"],
+  filters: Omit<DecisionQuery, "limit" | "after" | "since">,
+  pollMillis = 1000
+) =>
+  Effect.gen(function* () {
+    const seen = new Map<string, number>()
+    let newest = Date.now()
+    const poll = Effect.gen(function* () {
+      const rows = yield* store.decisions({ ...filters, since: newest - OVERLAP_MILLIS, limit: POLL_LIMIT })
+      const fresh = rows.filter((d) => !seen.has(key(d)))
+      for (const d of fresh) {
+        seen.set(key(d), d.createdAt)
+        newest = Math.max(newest, d.createdAt)
+      }
+      for (const [k, at] of seen) if (at < newest - OVERLAP_MILLIS) seen.delete(k)
+      return fresh.reverse()
+    })
+    // What exists at connection time is the page the client already has: remember it, send nothing.
+    yield* poll
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive"
+    })
+    res.write("retry: 2000\n\n")
+    const gone = Effect.callback<void>((resume) => {
+      if (req.destroyed || res.destroyed) return resume(Effect.void)
+      res.once("close", () => resume(Effect.void))
+    })
+    const loop = Effect.gen(function* () {
+      for (let tick = 1; ; tick++) {
+        yield* Effect.sleep(pollMillis)
+        for (const d of yield* poll) res.write(`event: decision\ndata: ${JSON.stringify(d)}\n\n`)
+        if (tick % KEEPALIVE_EVERY === 0) res.write(": keepalive\n\n")
+      }
+    })
+    yield* Effect.raceFirst(loop, gone)
+  })

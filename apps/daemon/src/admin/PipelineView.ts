@@ -1,0 +1,59 @@
+/**
+ * What the console's pipeline page shows besides `/readyz` and `/api/quota`: each sink's backlog and
+ * dead letters, what was recorded per source and status, and verdicts per minute by type over the
+ * last hour (for the chart). Read straight from the state store, so it counts every runner's work.
+ */
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+
+/** One sink's queue. */
+export interface SinkQueue {
+  readonly sink: string
+  readonly backlog: number
+  readonly deadLetters: number
+}
+
+/** Verdicts of one type in one minute. */
+export interface MinuteCount {
+  /** The minute's start, epoch milliseconds. */
+  readonly minute: number
+  readonly type: string
+  readonly count: number
+}
+
+/** The pipeline's counters. */
+export interface Counters {
+  readonly sinks: ReadonlyArray<SinkQueue>
+  readonly items: ReadonlyArray<{ readonly source: string; readonly status: string; readonly count: number }>
+  readonly verdictsPerMinute: ReadonlyArray<MinuteCount>
+}
+
+/** Reads the counters; `sinks` names the configured sinks, so an empty queue shows as 0. */
+export const read = (sql: SqlClient.SqlClient, sinks: ReadonlyArray<string>, now: number) =>
+  Effect.gen(function* () {
+    const backlog = yield* sql<{ sink: string; n: number }>`SELECT sink, COUNT(*) AS n FROM warden_outbox GROUP BY sink`
+    const dead = yield* sql<{
+      sink: string
+      n: number
+    }>`SELECT sink, COUNT(*) AS n FROM warden_dead_letters GROUP BY sink`
+    const queues = new Map<string, { backlog: number; deadLetters: number }>()
+    for (const sink of sinks) queues.set(sink, { backlog: 0, deadLetters: 0 })
+    for (const r of backlog) queues.set(r.sink, { backlog: Number(r.n), deadLetters: 0 })
+    for (const r of dead) queues.set(r.sink, { backlog: queues.get(r.sink)?.backlog ?? 0, deadLetters: Number(r.n) })
+    const items = yield* sql<{ source: string; status: string; n: number }>`
+      SELECT source, status, COUNT(*) AS n FROM warden_items GROUP BY source, status ORDER BY source, status`
+    // The listing index's range on created_at: the last hour only, whatever the table's size.
+    const hourAgo = Math.floor(now / 60_000) * 60_000 - 59 * 60_000
+    const minutes = yield* sql<{ minute: number; type: string | null; n: number }>`
+      SELECT (created_at / 60000) AS minute, verdict_type AS type, COUNT(*) AS n FROM warden_items
+      WHERE created_at >= ${hourAgo} GROUP BY (created_at / 60000), verdict_type`
+    return {
+      sinks: [...queues].map(([sink, q]) => ({ sink, ...q })).sort((a, b) => a.sink.localeCompare(b.sink)),
+      items: items.map((r) => ({ source: r.source, status: r.status, count: Number(r.n) })),
+      verdictsPerMinute: minutes.map((r) => ({
+        minute: Math.floor(Number(r.minute)) * 60_000,
+        type: r.type ?? "none",
+        count: Number(r.n)
+      }))
+    } satisfies Counters
+  })
