@@ -14,11 +14,11 @@ import {
   hasFeedbackInput,
   IMAGE_FEEDBACK_OCR_FLAG,
   type ImageAnalyzeRequest,
-  type ImageClassification,
+  type ImageClassificationName,
   ImageFeedbackRequest,
   RequestValidationError,
   type TextAnalyzeRequest,
-  type TextClassification,
+  type TextClassificationName,
   TextFeedbackRequest
 } from "@warden/core"
 import { Transport } from "@warden/transport"
@@ -32,6 +32,10 @@ import type { Sent } from "./Sent.ts"
  */
 export type AnalyzeRequestInput<A> = string | Uint8Array | A
 
+/**
+ * Classification names are typed as the known ones plus a branded escape: a typo (`"INSULTT"`) is a
+ * type error; a name the client does not know yet is cast (`"NEW_NAME" as TextClassificationName`).
+ */
 interface Common<C> {
   /** Classifications returned that do not apply. */
   readonly classificationsToRemove?: ReadonlyArray<C> | undefined
@@ -44,12 +48,12 @@ interface Common<C> {
 }
 
 /** A text feedback. */
-export interface TextFeedbackInput extends Common<typeof TextClassification.Type> {
+export interface TextFeedbackInput extends Common<TextClassificationName> {
   readonly analyzeRequest: AnalyzeRequestInput<TextAnalyzeRequest>
 }
 
 /** An image feedback. */
-export interface ImageFeedbackInput extends Common<typeof ImageClassification.Type> {
+export interface ImageFeedbackInput extends Common<ImageClassificationName> {
   readonly analyzeRequest: AnalyzeRequestInput<ImageAnalyzeRequest>
   /** Whether the feedback concerns OCR; sent under `Options.ocrFlagField`. */
   readonly ocrIssue?: boolean | undefined
