@@ -8,6 +8,7 @@
  * 429, ...) fails the batch with its typed error.
  */
 import {
+  attachCallInfo,
   Limits,
   LegacyAnalyzeRequest,
   LegacyAnalyzeResponse,
@@ -84,7 +85,13 @@ export const make = (options: Options = {}): Effect.Effect<Shape, never, Transpo
         const body = JSON.stringify(encodeRequest({ channelUuid, contents: messages }))
         const answer = yield* transport.send({ endpoint: "legacyAnalyze", body })
         const fail = (detail: string) =>
-          new ResponseDecodeError({ endpoint: LABEL, status: answer.status, body: answer.body, detail })
+          attachCallInfo(
+            new ResponseDecodeError({ endpoint: LABEL, status: answer.status, body: answer.body, detail }),
+            {
+              requestId: answer.requestId,
+              attempts: answer.attempts
+            }
+          )
         let json: unknown
         try {
           json = JSON.parse(answer.body)
