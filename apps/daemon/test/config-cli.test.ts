@@ -34,37 +34,37 @@ describe("warden config check", () => {
     }
   })
 
-  it("prints every problem as path: message on stderr and exits 78", async () => {
-    const r = await warden(["config", "check", `${fixtures}broken.yaml`])
+  it("prints every problem as FILE:LINE:COL: path: message on stderr and exits 78", async () => {
+    const b = `${fixtures}broken.yaml`
+    const r = await warden(["config", "check", b])
     expect(r.code).toBe(78)
     expect(r.stdout).toBe("")
     const lines = r.stderr.trim().split("\n")
     expect(lines).toEqual([
-      "api.apiKey: environment variable WARDEN_TEST_MISSING_KEY is not set",
-      "sources.0.channelId: required key is missing",
-      "sources.0.chanelId: unknown key; did you mean channelId?",
-      "sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)",
-      "state: set exactly one of sqlite, postgres",
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, as printed
-      "warning: state.postgres: secret written inline; prefer ${env:NAME} or ${file:path}",
-      `${fixtures}broken.yaml: 5 problems, 1 warning`
+      `${b}:2:11: api.apiKey: environment variable WARDEN_TEST_MISSING_KEY is not set (give a default with \${env:WARDEN_TEST_MISSING_KEY:-default})`,
+      `${b}:5:5: sources.0.channelId: required key is missing`,
+      `${b}:7:15: sources.0.chanelId: unknown key; did you mean channelId?`,
+      `${b}:11:19: sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)`,
+      `${b}:13:3: state: set exactly one of sqlite, postgres`,
+      `${b}:14:13: warning: state.postgres: secret written inline; prefer \${env:NAME} or \${file:path}`,
+      `${b}: 5 problems, 1 warning`
     ])
   })
 
   it("config check reports every problem at once: connector config, action capabilities, bounds, with the warnings", async () => {
-    const r = await warden(["config", "check", `${fixtures}many-problems.yaml`])
+    const m = `${fixtures}many-problems.yaml`
+    const r = await warden(["config", "check", m])
     expect(r.code).toBe(78)
     expect(r.stderr.trim().split("\n")).toEqual([
-      "api.retry.baseDelay: must not exceed maxDelay (30s > 10s)",
-      "sources.0.chanelId: unknown key; did you mean channelId?",
-      "sources.0.config.polInterval: unknown key; did you mean pollInterval?",
-      "sources.0.failureMode.after: must not be negative",
-      "sources.0.rules.0.name: must be letters, digits, '-', '_' or '.'",
-      "sources.0.rules.0.when.severityAtLeast: 'HIGHEST' is not a severity the rules know (known: NONE, LOW, MEDIUM, HIGH, VERY_HIGH)",
-      "sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)",
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, as printed
-      "warning: api.apiKey: secret written inline; prefer ${env:NAME} or ${file:path}",
-      `${fixtures}many-problems.yaml: 7 problems, 1 warning`
+      `${m}:6:23: api.retry.baseDelay: must not exceed maxDelay (30s > 10s)`,
+      `${m}:11:15: sources.0.chanelId: unknown key; did you mean channelId?`,
+      `${m}:14:20: sources.0.config.polInterval: unknown key; did you mean pollInterval?`,
+      `${m}:15:40: sources.0.failureMode.after: must not be negative`,
+      `${m}:17:15: sources.0.rules.0.name: must be letters, digits, '-', '_' or '.'`,
+      `${m}:18:34: sources.0.rules.0.when.severityAtLeast: 'HIGHEST' is not a severity the rules know (known: NONE, LOW, MEDIUM, HIGH, VERY_HIGH)`,
+      `${m}:19:19: sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)`,
+      `${m}:4:11: warning: api.apiKey: secret written inline; prefer \${env:NAME} or \${file:path}`,
+      `${m}: 7 problems, 1 warning`
     ])
   })
 

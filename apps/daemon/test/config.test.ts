@@ -9,6 +9,7 @@ import {
   checkConfig,
   ConfigError,
   DaemonConfig,
+  formatLocated,
   formatProblem,
   loadConfig,
   toApiConfigInput
@@ -335,9 +336,13 @@ describe("loadConfig: broken files", () => {
     ])
   })
 
-  it("gives a YAML syntax error a line:column path", async () => {
-    const problems = await problemsOf("api:\n  apiKey: k\n  baseUrl: [a, b\nsinks: []\n")
-    expect(problems[0]).toMatch(/^\d+:\d+: YAML syntax error/)
+  it("gives a YAML syntax error the file's name, line and column", async () => {
+    const file = write("api:\n  apiKey: k\n  baseUrl: [a, b\nsinks: []\n")
+    const r = await check(file)
+    if (r._tag === "Success") throw new Error("expected a syntax error")
+    expect(r.failure.problems.map((p) => formatLocated(p))[0]).toMatch(
+      new RegExp(`^${file.replace(/[.*+?^$()|[\]\\]/gu, "\\$&")}:\\d+:\\d+: YAML syntax error`, "u")
+    )
   })
 })
 

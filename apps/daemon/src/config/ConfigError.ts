@@ -3,17 +3,31 @@
  */
 import { Runtime, Schema } from "effect"
 
-/** One problem (or warning) of a config file: `path` is dotted (`sources.0.config.feeds`), or `LINE:COLUMN` for YAML syntax. */
+/**
+ * One problem (or warning) of a config file: `path` is dotted (`sources.0.config.feeds`; empty for a
+ * YAML syntax error), `location` is `FILE:LINE:COLUMN` of the key (or of its closest written parent
+ * when the key is missing), as editors and compilers print it.
+ */
 export const ConfigProblem = Schema.Struct({
   path: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  location: Schema.optionalKey(Schema.String)
 })
 /** @see {@link ConfigProblem} */
 export type ConfigProblem = typeof ConfigProblem.Type
 
-/** Formats a problem the way `warden config check` prints it: `path: message`. */
+/** Formats a problem without its location: `path: message`. */
 export const formatProblem = (problem: ConfigProblem): string =>
   problem.path === "" ? problem.message : `${problem.path}: ${problem.message}`
+
+/**
+ * Formats a problem the way `warden config check` prints it, as compilers do:
+ * `FILE:LINE:COL: path: message` (`FILE:LINE:COL: warning: path: message` for a warning).
+ */
+export const formatLocated = (problem: ConfigProblem, kind: "problem" | "warning" = "problem"): string => {
+  const text = kind === "warning" ? `warning: ${formatProblem(problem)}` : formatProblem(problem)
+  return problem.location === undefined ? text : `${problem.location}: ${text}`
+}
 
 /**
  * The config file cannot be used. `problems` lists every problem found (not only the first), in file
@@ -29,6 +43,6 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
   override readonly [Runtime.errorExitCode] = 78
 
   override get message(): string {
-    return `invalid configuration ${this.file}:\n${this.problems.map(formatProblem).join("\n")}`
+    return `invalid configuration ${this.file}:\n${this.problems.map((p) => formatLocated(p)).join("\n")}`
   }
 }

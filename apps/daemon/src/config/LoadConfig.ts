@@ -159,14 +159,19 @@ const fillApiFromEnv = (
  * whole struct decodes, so decoding key by key is what shows every problem in one run.
  */
 const keyOf =
-  (entry: Record<string, unknown>, problems?: Array<ConfigProblem>, prefix: ReadonlyArray<PropertyKey> = []) =>
+  (
+    entry: Record<string, unknown>,
+    problems?: Array<ConfigProblem>,
+    prefix: ReadonlyArray<PropertyKey> = [],
+    whole?: ReadonlySet<string>
+  ) =>
   <S extends Schema.Top & { readonly DecodingServices: never }, F extends S["Type"] | undefined>(
     name: string,
     schema: S,
     fallback: F
   ): S["Type"] | F => {
     const input = Object.hasOwn(entry, name) ? { [name]: entry[name] } : {}
-    const r = decode(Schema.Struct({ [name]: schema }), input, prefix, "ignore")
+    const r = decode(Schema.Struct({ [name]: schema }), input, prefix, "ignore", whole)
     if (!r.ok) problems?.push(...r.problems)
     return r.ok ? (r.value as Record<string, S["Type"]>)[name] : fallback
   }
@@ -176,16 +181,16 @@ const keyOf =
  * the whole-file decode): a typo in one key must not hide the connector's problems (its `config`, the
  * actions its rules ask for), so `config check` shows everything at once.
  */
-const sourceChecks = (raw: unknown, index: number, problems: Array<ConfigProblem>) => {
+const sourceChecks = (raw: unknown, index: number, problems: Array<ConfigProblem>, whole: ReadonlySet<string>) => {
   const entry = isRecord(raw) ? raw : {}
-  const key = keyOf(entry, problems, ["sources", index])
+  const key = keyOf(entry, problems, ["sources", index], whole)
   // Keys the connector checks do not need, decoded for their problems only.
-  for (const name of ["channelId", "mode", "dryRun", "oversize", "autoFeedback"] as const)
+  for (const name of ["channelId", "dryRun", "oversize", "autoFeedback", "retention"] as const)
     key(name, SourceEntry.fields[name], undefined)
   const rawRules = Array.isArray(entry.rules) ? entry.rules : []
   // Rule by rule, key by key: a broken name leaves its actions and conditions checked.
   const rules = rawRules.map((rule, r) => {
-    const k = keyOf(isRecord(rule) ? rule : {}, problems, ["sources", index, "rules", r])
+    const k = keyOf(isRecord(rule) ? rule : {}, problems, ["sources", index, "rules", r], whole)
     return {
       name: k("name", Rule.fields.name, undefined),
       when: k("when", Rule.fields.when, undefined) ?? {},
@@ -207,12 +212,18 @@ const sourceChecks = (raw: unknown, index: number, problems: Array<ConfigProblem
   }
 }
 
-/** Decodes with every problem reported, problems prefixed with `prefix`. */
+/**
+ * Decodes with every problem reported, problems prefixed with `prefix`. A string that was one
+ * reference alone (a path in `whole`, e.g. `maxAttempts: ${env:N}`) is read as the number or boolean
+ * the schema expects there, then the input is decoded again: YAML has typed the value as a string,
+ * the operator meant the variable's value.
+ */
 const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(
   schema: S,
   input: unknown,
   prefix: ReadonlyArray<PropertyKey> = [],
-  onExcessProperty: "error" | "ignore" = "error"
+  onExcessProperty: "error" | "ignore" = "error",
+  whole: ReadonlySet<string> = new Set()
 ):
   | { readonly ok: true; readonly value: S["Type"] }
   | { readonly ok: false; readonly problems: Array<ConfigProblem> } => {
@@ -224,7 +235,47 @@ const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(
       problems.push(...fromIssue(reason.error.issue, prefix))
     else problems.push({ path: prefix.map(String).join("."), message: String(reason) })
   }
-  return { ok: false, problems }
+  const coerced = whole.size > 0 ? coerceReferences(input, prefix, problems, whole) : undefined
+  return coerced === undefined ? { ok: false, problems } : decode(schema, coerced, prefix, onExcessProperty)
+}
+
+/**
+ * A copy of `input` with the whole-reference strings that failed as "expected number/boolean" turned
+ * into that type; `undefined` when there is none to turn (or the string is no number or boolean).
+ */
+const coerceReferences = (
+  input: unknown,
+  prefix: ReadonlyArray<PropertyKey>,
+  problems: ReadonlyArray<ConfigProblem>,
+  whole: ReadonlySet<string>
+): unknown => {
+  const base = prefix.map(String).join(".")
+  let copy: unknown
+  let changed = false
+  for (const problem of problems) {
+    if (!whole.has(problem.path)) continue
+    const wanted = /^expected (number|boolean)\b/u.exec(problem.message)?.[1]
+    if (wanted === undefined) continue
+    const relative = (base === "" ? problem.path : problem.path.slice(base.length + 1)).split(".")
+    copy ??= structuredClone(input)
+    let parent: any = copy
+    for (const key of relative.slice(0, -1)) parent = parent?.[key]
+    const key = relative[relative.length - 1]!
+    const text = parent?.[key]
+    if (typeof text !== "string") continue
+    const value =
+      wanted === "number"
+        ? /^\s*-?\d+(\.\d+)?\s*$/u.test(text)
+          ? Number(text)
+          : undefined
+        : text === "true" || text === "false"
+          ? text === "true"
+          : undefined
+    if (value === undefined) continue
+    parent[key] = value
+    changed = true
+  }
+  return changed ? copy : undefined
 }
 
 /**
@@ -265,21 +316,37 @@ const unknownNames = (when: RuleWhen, at: string): Array<ConfigProblem> => {
   return out
 }
 
-/** Orders problems as their paths appear in the file (the closest existing node of each path); stable. */
-const sortByPosition = (yaml: Document, problems: ReadonlyArray<ConfigProblem>): Array<ConfigProblem> => {
-  const position = (path: string): number => {
-    if (path === "") return -1
+/**
+ * Orders problems as their paths appear in the file (the closest existing node of each path), stable,
+ * and gives each its `FILE:LINE:COLUMN` (a problem of the whole file, at no node, gets none).
+ */
+const sortByPosition = (
+  yaml: Document,
+  lines: LineCounter,
+  file: string,
+  problems: ReadonlyArray<ConfigProblem>
+): Array<ConfigProblem> => {
+  const position = (path: string): number | undefined => {
+    if (path === "") return undefined
     const keys = path.split(".").map((k) => (/^\d+$/u.test(k) ? Number(k) : k))
     for (let n = keys.length; n > 0; n--) {
       const node = yaml.getIn(keys.slice(0, n), true)
       if (isNode(node) && node.range) return node.range[0]
     }
-    return Number.MAX_SAFE_INTEGER
+    return undefined
   }
   return problems
     .map((p, i) => ({ p, i, at: position(p.path) }))
-    .sort((a, b) => a.at - b.at || a.i - b.i)
-    .map(({ p }) => p)
+    .sort(
+      (a, b) =>
+        (a.at ?? (a.p.path === "" ? -1 : Number.MAX_SAFE_INTEGER)) -
+          (b.at ?? (b.p.path === "" ? -1 : Number.MAX_SAFE_INTEGER)) || a.i - b.i
+    )
+    .map(({ p, at }) => {
+      if (at === undefined || p.location !== undefined) return p
+      const { line, col } = lines.linePos(at)
+      return { ...p, location: `${file}:${line}:${col}` }
+    })
 }
 
 const startsWithPath = (path: string, prefix: string): boolean =>
@@ -311,11 +378,13 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
     })
 
     // 1. YAML
-    const yaml = parseDocument(text, { prettyErrors: true, uniqueKeys: true })
+    const lines = new LineCounter()
+    const yaml = parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter: lines })
     if (yaml.errors.length > 0) {
       return yield* fail(
         yaml.errors.map((e) => ({
-          path: e.linePos !== undefined ? `${e.linePos[0].line}:${e.linePos[0].col}` : "",
+          path: "",
+          location: e.linePos !== undefined ? `${file}:${e.linePos[0].line}:${e.linePos[0].col}` : file,
           message: `YAML syntax error: ${e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/u, "")}`
         }))
       )
@@ -361,12 +430,13 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
         } else problems.push(variable === undefined ? p : { ...p, message: `${p.message} (from ${variable})` })
       }
     }
-    const decoded = decode(WardenConfigFile, document)
+    const whole = resolved.whole
+    const decoded = decode(WardenConfigFile, document, [], "error", whole)
     if (!decoded.ok) {
       addDecodeProblems(decoded.problems)
       // Section by section too: a check in one section only runs once its struct decodes, so a
       // problem elsewhere must not hide it.
-      const section = keyOf(document, decodeProblems)
+      const section = keyOf(document, decodeProblems, [], whole)
       for (const name of ["api", "state", "admin", "log", "dryRun", "cluster"] as const)
         section(name, WardenConfigFile.fields[name], undefined)
     }
@@ -378,8 +448,8 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       : document.sinks === undefined
         ? [{ type: "stdout" }]
         : []
-    const sinkNames: Array<string | undefined> = rawSinks.map((s) => {
-      const d = decode(SinkEntry, s)
+    const sinkNames: Array<string | undefined> = rawSinks.map((s, i) => {
+      const d = decode(SinkEntry, s, ["sinks", i], "error", whole)
       return d.ok ? (d.value.name ?? d.value.type) : undefined
     })
     sinkNames.forEach((name, i) => {
@@ -395,7 +465,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
     const connectors = new Map<string, Connector.Connector>()
     const ids = new Map<string, number>()
     for (let i = 0; i < rawSources.length; i++) {
-      const source = sourceChecks(rawSources[i], i, decodeProblems)
+      const source = sourceChecks(rawSources[i], i, decodeProblems, whole)
       const at = `sources.${i}`
       const first = ids.get(source.id)
       if (first !== undefined)
@@ -436,7 +506,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       if (connector === undefined) continue
       connectors.set(source.id, connector)
 
-      const config = decode(connector.configSchema, source.config ?? {}, ["sources", i, "config"])
+      const config = decode(connector.configSchema, source.config ?? {}, ["sources", i, "config"], "error", whole)
       if (!config.ok) problems.push(...config.problems)
 
       const can = connector.capabilities.actions
@@ -518,7 +588,11 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       })
       // Warnings go with the problems: hiding them until every error is fixed only delays them.
       return yield* Effect.fail(
-        new ConfigError({ file, problems: sortByPosition(yaml, unique), warnings: sortByPosition(yaml, warnings) })
+        new ConfigError({
+          file,
+          problems: sortByPosition(yaml, lines, file, unique),
+          warnings: sortByPosition(yaml, lines, file, warnings)
+        })
       )
     }
 
@@ -543,7 +617,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       dryRun: file_.dryRun,
       cluster: file_.cluster
     }
-    return { config, warnings, connectors }
+    return { config, warnings: sortByPosition(yaml, lines, file, warnings), connectors }
   })
 
 /**

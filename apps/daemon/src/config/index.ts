@@ -2,7 +2,7 @@
  * The daemon's configuration file: schema, loading, secret references, JSON Schema.
  */
 export { toApiConfigInput } from "./ApiInput.ts"
-export { ConfigError, type ConfigProblem, formatProblem } from "./ConfigError.ts"
+export { ConfigError, type ConfigProblem, formatLocated, formatProblem } from "./ConfigError.ts"
 export * as ConfigJsonSchema from "./ConfigJsonSchema.ts"
 export { DaemonConfig } from "./DaemonConfig.ts"
 export * as Connectors from "./Connectors.ts"

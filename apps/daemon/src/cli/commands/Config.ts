@@ -6,7 +6,7 @@
  */
 import { Console, Effect, Redacted, Runtime, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { checkConfig, formatProblem } from "../../config/index.ts"
+import { checkConfig, formatLocated } from "../../config/index.ts"
 import * as ConfigJsonSchema from "../../config/ConfigJsonSchema.ts"
 import * as Connect from "../Connect.ts"
 
@@ -36,10 +36,10 @@ const check = Command.make("check", { file: Argument.String("file"), connect: co
     const checked = yield* checkConfig(file).pipe(
       Effect.catchTag("ConfigError", (error) =>
         Effect.gen(function* () {
-          for (const problem of error.problems) yield* Console.error(formatProblem(problem))
+          for (const problem of error.problems) yield* Console.error(formatLocated(problem))
           // Warnings beside the errors: every finding at once, not revealed one round of fixes later.
           const warnings = error.warnings ?? []
-          for (const warning of warnings) yield* Console.error(`warning: ${formatProblem(warning)}`)
+          for (const warning of warnings) yield* Console.error(formatLocated(warning, "warning"))
           yield* Console.error(
             `${file}: ${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}${warnings.length === 0 ? "" : `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}`}`
           )
@@ -47,7 +47,7 @@ const check = Command.make("check", { file: Argument.String("file"), connect: co
         })
       )
     )
-    for (const warning of checked.warnings) yield* Console.error(`warning: ${formatProblem(warning)}`)
+    for (const warning of checked.warnings) yield* Console.error(formatLocated(warning, "warning"))
     const { config } = checked
     const state =
       config.state._tag === "Sqlite" ? `sqlite ${config.state.filename}` : `postgres ${redactUrl(config.state.url)}`

@@ -6,7 +6,7 @@
 import { Cause, Console, Effect, Redacted, Runtime, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { AdminServer } from "../../admin/AdminServer.ts"
-import { checkConfig, formatProblem } from "../../config/index.ts"
+import { checkConfig, formatLocated } from "../../config/index.ts"
 import * as Daemon from "../../Daemon.ts"
 import * as FromConfig from "../../FromConfig.ts"
 import * as Logging from "../../Logging.ts"
@@ -48,12 +48,12 @@ export const run = Command.make(
       const checked = yield* checkConfig(file).pipe(
         Effect.catchTag("ConfigError", (error) =>
           Effect.gen(function* () {
-            for (const problem of error.problems) yield* Console.error(formatProblem(problem))
+            for (const problem of error.problems) yield* Console.error(formatLocated(problem))
             return yield* new InvalidConfig({ file })
           })
         )
       )
-      for (const warning of checked.warnings) yield* Console.error(`warning: ${formatProblem(warning)}`)
+      for (const warning of checked.warnings) yield* Console.error(formatLocated(warning, "warning"))
       if (checked.config.sources.length === 0) {
         yield* Console.error("sources: nothing to run; add at least one source")
         return yield* new InvalidConfig({ file })
