@@ -89,7 +89,7 @@ describe("the config file as operators write it", () => {
     const path = write(`${head}  timeout: soon\n${source("{ room: r, size: 1 }")}`)
     const r = await Effect.runPromise(Effect.result(checkConfig(path, { env: { KEY: "k" }, builtins: [mod] })))
     if (r._tag === "Success") throw new Error("accepted")
-    const lines = r.failure.problems.map(formatLocated)
+    const lines = r.failure.problems.map((p) => formatLocated(p))
     expect(lines).toContain(
       `${path}:4:12: api.timeout: expected a duration such as '500ms', '10s', '5m', '1h' or '10 seconds'`
     )
