@@ -42,7 +42,12 @@ export const specOf = (checked: Checked): FromConfig => {
           afterMillis: Duration.toMillis(Duration.fromInputUnsafe(source.failureMode.after as Duration.Input)),
           action: source.failureMode.action
         },
-        autoFeedback: source.autoFeedback
+        autoFeedback: source.autoFeedback,
+        analysis: source.analysis,
+        retentionMillis:
+          source.retention === undefined
+            ? undefined
+            : Duration.toMillis(Duration.fromInputUnsafe(source.retention as Duration.Input))
       },
       connector,
       config: source.config

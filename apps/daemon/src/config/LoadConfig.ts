@@ -18,6 +18,7 @@ import {
 import { Duration, Effect, Schema } from "effect"
 import { type Document, isNode, parseDocument } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
+import * as AnalysisChecks from "./AnalysisChecks.ts"
 import * as Connectors from "./Connectors.ts"
 import { fromIssue, suggest } from "./internal/Problems.ts"
 import * as SecretRef from "./SecretRef.ts"
@@ -203,6 +204,9 @@ const sourceChecks = (raw: unknown, index: number, problems: Array<ConfigProblem
     type: key("type", SourceEntry.fields.type, undefined),
     module: key("module", SourceEntry.fields.module, undefined),
     analyse: key("analyse", SourceEntry.fields.analyse, undefined) ?? ["text"],
+    mode: key("mode", SourceEntry.fields.mode, undefined) ?? "v1",
+    analysis: key("analysis", SourceEntry.fields.analysis, undefined),
+    rawAnalysis: entry.analysis,
     config: entry.config,
     rules,
     failureMode: key("failureMode", SourceEntry.fields.failureMode, undefined) ?? {
@@ -496,6 +500,16 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       if (source.failureMode.mode === "reject" && source.failureMode.action === undefined) {
         problems.push({ path: `${at}.failureMode.action`, message: "required when mode is reject" })
       }
+      const analysisChecks = AnalysisChecks.check({
+        at,
+        raw: source.rawAnalysis,
+        decoded: source.analysis,
+        keyKind: isRecord(document.api) ? document.api.keyKind : undefined,
+        mode: source.mode,
+        analyse: source.analyse
+      })
+      problems.push(...analysisChecks.problems)
+      warnings.push(...analysisChecks.warnings)
 
       if ((source.type === undefined) === (source.module === undefined)) continue
       const ref = source.type !== undefined ? { type: source.type } : { module: source.module! }

@@ -15,6 +15,7 @@ import {
   PATHS,
   RECOMMENDED_ACTIONS,
   RecommendedAction,
+  ResellerFields,
   SEVERITIES,
   Severity,
   TextClassification
@@ -205,6 +206,17 @@ export const SourceId = Schema.String.check(
   Schema.isMaxLength(64)
 )
 
+/**
+ * Per-source analysis settings: the spec's reseller-only request fields, decoded with core's schema.
+ * Each request of the source carries the fields its endpoint takes; a standard key may not set them.
+ */
+export const SourceAnalysis = ResellerFields.annotate({
+  description:
+    "Reseller-only request fields sent with every request of this source (api.keyKind must be reseller): industry, defaultLanguage (text, image, username), customerContext (image, username; 512-1024 characters recommended), classificationsEnabled, ocrEnabled (image)"
+})
+/** @see {@link SourceAnalysis} */
+export type SourceAnalysis = typeof SourceAnalysis.Type
+
 /** A source as written: the connector (`type` or `module`) and its raw `config` (decoded later with the connector's own schema). */
 export const SourceEntry = Schema.Struct({
   id: SourceId,
@@ -222,7 +234,14 @@ export const SourceEntry = Schema.Struct({
   oversize: Schema.Literals(["split", "truncate", "reject"]).pipe(withDefault("split")),
   rules: Schema.Array(Rule).pipe(withDefault([])),
   failureMode: FailureMode.pipe(withDefault({})),
-  autoFeedback: Schema.Boolean.pipe(withDefault(false))
+  autoFeedback: Schema.Boolean.pipe(withDefault(false)),
+  analysis: Schema.optionalKey(SourceAnalysis),
+  retention: Schema.optionalKey(
+    durationAtLeast("1 minute").annotate({
+      description:
+        "Erase stored content (texts, requests, responses) older than this, in the background (default: keep); references, hashes, verdict types and outcomes stay"
+    })
+  )
 }).check(
   Schema.makeFilter(
     (s) =>

@@ -4,7 +4,7 @@
  * metadata that would break a rule is dropped or trimmed here rather than failing the whole item: the
  * content is what must be analysed. Content over the limit follows the source's `oversize` setting.
  */
-import { Characters, Limits } from "@warden/core"
+import { Characters, Limits, RESELLER_FIELDS_BY_ENDPOINT } from "@warden/core"
 import type { SourceEvent } from "@warden/connector"
 import * as Segmenter from "./Segmenter.ts"
 import type { SourceSettings } from "./SourceSettings.ts"
@@ -90,6 +90,22 @@ export const textPieces = (
   }
 }
 
+/**
+ * The source's reseller fields (`analysis`) that `endpoint` takes, as request fields: the spec says a
+ * field sent where it does not apply is ignored, but sending it would still be refused for a
+ * standard key and would make the stored request say something the API did not use.
+ */
+export const resellerFields = (
+  settings: SourceSettings,
+  endpoint: "text" | "image" | "username"
+): Record<string, unknown> => {
+  const analysis = settings.analysis as Record<string, unknown> | undefined
+  if (analysis === undefined) return {}
+  const out: Record<string, unknown> = {}
+  for (const name of RESELLER_FIELDS_BY_ENDPOINT[endpoint]) if (analysis[name] !== undefined) out[name] = analysis[name]
+  return out
+}
+
 /** The v1 request bodies for an upsert event. */
 export const v1Bodies = (
   settings: SourceSettings,
@@ -113,7 +129,12 @@ export const v1Bodies = (
       return {
         _tag: "Prepared",
         endpoint: "text",
-        bodies: pieces.map((text) => ({ channelId: settings.channelId, text, ...common }))
+        bodies: pieces.map((text) => ({
+          channelId: settings.channelId,
+          text,
+          ...common,
+          ...resellerFields(settings, "text")
+        }))
       }
     }
     case "image":
@@ -124,7 +145,8 @@ export const v1Bodies = (
           defined({
             channelId: settings.channelId,
             publishedAt,
-            ...("url" in content ? { imageUrl: content.url } : { imageData: content.data })
+            ...("url" in content ? { imageUrl: content.url } : { imageData: content.data }),
+            ...resellerFields(settings, "image")
           })
         ]
       }
@@ -138,7 +160,8 @@ export const v1Bodies = (
               defined({
                 channelId: settings.channelId,
                 username: clip(content.username, Limits.USERNAME_MAX_LENGTH),
-                publishedAt
+                publishedAt,
+                ...resellerFields(settings, "username")
               })
             ]
           }

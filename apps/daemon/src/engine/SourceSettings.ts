@@ -1,5 +1,5 @@
 /** What the engine needs to know of a configured source, independent of how the config file spells it. */
-import type { Rule } from "../config/WardenConfig.ts"
+import type { Rule, SourceAnalysis } from "../config/WardenConfig.ts"
 
 /** What to do while the API cannot be reached for longer than `afterMillis`. */
 export interface FailurePolicy {
@@ -22,4 +22,8 @@ export interface SourceSettings {
   readonly rules?: ReadonlyArray<Rule> | undefined
   readonly failure?: FailurePolicy | undefined
   readonly autoFeedback?: boolean | undefined
+  /** The reseller fields every request of the source carries (those its endpoint takes). */
+  readonly analysis?: SourceAnalysis | undefined
+  /** Stored content older than this is erased in the background (milliseconds); absent: kept. */
+  readonly retentionMillis?: number | undefined
 }
