@@ -40,7 +40,8 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
   const d = detail.latest
   const v = d.verdict ?? {}
   const event = detail.event ?? {}
-  const author = typeof event.author === "string" ? event.author : (event.author?.name ?? event.author?.id)
+  const author =
+    typeof event.author === "string" ? event.author : (event.author?.username ?? event.author?.name ?? event.author?.id)
   const rules = [...new Set(detail.actions.filter((a) => a.version === d.version).map((a) => a.rule))]
 
   return html`<main class="detail">
@@ -51,7 +52,7 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
       <blockquote class="content-text">${contentOf(d)}</blockquote>
       <dl class="facts">
         ${Field("Source", detail.source)} ${Field("Kind", d.contentType)} ${Field("Author", author)}
-        ${Field("Published", event.publishedAt)} ${Field("Recorded", when(d.createdAt))} ${Field("Version", d.version)}
+        ${Field("Published", event.publishedAt === undefined ? undefined : when(event.publishedAt))} ${Field("Recorded", when(d.createdAt))} ${Field("Version", d.version)}
         ${Field("Deleted on the platform", d.deletedAt)}
       </dl>
       ${event.permalink === undefined ? null : html`<p><a href=${event.permalink} rel="noreferrer noopener" target="_blank">Open on the platform</a></p>`}
@@ -61,7 +62,7 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
       <dl class="facts">
         ${Field("Status", d.status)} ${Field("Type", v.type)} ${Field("Classifications", v.classifications ?? [])}
         ${Field("Severity", v.severity)} ${Field("Directed at", v.directedAt)} ${Field("Language", v.language)}
-        ${Field("Recommended action", v.recommendedAction)} ${Field("Analysed", d.analysedAt)}
+        ${Field("Recommended action", v.recommendedAction)} ${Field("Analysed", d.analysedAt === null ? undefined : when(d.analysedAt))}
       </dl>
       <div class="buttons">
         <button type="button" onClick=${() => setForm("feedback")}>Send feedback</button>

@@ -28,6 +28,15 @@ interface Counters {
 
 const COLOURS: Record<string, string> = { HATEFUL: "#c0392b", SUPPORTIVE: "#2e7d32", NEUTRAL: "#607d8b" }
 const colour = (type: string) => COLOURS[type] ?? "#8e6c00"
+// The limiter names endpoints as @warden/core's PATHS does; the path is what an operator recognises.
+const PATHS: Record<string, string> = {
+  analyzeText: "/analyze/v1/text",
+  analyzeImage: "/analyze/v1/image",
+  analyzeUsername: "/analyze/v1/username",
+  feedbackText: "/feedback/v1/text",
+  feedbackImage: "/feedback/v1/image",
+  legacyAnalyze: "/api/analyze"
+}
 const rate = (n: number | null) => (n === null ? "—" : `${n.toFixed(2)}/s`)
 
 /** Verdicts per minute by type, the last 60 minutes, as stacked bars. */
@@ -103,7 +112,7 @@ export const PipelinePage = () => {
       <table><thead><tr><th scope="col">Endpoint</th><th scope="col">Configured</th><th scope="col">Learnt</th><th scope="col">Enforced</th><th scope="col">429s (recent)</th></tr></thead>
       <tbody>${quota.endpoints.map(
         (e) =>
-          html`<tr><td>${e.endpoint}</td><td>${rate(e.configuredRate)}</td><td>${rate(e.learntRate)}</td><td>${rate(e.currentRate)}</td><td>${e.recent429s}</td></tr>`
+          html`<tr><td>${PATHS[e.endpoint] ?? e.endpoint}</td><td>${rate(e.configuredRate)}</td><td>${rate(e.learntRate)}</td><td>${rate(e.currentRate)}</td><td>${e.recent429s}</td></tr>`
       )}</tbody></table>
       ${quota.endpoints.length === 0 ? html`<p>No call made yet.</p>` : null}
     </section>

@@ -69,7 +69,7 @@ export interface SourceEvent {
     readonly username?: string
   }
   readonly permalink?: string
-  readonly author?: { readonly name?: string; readonly id?: string } | string
+  readonly author?: { readonly username?: string; readonly name?: string; readonly id?: string } | string
   readonly publishedAt?: string
   readonly post?: { readonly title?: string } | string
 }
@@ -103,5 +103,6 @@ export const keyOf = (d: Decision) => `${d.source}\u001f${d.reference}\u001f${d.
 export const hrefOf = (source: string, reference: string) =>
   `#/decision/${encodeURIComponent(source)}/${encodeURIComponent(reference)}`
 
-/** A time as the moderator's locale shows it. */
-export const when = (ms: number) => new Date(ms).toLocaleString()
+/** A time as the moderator's locale shows it (epoch milliseconds or an ISO date). */
+export const when = (at: number | string) =>
+  new Date(at).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" })

@@ -1,0 +1,267 @@
+/**
+ * The review console in a real browser: Debian's Chromium (`/usr/bin/chromium`, installed by `.ci/run`
+ * when missing; never a downloaded browser) driven by playwright-core, against `warden demo` as a user
+ * runs it: sign in with the printed link, no data without it, filter by Type, open a threat, mark it
+ * wrong and find the feedback at the sandbox with the exact stored request; a cross-site form is
+ * refused. A second daemon, whose feed the test controls, shows a decision arriving without a reload.
+ * Every request the page makes goes to 127.0.0.1.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { connector as rss } from "@warden/connector-rss"
+import { Sandbox } from "@warden/sandbox"
+import { Layer, Schema } from "effect"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { buildConsole } from "../console/build.ts"
+import { SinkList } from "../src/sinks/SinkList.ts"
+import { waitFor } from "./support/DaemonProcess.ts"
+import { startFeedServer } from "./support/FeedServer.ts"
+import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
+
+const bin = new URL("../src/bin.ts", import.meta.url).pathname
+
+/** Where the screenshots go (the docs' pictures are taken from a run of this test). */
+const SCREENSHOTS = process.env.WARDEN_CONSOLE_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "warden-shots-"))
+
+let browser: Browser
+let demo: ChildProcess
+let demoErr = ""
+let consoleLink: string
+let sandboxUrl: string
+const requested: Array<string> = []
+
+const launch = () =>
+  chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run"
+    ]
+  })
+
+/** A new page that records every request it makes. */
+const newPage = async (): Promise<Page> => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+  const page = await context.newPage()
+  page.on("request", (r) => requested.push(r.url()))
+  return page
+}
+
+beforeAll(async () => {
+  await buildConsole()
+  demo = spawn(process.execPath, ["--conditions=@warden/source", bin, "demo", "--format", "json"], {
+    env: { PATH: process.env.PATH ?? "", NODE_NO_WARNINGS: "1" },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  demo.stderr!.on("data", (d: Buffer) => {
+    demoErr += d.toString()
+  })
+  ;[browser] = await Promise.all([
+    launch(),
+    waitFor(() => /console\s+http:\/\/\S+/u.test(demoErr), 60_000, "the demo's console link")
+  ])
+  consoleLink = /console\s+(http:\/\/\S+)/u.exec(demoErr)![1]!
+  sandboxUrl = /sandbox API\s+(http:\/\/\S+)/u.exec(demoErr)![1]!
+}, 90_000)
+
+afterAll(async () => {
+  await browser?.close()
+  if (demo !== undefined && demo.exitCode === null) {
+    demo.kill("SIGTERM")
+    await new Promise((resolve) => demo.once("exit", resolve))
+  }
+})
+
+const origin = () => new URL(consoleLink).origin
+
+describe("review console in Chromium against warden demo", () => {
+  it("without the token the page asks for it and shows no data", async () => {
+    const page = await newPage()
+    await page.goto(`${origin()}/`)
+    await page.getByLabel("Admin token").waitFor()
+    expect(await page.locator("table").count()).toBe(0)
+    const answer = await page.evaluate(async () => (await fetch("/api/decisions")).status)
+    expect(answer).toBe(401)
+    await page.context().close()
+  })
+
+  it("signs in with the printed link: HttpOnly SameSite=Strict cookie, token gone from the address bar", async () => {
+    expect(consoleLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/u)
+    const page = await newPage()
+    await page.goto(consoleLink)
+    await page.getByRole("heading", { name: "Decisions" }).waitFor()
+    expect(page.url()).toBe(`${origin()}/`)
+    const cookies = await page.context().cookies()
+    expect(cookies).toHaveLength(1)
+    expect(cookies[0]).toMatchObject({ name: "warden_session", httpOnly: true, sameSite: "Strict" })
+    expect(cookies[0]!.value).not.toContain(new URL(consoleLink).searchParams.get("token")!)
+    // The script cannot read it either.
+    expect(await page.evaluate(() => document.cookie)).toBe("")
+    await page.locator("tbody tr").first().waitFor()
+    await page.screenshot({ path: join(SCREENSHOTS, "console-decisions.png") })
+    await page.context().close()
+  })
+
+  it("filters by Type, opens a threat, marks it wrong: the sandbox gets the exact stored request", async () => {
+    const page = await newPage()
+    await page.goto(consoleLink)
+    await page.locator("tbody tr").first().waitFor()
+    await page.getByLabel("Type", { exact: true }).selectOption("HATEFUL")
+    await waitFor(
+      async () => {
+        const types = await page.locator('tbody td[data-label="Type"]').allTextContents()
+        return types.length > 0 && types.every((t) => t === "HATEFUL")
+      },
+      20_000,
+      "only HATEFUL rows"
+    )
+    const threat = page.locator("tbody tr", {
+      has: page.locator('td[data-label="Classifications"]', { hasText: "THREAT" })
+    })
+    await threat.first().waitFor({ timeout: 30_000 })
+    const reference = (await threat.first().getAttribute("data-reference"))!
+    await threat.first().getByRole("link").click()
+    await page.getByRole("heading", { name: "Verdict" }).waitFor()
+    expect(await page.getByText("THREAT").count()).toBeGreaterThan(0)
+
+    await page.getByRole("button", { name: "Mark wrong" }).click()
+    // One checkbox per classification, labelled with its name; "wrong" unticks the verdict's.
+    expect(await page.getByRole("checkbox", { name: "THREAT" }).isChecked()).toBe(false)
+    await page.screenshot({ path: join(SCREENSHOTS, "console-decision.png"), fullPage: true })
+    await page.getByRole("button", { name: "Send", exact: true }).click()
+    await page.getByRole("status").filter({ hasText: "Feedback sent" }).waitFor()
+
+    const detail = (await page.evaluate(
+      async (ref) => (await fetch(`/api/decisions/${encodeURIComponent(ref)}?source=demo`)).json(),
+      reference
+    )) as { latest: { request: string }; feedback: Array<unknown> }
+    expect(detail.feedback).toHaveLength(1)
+    const received = (await (await fetch(`${sandboxUrl}/_sandbox/feedback`)).json()) as
+      | Array<{ rawBody: string }>
+      | { feedback: Array<{ rawBody: string }> }
+    const list = Array.isArray(received) ? received : received.feedback
+    expect(list).toHaveLength(1)
+    // Byte for byte: the stored request text is the analyzeRequest sent.
+    expect(list[0]!.rawBody).toContain(`"analyzeRequest":${detail.latest.request}`)
+    expect(JSON.parse(list[0]!.rawBody).classificationsToRemove).toContain("THREAT")
+    await page.context().close()
+  })
+
+  it("the pipeline page shows each source's state, the quota per endpoint and the verdict chart", async () => {
+    const page = await newPage()
+    await page.goto(consoleLink)
+    await page.getByRole("link", { name: "Pipeline" }).click()
+    const sources = page.getByRole("table").first()
+    await sources.getByRole("cell", { name: "demo", exact: true }).waitFor()
+    expect(await sources.locator("tbody tr").first().textContent()).toContain("running")
+    await page.getByRole("cell", { name: "/analyze/v1/text" }).waitFor()
+    expect(await page.getByRole("img", { name: /verdicts in the last hour/u }).getAttribute("aria-label")).toMatch(
+      /^[1-9]\d* verdicts in the last hour: .*HATEFUL \d+/u
+    )
+    await page.screenshot({ path: join(SCREENSHOTS, "console-pipeline.png"), fullPage: true })
+    // A phone: the list is one card per decision, still readable.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.getByRole("link", { name: "Decisions" }).click()
+    await page.locator("tbody tr").first().waitFor()
+    await page.screenshot({ path: join(SCREENSHOTS, "console-phone.png") })
+    await page.context().close()
+  })
+
+  it("a cross-site form post with the session cookie is refused (no CSRF token)", async () => {
+    // Another port of 127.0.0.1 is the same site: SameSite lets the cookie through, the CSRF guard does not.
+    const evil: Server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" })
+      res.end(`<form id="f" method="POST" enctype="text/plain" action="${origin()}/api/feedback">
+        <input name='{"reference":"x","notes":"' value='"}' /></form><script>f.submit()</script>`)
+    })
+    await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve))
+    try {
+      const page = await newPage()
+      await page.goto(consoleLink)
+      await page.getByRole("heading", { name: "Decisions" }).waitFor()
+      const before = ((await (await fetch(`${sandboxUrl}/_sandbox/feedback`)).json()) as Array<unknown>).length
+      const answer = page.waitForResponse((r) => r.url() === `${origin()}/api/feedback`)
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`)
+      const res = await answer
+      expect(res.status()).toBe(403)
+      expect(await res.text()).toContain("CROSS_SITE_REFUSED")
+      const after = ((await (await fetch(`${sandboxUrl}/_sandbox/feedback`)).json()) as Array<unknown>).length
+      expect(after).toBe(before)
+      await page.context().close()
+    } finally {
+      evil.closeAllConnections()
+      await new Promise((resolve) => evil.close(resolve))
+    }
+  })
+
+  it("the page made no request to any host but 127.0.0.1", () => {
+    expect(requested.length).toBeGreaterThan(0)
+    const elsewhere = requested.filter((u) => !u.startsWith("http://127.0.0.1:") && !u.startsWith("data:"))
+    expect(elsewhere).toEqual([])
+  })
+})
+
+describe("review console live list", () => {
+  it("a decision recorded after the page loaded appears without a reload", async () => {
+    const feed = await startFeedServer([{ guid: "g1", title: "first", description: "The first comment." }])
+    const sandbox = await Sandbox.startPromise()
+    const daemon = await startDaemonInProcess({
+      state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-live-")), "state.db") },
+      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+      sources: [
+        {
+          settings: {
+            id: "news",
+            connector: "rss",
+            channelId: "00000000-0000-4000-8000-000000000001",
+            mode: "v1",
+            analyse: new Set(["text"]),
+            oversize: "split",
+            dryRun: false
+          },
+          connector: rss,
+          config: Schema.decodeUnknownSync(rss.configSchema)({
+            feeds: [{ url: feed.url, id: "f", content: "summary" }],
+            pollInterval: "200 millis"
+          })
+        }
+      ],
+      sinks: Layer.succeed(SinkList, []),
+      sinkNames: [],
+      includeContent: false
+    })
+    try {
+      const page = await newPage()
+      await page.goto(`${daemon.adminUrl}/?token=${ADMIN_TOKEN}`)
+      await page.getByText("The first comment.").waitFor({ timeout: 30_000 })
+      await page.getByText("Live: new decisions appear").waitFor()
+      // A mark on this document: a reload would lose it.
+      await page.evaluate(() => Object.assign(window, { notReloaded: true }))
+      feed.setItems([
+        { guid: "g1", title: "first", description: "The first comment." },
+        { guid: "g2", title: "second", description: "A comment that arrives while the page is open." }
+      ])
+      await page.getByText("A comment that arrives while the page is open.").waitFor({ timeout: 30_000 })
+      expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true)
+      // Newest first: the new one is the top row.
+      expect(await page.locator('tbody td[data-label="Content"]').first().textContent()).toBe(
+        "A comment that arrives while the page is open."
+      )
+      await page.context().close()
+    } finally {
+      await daemon.close()
+      await sandbox.close()
+      await feed.close()
+    }
+  }, 60_000)
+})
