@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import type { SessionInfo } from "@discordjs/ws"
-import { Connector, ConnectorError, Preview, type Source, type SourceEvent } from "@warden/connector"
+import { Backoff, Connector, ConnectorError, Preview, type Source, type SourceEvent } from "@warden/connector"
 import { Context, Duration, Effect, Layer, Option, Result, type Scope, Stream } from "effect"
 import type * as EffectConfig from "effect/Config"
 import * as Backfill from "./Backfill.ts"
@@ -90,8 +90,6 @@ export const make = (
     })
     const shared: DiscordActions.Shared = { acted: {}, modLog: {}, authors: new Map() }
     const guilds = new Map(config.guilds.map((g) => [g.id, g]))
-    const initialMillis = Duration.toMillis(config.retry.initial)
-    const maxMillis = Duration.toMillis(config.retry.max)
 
     const events = (from: Option.Option<unknown>): Stream.Stream<Event, ConnectorError.ConnectorError> =>
       Stream.unwrap(
@@ -166,8 +164,8 @@ export const make = (
             attempt: count ? ++failures : Math.max(1, failures),
             retryInMillis
           })
-          const backoff = () =>
-            Math.round(Math.min(maxMillis, initialMillis * 2 ** failures) * (0.8 + Math.random() * 0.4))
+          // `failures` counts the failures before this one: the wait of attempt failures + 1.
+          const backoff = () => Backoff.delayMillis(config.retry, failures + 1)
 
           const isWatched = (info: MessageMapper.ChannelInfo | null | undefined): info is MessageMapper.ChannelInfo => {
             if (!info) return false

@@ -13,6 +13,7 @@
  */
 import { WebSocketManager, WebSocketShardEvents, type SessionInfo } from "@discordjs/ws"
 import type { REST } from "@discordjs/rest"
+import { Backoff } from "@warden/connector"
 import { Duration, Effect, Queue, Redacted, type Scope } from "effect"
 import { DiscordAPIError } from "@discordjs/rest"
 
@@ -116,15 +117,13 @@ export const make = (options: Options): Effect.Effect<Gateway, never, Scope.Scop
           manager.removeAllListeners()
         })
     )
-    const initial = Duration.toMillis(options.retry.initial)
-    const max = Duration.toMillis(options.retry.max)
     const connect = (attempt: number): Effect.Effect<void> =>
       Effect.tryPromise({ try: () => manager.connect(), catch: (error) => error }).pipe(
         Effect.catch((error) =>
           Effect.gen(function* () {
             if (stopped || fatal) return
             const status = error instanceof DiscordAPIError ? error.status : undefined
-            const wait = Math.round(Math.min(max, initial * 2 ** attempt) * (0.8 + Math.random() * 0.4))
+            const wait = Backoff.delayMillis(options.retry, attempt + 1)
             offer({
               _tag: "ConnectFailed",
               message: `connecting to the Discord gateway failed: ${describe(error)}`,

@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
-import { Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
+import { Backoff, Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
 import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
 import type * as EffectConfig from "effect/Config"
 import * as FeedFetcher from "./FeedFetcher.ts"
@@ -200,12 +200,8 @@ export const diff = (
 }
 
 const backoffMillis = (config: RssConfig.Config, failures: number, retryAfter: number | undefined): number => {
-  const initial = Duration.toMillis(config.retry.initial)
-  const max = Duration.toMillis(config.retry.max)
-  const exp = Math.min(max, initial * 2 ** Math.max(0, failures - 1))
-  const jittered = exp * (0.8 + Math.random() * 0.4)
   // A server's Retry-After wins when longer (capped at a day).
-  return Math.round(Math.max(jittered, Math.min(retryAfter ?? 0, 86_400_000)))
+  return Math.round(Math.max(Backoff.delayMillis(config.retry, failures), Math.min(retryAfter ?? 0, 86_400_000)))
 }
 
 const invalidCheckpoint = (message: string) =>

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
+import { Backoff, Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
 import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
 import type * as EffectConfig from "effect/Config"
 import * as CommentPoller from "./CommentPoller.ts"
@@ -24,12 +24,8 @@ const connectorError = (reason: string, message: string, retryable = false) =>
 export const label = (config: YouTubeConfig.Config): string =>
   [config.channelId, ...(config.videoIds ?? [])].filter((x) => x !== undefined).join(",")
 
-const backoffMillis = (config: YouTubeConfig.Config, failures: number): number => {
-  const initial = Duration.toMillis(config.retry.initial)
-  const max = Duration.toMillis(config.retry.max)
-  const exp = Math.min(max, initial * 2 ** Math.max(0, failures - 1))
-  return Math.round(exp * (0.8 + Math.random() * 0.4))
-}
+const backoffMillis = (config: YouTubeConfig.Config, failures: number): number =>
+  Backoff.delayMillis(config.retry, failures)
 
 /** The connector's source over a decoded config; its connections live in the scope. */
 export const make = (
