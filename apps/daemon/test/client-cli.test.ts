@@ -265,6 +265,55 @@ describe("warden legacy analyze", () => {
     expect(run.code).toBe(1)
   })
 
+  it("streams in constant memory: 25,000 messages of 950 characters (24 MB) through a 64 MB heap (~40 MB of it used at start)", async () => {
+    // a legacy host answering each call at once with a small analysis per message
+    const server = createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (c: Buffer) => chunks.push(c))
+      req.on("end", () => {
+        const { contents } = JSON.parse(Buffer.concat(chunks).toString()) as { contents: Array<{ reference: string }> }
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(
+          JSON.stringify({ data: contents.map((m) => ({ reference: m.reference, type: "NEUTRAL" })), errors: [] })
+        )
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    const file = join(dir, "many.jsonl")
+    // the input alone is more than the heap can hold: only a streaming command gets through
+    const filler = " and some more words".repeat(47)
+    const line = (i: number) => JSON.stringify({ text: `message ${i}${filler}`, reference: `r${i}` })
+    writeFileSync(file, `${Array.from({ length: 25_000 }, (_, i) => line(i)).join("\n")}\n`)
+    const child = spawn(
+      process.execPath,
+      ["--max-old-space-size=64", "--conditions=@warden/source", bin, "legacy", "analyze", "--channel", "c", file],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          WARDEN_API_KEY: "k",
+          WARDEN_LEGACY_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+        }
+      }
+    )
+    let lines = 0
+    let last = ""
+    let stderr = ""
+    child.stdout.on("data", (d: Buffer) => {
+      const text = last + d.toString()
+      const parts = text.split("\n")
+      last = parts.pop() ?? ""
+      lines += parts.length
+    })
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString()
+    })
+    const code = await new Promise<number | null>((r) => child.once("exit", r))
+    server.close()
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+    expect(lines).toBe(25_000)
+  }, 120_000)
+
   it("a call that fails (503 after retries) loses only its own messages: the others are printed", async () => {
     // a legacy host answering 503 for any call carrying a message "FAIL", analyses otherwise
     const server = createServer((req, res) => {

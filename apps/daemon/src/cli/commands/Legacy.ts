@@ -72,6 +72,16 @@ const failureOf = (error: { readonly _tag: string; readonly message: string }): 
   return { code, message: error.message }
 }
 
+/**
+ * Writes to stdout and waits for it to drain when its buffer is full: a slow reader (a pipe to a
+ * slow consumer) slows the calls down instead of piling the output up in memory.
+ */
+const write = (text: string): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (process.stdout.write(text)) resume(Effect.void)
+    else process.stdout.once("drain", () => resume(Effect.void))
+  })
+
 /** Key errors fail every later call the same way: stop at the first. */
 const STOP_TAGS = new Set(["AuthenticationError", "PermissionDeniedError"])
 
@@ -148,13 +158,11 @@ const analyzeCommand = Command.make(
         yield* entries(flags.file).pipe(
           Stream.grouped(Limits.LEGACY_MAX_MESSAGES),
           Stream.mapEffect((group) => analyzeGroup(batch, channel, group), { concurrency: flags.concurrency }),
-          Stream.runForEach((lines) =>
-            Effect.sync(() => {
-              messages += lines.length
-              for (const l of lines) if ("error" in l) failedLines.push(l.line)
-              process.stdout.write(`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`)
-            })
-          )
+          Stream.runForEach((lines) => {
+            messages += lines.length
+            for (const l of lines) if ("error" in l) failedLines.push(l.line)
+            return write(`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`)
+          })
         )
         if (failedLines.length > 0) {
           const shown = failedLines.slice(0, 10).join(", ")
