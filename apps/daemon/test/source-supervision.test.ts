@@ -230,3 +230,28 @@ describe("source supervision", () => {
     expect(recorded[0]?.message).toContain('it was {"cursor":"abc"}')
   }, 60_000)
 })
+
+describe("source supervision of broken plugins", () => {
+  it("a source declaring actions without act is paused with the reason, not run half-working", async () => {
+    const { connector: base, counter } = scripted(() => Stream.never)
+    const actless = Connector.make({ ...base, capabilities: { ...base.capabilities, actions: ["hide"] } })
+    const { sourceState } = await start(actless)
+    await waitFor(async () => (await sourceState())?.state === "paused", 30_000, "the source paused")
+    const state = await sourceState()
+    expect(state.by).toBe("source")
+    expect(state.reason).toContain("declares actions [hide] but its source has no act")
+    expect(counter.makes).toBe(1)
+  }, 60_000)
+
+  it("warden source preview flags an event the daemon would dead-letter", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-preview-bad-"))
+    const config = join(dir, "config.yaml")
+    writeFileSync(config, "{}\n")
+    const plugin = new URL("./fixtures/config/plugins/bad-events.mjs", import.meta.url).pathname
+    const run = await warden(["source", "preview", "--module", plugin, "--config", config, "--limit", "2"])
+    expect(run.code).toBe(0)
+    expect(run.stdout.trim().split("\n")).toHaveLength(2)
+    expect(run.stderr).toContain("invalid event, the daemon would dead-letter it: reference: ")
+    expect(run.stderr).toContain("256")
+  }, 60_000)
+})

@@ -332,6 +332,16 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       const stored = yield* store.getCheckpoint(id)
       const from = Option.map(stored, (text) => JSON.parse(text) as SourceEvent.Upsert["checkpoint"])
       const source = yield* spec.connector.make(spec.config)
+      const declared = spec.connector.capabilities.actions
+      if (declared.length > 0 && source.act === undefined) {
+        // Every action of its rules would fail: pause it with the reason rather than run it half-working.
+        return yield* new ConnectorError.ConnectorError({
+          source: id,
+          reason: "InvalidConfig",
+          retryable: false,
+          message: `the connector declares actions [${declared.join(", ")}] but its source has no act (a bug in the plugin; its conformance kit's \`actions\` check fails)`
+        })
+      }
       yield* status.set(id, { state: "running" })
       yield* Effect.forkScoped(ActionExecutor.run(id, source))
       // Also in hold mode: items an operator asked to analyse again (`warden reanalyse`) wait here.

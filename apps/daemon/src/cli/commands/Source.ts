@@ -10,7 +10,7 @@
  */
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import { ConfigDuration, Connector, ConnectorRegistry, Preview, type SourceEvent } from "@warden/connector"
+import { ConfigDuration, Connector, ConnectorRegistry, Preview, SourceEvent } from "@warden/connector"
 import { Console, Effect, Option, Runtime, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { parse } from "yaml"
@@ -159,7 +159,16 @@ const preview = Command.make(
       const events: ReadonlyArray<SourceEvent.SourceEvent> = yield* run.pipe(
         Effect.catch((e) => refuse(e.message, e.reason === "InvalidConfig" ? 78 : 1))
       )
-      for (const event of events) yield* Console.log(JSON.stringify(event))
+      for (const event of events) {
+        yield* Console.log(JSON.stringify(event, (_, v) => (typeof v === "bigint" ? `${v}n` : v)))
+        // What the daemon would dead-letter (and skip), flagged where the user sees it.
+        const problems = SourceEvent.problems(event)
+        if (problems.length > 0) {
+          yield* Console.error(
+            `invalid event, the daemon would dead-letter it: ${SourceEvent.formatProblems(problems)}`
+          )
+        }
+      }
       if (events.length === 0) yield* Console.error(`no events (within ${flags.timeout})`)
     })
 ).pipe(Command.withDescription("Print the events a source would hand to the daemon, as JSON lines"))
