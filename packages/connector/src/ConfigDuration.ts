@@ -85,14 +85,7 @@ export const format = (duration: Duration.Duration): string => {
 const transformation = SchemaTransformation.transformEffect<Duration.Duration, string>({
   decode: (s, options) =>
     Option.match(parse(s), {
-      onNone: () =>
-        Effect.fail(
-          new SchemaIssue.InvalidValue(
-            { message: expected },
-            s,
-            options
-          )
-        ),
+      onNone: () => Effect.fail(new SchemaIssue.InvalidValue({ message: expected }, s, options)),
       onSome: Effect.succeed
     }),
   encode: (d) => Effect.succeed(format(d))
