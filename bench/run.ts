@@ -12,6 +12,7 @@ const ALL = [
   "rss-parse",
   "sandbox-throughput",
   "client-throughput",
+  "client-promise",
   "daemon-start",
   "daemon-throughput",
   "daemon-quota",
