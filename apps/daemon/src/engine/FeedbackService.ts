@@ -87,6 +87,14 @@ const make = Effect.gen(function* () {
         })
       }
       const row = found.value
+      if (row.erased_at !== null && row.erased_at !== undefined) {
+        // Retention or `warden erase` removed the request feedback must quote: nothing to send.
+        return yield* new FeedbackRefused({
+          status: 410,
+          code: "ERASED",
+          reason: `${options.reference} version ${row.version} was erased at ${row.erased_at} (retention or warden erase): its request is gone, so no feedback can be sent`
+        })
+      }
       if (row.status !== "analysed" || row.request === null) {
         return yield* new FeedbackRefused({
           status: 409,

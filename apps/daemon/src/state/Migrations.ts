@@ -172,6 +172,26 @@ const createDecisionIndexes = Effect.gen(function* () {
   yield* sql`DROP INDEX IF EXISTS warden_items_created`
 })
 
+const createErasure = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // Retention and erasure (state/Erasure.ts): when an item's content was erased, and the author's id
+  // (from the event) so `warden erase --author` finds every item of an author without reading JSON.
+  yield* sql`ALTER TABLE warden_items ADD COLUMN erased_at TEXT`
+  yield* sql`ALTER TABLE warden_items ADD COLUMN author TEXT`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_author ON warden_items (author)`
+  // The audit of every erasure: who, when, what kind of selector, how many rows; never the content
+  // (an author id is kept as its SHA-256, the reference as it is: dedupe keeps it anyway).
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_erasures (
+    id TEXT PRIMARY KEY,
+    at BIGINT NOT NULL,
+    actor TEXT NOT NULL,
+    selector TEXT NOT NULL,
+    target TEXT,
+    source TEXT,
+    counts TEXT NOT NULL
+  )`
+})
+
 /** Runs every pending migration of the state store. */
 export const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -179,7 +199,8 @@ export const run = Migrator.make({})({
     "0002_actions_feedback": createActionsFeedback,
     "0003_reanalyse": createReanalyse,
     "0004_source_dead_letters": createSourceDeadLetters,
-    "0005_decision_indexes": createDecisionIndexes
+    "0005_decision_indexes": createDecisionIndexes,
+    "0006_erasure": createErasure
   }),
   table: "warden_migrations"
 })

@@ -8,6 +8,7 @@
 import { Array as Arr, Context, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Migrations from "./Migrations.ts"
+import { authorOf } from "./ItemAuthor.ts"
 
 /** What was recorded for the newest version of an item. */
 export interface LatestVersion {
@@ -191,7 +192,8 @@ const itemRow = (item: ItemRecord) => {
     recommended_action: v.recommendedAction ?? null,
     classifications: v.classifications ? `,${v.classifications.join(",")},` : null,
     analysed_at: item.analysedAt ?? null,
-    created_at: item.createdAt
+    created_at: item.createdAt,
+    author: authorOf(item.event) ?? null
   }
 }
 
@@ -221,6 +223,9 @@ const make = Effect.gen(function* () {
   // Takes effect on a new database only (this runs before any table is created); an older file keeps
   // its mode until a `VACUUM` (docs/operations.md, "Disk").
   yield* sql.onDialectOrElse({ sqlite: () => sql`PRAGMA auto_vacuum = INCREMENTAL`, orElse: () => Effect.void })
+  // SQLite: zero freed cells and pages, so erased content (Erasure.ts) leaves no bytes in the file,
+  // not even stale copies made by earlier page splits.
+  yield* sql.onDialectOrElse({ sqlite: () => sql`PRAGMA secure_delete = ON`, orElse: () => Effect.void })
   yield* Migrations.run
 
   const getCheckpoint = (source: string): Effect.Effect<Option.Option<string>, SqlError.SqlError> =>
@@ -479,7 +484,7 @@ const make = Effect.gen(function* () {
    */
   const unanalysed = (source: string, limit: number) =>
     sql<{ reference: string; version: number; event: string }>`SELECT reference, version, event FROM warden_items i
-      WHERE source = ${source} AND (status = 'unanalysed' OR EXISTS (
+      WHERE source = ${source} AND erased_at IS NULL AND (status = 'unanalysed' OR EXISTS (
         SELECT 1 FROM warden_reanalyse r WHERE r.source = i.source AND r.reference = i.reference
         AND r.version = i.version)) AND NOT EXISTS (
         SELECT 1 FROM warden_items j WHERE j.source = i.source AND j.reference = i.reference AND j.version > i.version)
@@ -497,7 +502,7 @@ const make = Effect.gen(function* () {
         const rows = yield* sql<{ source: string; reference: string; version: number }>`
           SELECT source, reference, version FROM warden_items i
           WHERE ${source === undefined ? sql`1 = 1` : sql`source = ${source}`}
-          AND deleted_at IS NULL
+          AND deleted_at IS NULL AND erased_at IS NULL
           AND (status = ${status} ${
             status === "unrecognised" && emptyVerdicts
               ? sql`OR (status = 'analysed' AND verdict_type IS NULL AND severity IS NULL

@@ -1,0 +1,331 @@
+/**
+ * Retention and erasure of stored content (issue 16). Content is personal data: the text and image of
+ * an item, the exact request sent, the response, the source event, and the copies of them in the
+ * segments, the sink outbox and its dead letters, the source dead letters, the feedback sent, the
+ * `sql` sink's `warden_verdicts` and processed cluster messages. Erasing an item version removes all of
+ * those and keeps what dedupe, statistics and audits need: source, reference, version, content hash,
+ * status, verdict (type, severity, classifications: no content) and action outcomes.
+ *
+ * "Erased" means gone from the files: on SQLite the store runs with `secure_delete` on (freed cells
+ * and pages are zeroed when freed, so no stale copy is left by earlier page splits either) and each
+ * erasure ends with a `wal_checkpoint(TRUNCATE)` (the WAL holds old page images until then). On
+ * PostgreSQL an UPDATE or DELETE leaves the old tuple in the table file until VACUUM reuses the space
+ * (docs/operations.md, "Retention and erasure").
+ *
+ * Every erasure writes one audit row (`warden_erasures`): who, when, the selector, the counts; an
+ * author's id only as its SHA-256.
+ */
+import { createHash, randomUUID } from "node:crypto"
+import { Context, Effect, Layer } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import { authorOf } from "./ItemAuthor.ts"
+import { StateStore } from "./StateStore.ts"
+
+/** Which item versions to erase. */
+export type Selector =
+  | { readonly _tag: "Reference"; readonly reference: string; readonly source?: string | undefined }
+  | { readonly _tag: "Author"; readonly author: string; readonly source?: string | undefined }
+
+/** How many stored rows an erasure changed, per place. */
+export interface Counts {
+  /** Item versions whose content was erased. */
+  readonly items: number
+  readonly segments: number
+  readonly outbox: number
+  readonly deadLetters: number
+  readonly sourceDeadLetters: number
+  readonly feedback: number
+  /** Rows of the `sql` sink's `warden_verdicts`. */
+  readonly sqlSink: number
+  /** Processed cluster messages that carried the items (unprocessed ones are work in flight). */
+  readonly clusterMessages: number
+}
+
+/** The outcome of one erasure. */
+export interface Erased {
+  readonly counts: Counts
+  /** The references erased (per source), for the operator's record. */
+  readonly references: ReadonlyArray<{ readonly source: string; readonly reference: string }>
+  /** The audit row's id. */
+  readonly audit: string
+}
+
+/** An audit row, as `warden erase --audit` and the admin API show it. */
+export interface AuditRecord {
+  readonly id: string
+  readonly at: string
+  readonly actor: string
+  readonly selector: string
+  /** The reference, or `sha256:<hex>` of an author id, or the retention period. */
+  readonly target: string | null
+  readonly source: string | null
+  readonly counts: Counts
+}
+
+const ZERO: Counts = {
+  items: 0,
+  segments: 0,
+  outbox: 0,
+  deadLetters: 0,
+  sourceDeadLetters: 0,
+  feedback: 0,
+  sqlSink: 0,
+  clusterMessages: 0
+}
+
+/** What an erased item's `event` column holds: no content, enough to say what happened. */
+export const erasedEvent = (reference: string) => JSON.stringify({ reference, erased: true })
+
+/** The `sha256:<hex>` an author id is audited as. */
+export const hashOf = (value: string) => `sha256:${createHash("sha256").update(value).digest("hex")}`
+
+/** A verdict record (outbox, dead letter, `sql` sink) without its content fields. */
+export const withoutContent = (payload: string): string => {
+  try {
+    const record = JSON.parse(payload) as Record<string, unknown>
+    if (typeof record !== "object" || record === null) return "{}"
+    delete record.text
+    delete record.permalink
+    return JSON.stringify(record)
+  } catch {
+    return "{}"
+  }
+}
+
+interface Key {
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+}
+
+const make = Effect.gen(function* () {
+  // The store runs the migrations (and, on SQLite, turns secure_delete on) before this is used.
+  yield* StateStore
+  const sql = yield* SqlClient.SqlClient
+
+  const tableExists = (name: string) =>
+    sql
+      .onDialectOrElse({
+        pg: () =>
+          sql<{ n: number }>`SELECT COUNT(*) AS n FROM information_schema.tables
+            WHERE table_schema = current_schema() AND table_name = ${name}`,
+        orElse: () =>
+          sql<{ n: number }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${name}`
+      })
+      .pipe(Effect.map((rows) => Number(rows[0]?.n ?? 0) > 0))
+
+  /** Rewrites the JSON payload column of the rows of one item version without its content fields. */
+  const rewritePayloads = (table: string, column: string, key: Key) =>
+    Effect.gen(function* () {
+      const rows = yield* sql<{ payload: string; id: string }>`SELECT ${sql(column)} AS payload,
+          ${table === "warden_verdicts" ? sql`''` : sql`id`} AS id FROM ${sql(table)}
+        WHERE source = ${key.source} AND reference = ${key.reference} AND version = ${key.version}`
+      let changed = 0
+      for (const row of rows) {
+        const stripped = withoutContent(row.payload)
+        if (stripped === row.payload) continue
+        changed += 1
+        if (table === "warden_verdicts")
+          yield* sql`UPDATE warden_verdicts SET record = ${stripped}
+            WHERE source = ${key.source} AND reference = ${key.reference} AND version = ${key.version}`
+        else yield* sql`UPDATE ${sql(table)} SET ${sql(column)} = ${stripped} WHERE id = ${row.id}`
+      }
+      return changed
+    })
+
+  /** Erases the content of item versions (one transaction); counts what changed. */
+  const eraseKeys = (keys: ReadonlyArray<Key>, options: { readonly clusterMessages: boolean }) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const counts = { ...ZERO }
+        const sqlSink = yield* tableExists("warden_verdicts")
+        const cluster = options.clusterMessages && (yield* tableExists("cluster_messages"))
+        const now = new Date().toISOString()
+        const references = new Map<string, { source: string; reference: string }>()
+        for (const key of keys) {
+          const where = sql`source = ${key.source} AND reference = ${key.reference} AND version = ${key.version}`
+          const items = yield* sql<{ one: number }>`UPDATE warden_items SET request = NULL, response = NULL,
+              event = ${erasedEvent(key.reference)}, author = NULL, erased_at = ${now}
+            WHERE ${where} AND erased_at IS NULL RETURNING 1 AS one`
+          counts.items += items.length
+          const segments = yield* sql<{ one: number }>`DELETE FROM warden_segments WHERE ${where} RETURNING 1 AS one`
+          counts.segments += segments.length
+          counts.outbox += yield* rewritePayloads("warden_outbox", "payload", key)
+          counts.deadLetters += yield* rewritePayloads("warden_dead_letters", "payload", key)
+          if (sqlSink) counts.sqlSink += yield* rewritePayloads("warden_verdicts", "record", key)
+          const feedback = yield* sql<{
+            one: number
+          }>`UPDATE warden_feedback SET request = ${erasedEvent(key.reference)}
+            WHERE ${where} AND request <> ${erasedEvent(key.reference)} RETURNING 1 AS one`
+          counts.feedback += feedback.length
+          yield* sql`DELETE FROM warden_reanalyse WHERE source = ${key.source} AND reference = ${key.reference}
+            AND version <= ${key.version}`
+          references.set(`${key.source}\u001f${key.reference}`, { source: key.source, reference: key.reference })
+        }
+        for (const { source, reference } of references.values()) {
+          const letters = yield* sql<{ one: number }>`DELETE FROM warden_source_dead_letters
+            WHERE source = ${source} AND reference = ${reference} RETURNING 1 AS one`
+          counts.sourceDeadLetters += letters.length
+          if (cluster) {
+            // A processed batch message is history (ClusterTables.purgeProcessed); one still to be
+            // processed is work in flight and stays. The reference appears as a JSON string.
+            const pattern = `%${JSON.stringify(reference).replace(/[\\%_]/gu, (c) => `\\${c}`)}%`
+            const processed = sql.onDialectOrElse({ pg: () => sql.literal("TRUE"), orElse: () => sql.literal("1") })
+            yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
+              WHERE processed = ${processed} AND payload LIKE ${pattern} ESCAPE '\\')`
+            const messages = yield* sql<{ one: number }>`DELETE FROM cluster_messages
+              WHERE processed = ${processed} AND payload LIKE ${pattern} ESCAPE '\\' RETURNING 1 AS one`
+            counts.clusterMessages += messages.length
+          }
+        }
+        return { counts: counts as Counts, references: [...references.values()] }
+      })
+    )
+
+  /** SQLite: copies the WAL into the file and empties it, so no old page image is left in it. */
+  const checkpoint = sql.onDialectOrElse({
+    sqlite: () => sql`PRAGMA wal_checkpoint(TRUNCATE)`.pipe(Effect.asVoid),
+    orElse: () => Effect.void
+  })
+
+  const audit = (row: {
+    readonly actor: string
+    readonly selector: string
+    readonly target: string | undefined
+    readonly source: string | undefined
+    readonly counts: Counts
+  }) =>
+    Effect.gen(function* () {
+      const id = randomUUID()
+      yield* sql`INSERT INTO warden_erasures ${sql.insert({
+        id,
+        at: Date.now(),
+        actor: row.actor,
+        selector: row.selector,
+        target: row.target ?? null,
+        source: row.source ?? null,
+        counts: JSON.stringify(row.counts)
+      })}`
+      return id
+    })
+
+  /** The item versions a selector names (erased ones included: erasing again is a no-op, not an error). */
+  const keysOf = (selector: Selector) =>
+    Effect.gen(function* () {
+      const only = selector.source === undefined ? sql`` : sql`AND source = ${selector.source}`
+      if (selector._tag === "Reference") {
+        return yield* sql<Key>`SELECT source, reference, version FROM warden_items
+          WHERE reference = ${selector.reference} ${only} ORDER BY source, version`
+      }
+      const indexed = yield* sql<Key>`SELECT source, reference, version FROM warden_items
+        WHERE author = ${selector.author} ${only}`
+      // Rows recorded before the author column existed: found by their event, confirmed by parsing it.
+      const pattern = `%${JSON.stringify(selector.author).replace(/[\\%_]/gu, (c) => `\\${c}`)}%`
+      const older = yield* sql<Key & { event: string }>`SELECT source, reference, version, event FROM warden_items
+        WHERE author IS NULL AND erased_at IS NULL AND event LIKE ${pattern} ESCAPE '\\' ${only}`
+      return [
+        ...indexed,
+        ...older.filter((r) => authorOf(r.event) === selector.author).map(({ event: _, ...key }) => key)
+      ]
+    })
+
+  /**
+   * Erases every stored copy of the content of the items a selector names, and records the audit row.
+   * `actor` says who asked (`cli:<user>`, `admin-api`).
+   */
+  const erase = Effect.fn("Erasure.erase")(function* (selector: Selector, actor: string) {
+    const keys = (yield* keysOf(selector)).map((k) => ({ ...k, version: Number(k.version) }))
+    const done = yield* eraseKeys(keys, { clusterMessages: true })
+    const id = yield* audit({
+      actor,
+      selector: selector._tag === "Reference" ? "reference" : "author",
+      target: selector._tag === "Reference" ? selector.reference : hashOf(selector.author),
+      source: selector.source,
+      counts: done.counts
+    })
+    yield* checkpoint
+    return { counts: done.counts, references: done.references, audit: id } satisfies Erased
+  })
+
+  /**
+   * Retention: erases the content of a source's item versions recorded before `before` (epoch
+   * millis), up to `limit` versions per call (call again while it returns `limit`), and the source's
+   * dead-lettered events last seen before then. Audited when anything changed.
+   */
+  const sweep = Effect.fn("Erasure.sweep")(function* (options: {
+    readonly source: string
+    readonly before: number
+    readonly retention: string
+    readonly limit?: number | undefined
+  }) {
+    const limit = options.limit ?? 500
+    const keys = yield* sql<Key>`SELECT source, reference, version FROM warden_items
+      WHERE source = ${options.source} AND created_at < ${options.before} AND erased_at IS NULL
+      ORDER BY created_at LIMIT ${limit}`
+    const done = yield* eraseKeys(
+      keys.map((k) => ({ ...k, version: Number(k.version) })),
+      { clusterMessages: false }
+    )
+    const letters = yield* sql<{ one: number }>`DELETE FROM warden_source_dead_letters
+      WHERE source = ${options.source} AND last_at < ${options.before} RETURNING 1 AS one`
+    const counts: Counts = { ...done.counts, sourceDeadLetters: done.counts.sourceDeadLetters + letters.length }
+    const changed = Object.values(counts).some((n) => n > 0)
+    if (changed) {
+      yield* audit({
+        actor: "retention",
+        selector: "retention",
+        target: options.retention,
+        source: options.source,
+        counts
+      })
+      yield* checkpoint
+    }
+    return { counts, more: keys.length === limit }
+  })
+
+  /** The audit of erasures, newest first. */
+  const auditLog = (limit: number) =>
+    sql<{
+      id: string
+      at: number
+      actor: string
+      selector: string
+      target: string | null
+      source: string | null
+      counts: string
+    }>`SELECT * FROM warden_erasures ORDER BY at DESC, id LIMIT ${limit}`.pipe(
+      Effect.map((rows) =>
+        rows.map(
+          (r): AuditRecord => ({
+            id: r.id,
+            at: new Date(Number(r.at)).toISOString(),
+            actor: r.actor,
+            selector: r.selector,
+            target: r.target ?? null,
+            source: r.source ?? null,
+            counts: { ...ZERO, ...(JSON.parse(r.counts) as Partial<Counts>) }
+          })
+        )
+      )
+    )
+
+  return { erase, sweep, auditLog } as const
+})
+
+/** Retention and erasure of stored content. */
+export class Erasure extends Context.Service<
+  Erasure,
+  {
+    readonly erase: (selector: Selector, actor: string) => Effect.Effect<Erased, SqlError.SqlError>
+    readonly sweep: (options: {
+      readonly source: string
+      readonly before: number
+      readonly retention: string
+      readonly limit?: number | undefined
+    }) => Effect.Effect<{ readonly counts: Counts; readonly more: boolean }, SqlError.SqlError>
+    readonly auditLog: (limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>, SqlError.SqlError>
+  }
+>()("@warden/daemon/Erasure") {
+  /** On the state store's SQL client. */
+  static readonly layer = Layer.effect(Erasure, make)
+}

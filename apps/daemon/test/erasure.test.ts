@@ -1,0 +1,248 @@
+/**
+ * Erasure and retention in the state store (state/Erasure.ts), on SQLite and PostgreSQL: erase by
+ * reference and by author reach every stored copy (items, segments, outbox, dead letters, source dead
+ * letters, feedback, the `sql` sink's table) and keep what dedupe needs; on SQLite the erased text is
+ * not in the files' bytes either. Retention erases old versions only and dedupe still knows them.
+ */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { afterAll, describe, expect, it } from "vitest"
+import { sqlLayer } from "../src/Daemon.ts"
+import * as SqlSink from "../src/sinks/SqlSink.ts"
+import { Erasure, hashOf } from "../src/state/Erasure.ts"
+import { type ItemRecord, type RecordEntry, StateStore } from "../src/state/StateStore.ts"
+import { freshDatabase } from "./support/Postgres.ts"
+
+const SECRET_1 = "SECRET-ALPHA-7f3c9e the first erased text"
+const SECRET_2 = "SECRET-BRAVO-1d44aa the second erased text"
+const KEPT = "KEPT-CHARLIE-90bb12 a text that stays"
+
+const entry = (
+  source: string,
+  reference: string,
+  text: string,
+  author: string,
+  fields: Partial<ItemRecord> = {}
+): RecordEntry => {
+  const event = JSON.stringify({
+    kind: "upsert",
+    reference,
+    content: { type: "text", text },
+    author: { identifier: author, username: `${author}-name` }
+  })
+  const request = JSON.stringify({ channelId: "c", text, reference })
+  return {
+    item: {
+      source,
+      reference,
+      version: 1,
+      contentHash: `hash-${reference}`,
+      contentType: "text",
+      status: "analysed",
+      mode: "v1",
+      endpoint: "/analyze/v1/text",
+      request,
+      response: JSON.stringify({ textAnalysis: { type: "HATEFUL", text } }),
+      verdict: { type: "HATEFUL", classifications: ["INSULT"], severity: "MEDIUM" },
+      error: undefined,
+      segments: [
+        { request, response: "{}" },
+        { request: JSON.stringify({ text: `${text} (second segment)` }), response: "{}" }
+      ],
+      event,
+      analysedAt: new Date().toISOString(),
+      createdAt: 1_000,
+      ...fields
+    },
+    sinks: ["audit", "dead"],
+    payload: JSON.stringify({ source, reference, version: 1, status: "analysed", text, permalink: `https://p/${text}` })
+  }
+}
+
+const drops: Array<() => Promise<void>> = []
+afterAll(async () => {
+  for (const drop of drops) await drop()
+})
+
+const backends = [
+  [
+    "sqlite",
+    async () => ({ _tag: "sqlite" as const, filename: join(mkdtempSync(join(tmpdir(), "warden-e-")), "s.db") })
+  ],
+  [
+    "postgres",
+    async () => {
+      const db = await freshDatabase()
+      drops.push(db.drop)
+      return { _tag: "postgres" as const, url: Redacted.make(db.url) }
+    }
+  ]
+] as const
+
+/** Every row of every table, as one string: where a text could still be. */
+const everything = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const tables = yield* sql.onDialectOrElse({
+    pg: () =>
+      sql<{
+        name: string
+      }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`,
+    orElse: () => sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`
+  })
+  let all = ""
+  for (const { name } of tables)
+    all += JSON.stringify(yield* sql.unsafe(`SELECT * FROM ${name}`), (_, v) => (typeof v === "bigint" ? String(v) : v))
+  return all
+})
+
+for (const [name, location] of backends) {
+  describe(`erasure on ${name}`, () => {
+    it("erase by reference, then by author: every copy goes, the audit keeps counts, dedupe still knows the items", async () => {
+      const state = await location()
+      const layer = Layer.mergeAll(
+        Erasure.layer,
+        SqlSink.make({ name: "sql" }).pipe(Effect.asVoid, Layer.effectDiscard)
+      ).pipe(Layer.provideMerge(StateStore.layer), Layer.provideMerge(sqlLayer(state)))
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const store = yield* StateStore
+          const erasure = yield* Erasure
+          const sink = yield* SqlSink.make({ name: "sql" })
+          yield* store.recordItems([
+            entry("s", "e/1", SECRET_1, "u-42"),
+            entry("s", "e/2", SECRET_2, "u-42"),
+            entry("s", "k/1", KEPT, "u-7")
+          ])
+          // one row of each kind where a copy of the content can be
+          for (const [reference, text] of [
+            ["e/1", SECRET_1],
+            ["e/2", SECRET_2],
+            ["k/1", KEPT]
+          ] as const) {
+            const [row] = yield* store
+              .pendingOutbox("dead", 10)
+              .pipe(Effect.map((rows) => rows.filter((r) => r.reference === reference)))
+            yield* store.deadLetter(row!, "gave up")
+            yield* sink.deliver([
+              { source: "s", reference, version: 1, status: "analysed", text, verdict: undefined } as never
+            ])
+            yield* store.recordFeedback({
+              source: "s",
+              reference,
+              version: 1,
+              origin: "manual",
+              feedbackId: "f",
+              request: JSON.stringify({ analyzeRequest: { text } }),
+              status: "sent",
+              error: undefined
+            })
+            yield* store.recordSourceDeadLetter({
+              source: "s",
+              reference,
+              field: "content.text",
+              reason: "too long",
+              event: JSON.stringify({ text })
+            })
+          }
+          expect(yield* everything).toContain(SECRET_1)
+
+          const first = yield* erasure.erase({ _tag: "Reference", reference: "e/1" }, "cli:test")
+          expect(first.counts).toEqual({
+            items: 1,
+            segments: 2,
+            outbox: 1,
+            deadLetters: 1,
+            sourceDeadLetters: 1,
+            feedback: 1,
+            sqlSink: 1,
+            clusterMessages: 0
+          })
+          expect(first.references).toEqual([{ source: "s", reference: "e/1" }])
+          let all = yield* everything
+          expect(all).not.toContain("SECRET-ALPHA")
+          expect(all).toContain("SECRET-BRAVO")
+
+          const second = yield* erasure.erase({ _tag: "Author", author: "u-42" }, "admin-api")
+          // e/1 was erased already: only e/2's copies are counted
+          expect(second.counts).toMatchObject({
+            items: 1,
+            segments: 2,
+            outbox: 1,
+            deadLetters: 1,
+            feedback: 1,
+            sqlSink: 1
+          })
+          all = yield* everything
+          expect(all).not.toContain("SECRET-BRAVO")
+          expect(all).not.toContain("u-42-name")
+          expect(all).toContain(KEPT)
+
+          // what dedupe needs stays: a redelivery of the same content is recognised
+          const latest = yield* store.latestVersions("s", ["e/1", "e/2", "k/1"])
+          expect([...latest.entries()].map(([r, v]) => `${r}:${v.version}:${v.contentHash}`)).toEqual([
+            "e/1:1:hash-e/1",
+            "e/2:1:hash-e/2",
+            "k/1:1:hash-k/1"
+          ])
+          const [decision] = yield* store.decision("e/1")
+          expect(decision).toMatchObject({ status: "analysed", request: null, verdict: { type: "HATEFUL" } })
+
+          const audit = yield* erasure.auditLog(10)
+          expect(audit.map((a) => [a.actor, a.selector, a.target, a.counts.items])).toEqual([
+            ["admin-api", "author", hashOf("u-42"), 1],
+            ["cli:test", "reference", "e/1", 1]
+          ])
+          expect(JSON.stringify(audit)).not.toContain("u-42-name")
+        }).pipe(Effect.provide(layer))
+      )
+      if (state._tag === "sqlite") {
+        // gone from the files too: secure_delete zeroed the freed cells, the WAL was checkpointed
+        for (const file of [state.filename, `${state.filename}-wal`]) {
+          if (!existsSync(file)) continue
+          const bytes = readFileSync(file)
+          expect(bytes.includes(Buffer.from("SECRET-ALPHA")), file).toBe(false)
+          expect(bytes.includes(Buffer.from("SECRET-BRAVO")), file).toBe(false)
+        }
+        expect(readFileSync(state.filename).includes(Buffer.from("KEPT-CHARLIE"))).toBe(true)
+      }
+    })
+
+    it("retention erases versions recorded before the cutoff, in pages, and keeps newer ones", async () => {
+      const state = await location()
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const store = yield* StateStore
+          const erasure = yield* Erasure
+          yield* store.recordItems([
+            entry("s", "old/1", SECRET_1, "a", { createdAt: 1_000 }),
+            entry("s", "old/2", SECRET_2, "a", { createdAt: 2_000 }),
+            entry("s", "new/1", KEPT, "a", { createdAt: 9_000 }),
+            entry("other", "old/3", SECRET_1, "a", { createdAt: 1_000 })
+          ])
+          const page = yield* erasure.sweep({ source: "s", before: 5_000, retention: "30d", limit: 1 })
+          expect(page).toMatchObject({ counts: { items: 1 }, more: true })
+          const rest = yield* erasure.sweep({ source: "s", before: 5_000, retention: "30d", limit: 1 })
+          expect(rest.counts.items).toBe(1)
+          const none = yield* erasure.sweep({ source: "s", before: 5_000, retention: "30d", limit: 1 })
+          expect(none).toMatchObject({ counts: { items: 0 }, more: false })
+          const rows = yield* store.decisions({ limit: 10 })
+          expect(
+            rows.map((r) => `${r.source}:${r.reference}:${r.request === null ? "erased" : "kept"}`).sort()
+          ).toEqual(["other:old/3:kept", "s:new/1:kept", "s:old/1:erased", "s:old/2:erased"])
+          const audit = yield* erasure.auditLog(10)
+          expect(audit.map((a) => `${a.actor}:${a.target}:${a.source}:${a.counts.items}`)).toEqual([
+            "retention:30d:s:1",
+            "retention:30d:s:1"
+          ])
+          // an erased item is never offered for re-analysis (its content is gone)
+          expect(yield* store.requestReanalysis("unrecognised", "s")).toBe(0)
+        }).pipe(
+          Effect.provide(Erasure.layer.pipe(Layer.provideMerge(StateStore.layer), Layer.provideMerge(sqlLayer(state))))
+        )
+      )
+    })
+  })
+}
