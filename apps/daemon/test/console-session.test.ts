@@ -7,6 +7,7 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { Sandbox } from "@warden/sandbox"
 import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -16,12 +17,14 @@ import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
 
 let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
 let daemon: Awaited<ReturnType<typeof startDaemonInProcess>>
+let stateFile: string
 
 beforeAll(async () => {
   await buildConsole()
   sandbox = await Sandbox.startPromise()
+  stateFile = join(mkdtempSync(join(tmpdir(), "warden-console-")), "state.db")
   daemon = await startDaemonInProcess({
-    state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-console-")), "state.db") },
+    state: { _tag: "sqlite", filename: stateFile },
     api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
     sources: [],
     sinks: Layer.succeed(SinkList, []),
@@ -120,5 +123,25 @@ describe("review console sign-in", () => {
     const { cookie, csrf } = await signIn()
     expect((await post("/session/end", { cookie, "x-warden-csrf": csrf }, {})).status).toBe(200)
     expect((await get("/api/decisions", { cookie })).status).toBe(401)
+  })
+
+  it("Replay puts a sink's dead letters back into its outbox, once, from the console's session", async () => {
+    const db = new DatabaseSync(stateFile)
+    try {
+      db.prepare(`INSERT INTO warden_dead_letters (id, sink, source, reference, version, payload, attempts, last_error, failed_at)
+        VALUES ('hook\u001fs\u001fr\u001f1', 'hook', 's', 'r', 1, '{"v":1}', 8, 'HTTP 500', 1000)`).run()
+    } finally {
+      db.close()
+    }
+    const { cookie, csrf } = await signIn()
+    const before = (await (await get("/api/pipeline", { cookie })).json()) as any
+    expect(before.sinks).toEqual([{ sink: "hook", backlog: 0, deadLetters: 1 }])
+    expect((await post("/api/sinks/hook/replay", { cookie }, {})).status).toBe(403)
+    const replay = await post("/api/sinks/hook/replay", { cookie, "x-warden-csrf": csrf }, {})
+    expect(await replay.json()).toEqual({ sink: "hook", replayed: 1 })
+    const after = (await (await get("/api/pipeline", { cookie })).json()) as any
+    expect(after.sinks).toEqual([{ sink: "hook", backlog: 1, deadLetters: 0 }])
+    const again = await post("/api/sinks/hook/replay", { authorization: `Bearer ${ADMIN_TOKEN}` }, {})
+    expect(await again.json()).toEqual({ sink: "hook", replayed: 0 })
   })
 })

@@ -78,6 +78,13 @@ export const PipelinePage = () => {
   const [quota, setQuota] = useState<Quota | undefined>(undefined)
   const [counters, setCounters] = useState<Counters | undefined>(undefined)
   const [problem, setProblem] = useState("")
+  const [replayed, setReplayed] = useState("")
+  const [loads, setLoads] = useState(0)
+  const replay = (sink: string) =>
+    api<{ replayed: number }>(`/api/sinks/${encodeURIComponent(sink)}/replay`, { method: "POST" })
+      .then((r) => setReplayed(`${r.replayed} dead letter(s) of ${sink} queued again.`))
+      .catch((e) => setReplayed(`Replay of ${sink} failed: ${String(e.message ?? e)}`))
+      .finally(() => setLoads((n) => n + 1))
   useEffect(() => {
     const load = () =>
       Promise.all([api<Readiness>("/readyz"), api<Quota>("/api/quota"), api<Counters>("/api/pipeline")])
@@ -91,7 +98,7 @@ export const PipelinePage = () => {
     void load()
     const t = setInterval(load, 5000)
     return () => clearInterval(t)
-  }, [])
+  }, [loads])
   if (ready === undefined || quota === undefined || counters === undefined)
     return html`<main><h1>Pipeline</h1>${problem === "" ? html`<p>Loading…</p>` : html`<p role="alert" class="problem">${problem}</p>`}</main>`
   const backlogOf = (source: string) =>
@@ -117,11 +124,19 @@ export const PipelinePage = () => {
       ${quota.endpoints.length === 0 ? html`<p>No call made yet.</p>` : null}
     </section>
     <section aria-labelledby="h-sinks"><h2 id="h-sinks">Sinks</h2>
+      ${replayed === "" ? null : html`<p role="status">${replayed}</p>`}
       ${
         counters.sinks.length === 0
           ? html`<p>Every sink is drained; no dead letters.</p>`
-          : html`<table><thead><tr><th scope="col">Sink</th><th scope="col">Backlog</th><th scope="col">Dead letters</th></tr></thead>
-        <tbody>${counters.sinks.map((s) => html`<tr><td>${s.sink}</td><td>${s.backlog}</td><td>${s.deadLetters}</td></tr>`)}</tbody></table>`
+          : html`<table><thead><tr><th scope="col">Sink</th><th scope="col">Backlog</th><th scope="col">Dead letters</th><th scope="col"><span class="visually-hidden">Replay</span></th></tr></thead>
+        <tbody>${counters.sinks.map(
+          (s) =>
+            html`<tr><td>${s.sink}</td><td>${s.backlog}</td><td>${s.deadLetters}</td><td>${
+              s.deadLetters === 0
+                ? null
+                : html`<button type="button" aria-label=${`Replay the dead letters of ${s.sink}`} onClick=${() => replay(s.sink)}>Replay</button>`
+            }</td></tr>`
+        )}</tbody></table>`
       }
     </section>
     <section aria-labelledby="h-items"><h2 id="h-items">Items recorded</h2>

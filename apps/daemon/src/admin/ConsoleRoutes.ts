@@ -9,9 +9,11 @@
  * - `GET /api/session`: `{ via, csrf }`, the CSRF token the page sends back on state-changing calls.
  * - `GET /api/decisions/stream?<filters of /api/decisions>`: new decisions as server-sent events.
  * - `GET /api/pipeline`: sink queues, items per source and status, verdicts per minute by type.
+ * - `POST /api/sinks/{sink}/replay`: the sink's dead letters back into its outbox (`{ replayed }`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect, Redacted } from "effect"
+import * as DeadLetterReplay from "../state/DeadLetterReplay.ts"
 import type { StateStore } from "../state/StateStore.ts"
 import { AdminRefused, json } from "./AdminError.ts"
 import * as ConsoleAssets from "./ConsoleAssets.ts"
@@ -160,6 +162,14 @@ export const privateRoutes = (
       yield* RequestInput.query(url.searchParams, [])
       const counters = yield* PipelineView.read(context.store.sql, context.sinks, Date.now())
       json(res, 200, counters)
+      return true
+    }
+    const replay = /^\/api\/sinks\/([^/]+)\/replay$/u.exec(path)
+    if (req.method === "POST" && replay !== null) {
+      yield* RequestInput.query(url.searchParams, [])
+      const sink = yield* RequestInput.pathSegment("sink", replay[1]!)
+      const replayed = yield* DeadLetterReplay.replay(context.store.sql, sink)
+      json(res, 200, { sink, replayed })
       return true
     }
     return false

@@ -1,0 +1,24 @@
+/**
+ * "Replay" of a sink's dead letters (the review console's pipeline page, `POST /api/sinks/{sink}/replay`):
+ * each goes back into the sink's outbox with its attempts reset, in one transaction, and the sink's
+ * worker delivers it as any other row. A row already back in the outbox is not queued twice.
+ */
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+
+/** Moves every dead letter of `sink` back to its outbox; returns how many were moved. */
+export const replay = (sql: SqlClient.SqlClient, sink: string) =>
+  sql.withTransaction(
+    Effect.gen(function* () {
+      const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM warden_dead_letters WHERE sink = ${sink}`
+      const count = Number(row?.n ?? 0)
+      if (count === 0) return 0
+      yield* sql`INSERT INTO warden_outbox
+          (id, sink, source, reference, version, payload, created_at, attempts, last_error, next_attempt_at)
+        SELECT id, sink, source, reference, version, payload, failed_at, 0, NULL, 0
+        FROM warden_dead_letters WHERE sink = ${sink}
+        ON CONFLICT DO NOTHING`
+      yield* sql`DELETE FROM warden_dead_letters WHERE sink = ${sink}`
+      return count
+    })
+  )
