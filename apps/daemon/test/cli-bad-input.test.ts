@@ -66,7 +66,12 @@ const cases: ReadonlyArray<Case> = [
   { args: ["sandbox", "--transient", "often"], code: 2, says: "--transient" },
   { args: ["sandbox", "--config", join(dir, "none.yaml")], code: 2, says: "none.yaml" },
   { args: ["sandbox", "--transient", "2"], code: 2, says: "transient" },
-  { args: ["source"], code: 2, says: "a subcommand is required (preview)" },
+  { args: ["reanalyse"], code: 2, says: "Missing required flag: --status" },
+  { args: ["reanalyse", "--status", "bogus"], code: 2, says: "--status" },
+  { args: ["reanalyse", "--config", join(dir, "none.yaml"), "--status", "unrecognised"], code: 78, says: "none.yaml" },
+  { args: ["feedback", "text", "--confidence", "SURE"], code: 2, says: "--confidence" },
+  { args: ["analyze", "text", "--region", "mars"], code: 2, says: "--region" },
+  { args: ["source"], code: 2, says: "a subcommand is required (preview" },
   { args: ["source", "preview"], code: 2, says: "--url" },
   { args: ["source", "preview", "--config", join(dir, "none.yaml")], code: 78, says: "cannot read" }
 ]
