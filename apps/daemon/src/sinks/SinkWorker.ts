@@ -10,6 +10,12 @@ import type { VerdictRecord } from "../engine/VerdictRecord.ts"
 import { StateStore } from "../state/StateStore.ts"
 import type { Sink } from "./Sink.ts"
 
+/**
+ * Longest time a stopping daemon spends delivering what is in the outbox (the rest is delivered at the
+ * next start: the outbox is the crash record). Within the 10 s a shutdown is given.
+ */
+export const FINAL_DRAIN_MILLIS = 3_000
+
 /** Delay before retry `attempt` (1-based) of a failed delivery. */
 export const retryDelayMillis = (attempt: number): number => Math.min(500 * 2 ** (attempt - 1), 5 * 60_000)
 
@@ -54,6 +60,29 @@ export const run = (sink: Sink, idleMillis = 100) =>
       yield* measure
       return delivered.length > 0
     })
+    /**
+     * At shutdown: deliver what was recorded, so verdicts the daemon paid for reach the sink before it
+     * exits (issue 19). The batches interrupted at the same moment record what they analysed as they
+     * stop, so an empty outbox is looked at once more after a short pause.
+     */
+    const finalDrain = Effect.gen(function* () {
+      let quiet = 0
+      while (quiet < 2) {
+        if (yield* step) quiet = 0
+        else {
+          quiet++
+          if (quiet < 2) yield* Effect.sleep(Math.min(idleMillis, 100))
+        }
+      }
+    }).pipe(
+      Effect.interruptible,
+      Effect.timeout(FINAL_DRAIN_MILLIS),
+      Effect.catchCause((cause) =>
+        Effect.logWarning("delivering the outbox at shutdown stopped; the rest goes at the next start", cause).pipe(
+          Effect.annotateLogs({ sink: sink.name })
+        )
+      )
+    )
     return yield* step.pipe(
       Effect.flatMap((busy) => (busy ? Effect.void : Effect.sleep(idleMillis))),
       Effect.catchCause((cause) =>
@@ -62,7 +91,8 @@ export const run = (sink: Sink, idleMillis = 100) =>
           Effect.andThen(Effect.sleep("1 second"))
         )
       ),
-      Effect.forever
+      Effect.forever,
+      Effect.onInterrupt(() => finalDrain)
     )
   })
 
