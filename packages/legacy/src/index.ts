@@ -6,6 +6,22 @@
  */
 import "@warden/core/node-version"
 
-export * from "@warden/core/errors"
+export {
+  AbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  NotFoundError,
+  PermissionDeniedError,
+  PreconditionFailedError,
+  QuotaError,
+  RequestValidationError,
+  TimeoutError,
+  TransientError,
+  UnexpectedResponseError,
+  WardenConfigError,
+  WardenError
+} from "@warden/core/errors"
 export * as LegacyBatch from "./LegacyBatch.ts"
 export { type RequestOptions, WardenLegacy, type WardenLegacyOptions } from "./WardenLegacy.ts"

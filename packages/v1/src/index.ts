@@ -6,7 +6,23 @@
  */
 import "@warden/core/node-version"
 
-export * from "@warden/core/errors"
+export {
+  AbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  NotFoundError,
+  PermissionDeniedError,
+  PreconditionFailedError,
+  QuotaError,
+  RequestValidationError,
+  TimeoutError,
+  TransientError,
+  UnexpectedResponseError,
+  WardenConfigError,
+  WardenError
+} from "@warden/core/errors"
 export * as AnalyzeV1 from "./AnalyzeV1.ts"
 export * as FeedbackV1 from "./FeedbackV1.ts"
 export * as Sent from "./Sent.ts"

@@ -8,13 +8,25 @@
  * - a plugin author: a connector built against the packed `@warden/connector` in its own folder, with
  *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview);
  * - an application developer: `@warden/v1` next to `effect` at another 4.x release, one copy of Effect,
- *   the README example type-checked strictly and run against `warden sandbox`.
+ *   no redis/ws, node_modules without effect <= 15 MB; the README's Promise and Effect examples
+ *   type-checked strictly, the Promise one run against `warden sandbox`; esbuild bundles (CommonJS,
+ *   ESM with the README's banner) run; a browser bundle throws server-only; Node.js 20 is refused.
  *
  * Needs the packages built (`pnpm build`; turbo runs this after `^build`) and the npm registry for the
  * third-party dependencies (a warm npm cache makes it quick).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -308,35 +320,20 @@ describe("an operator installs the daemon with npm", () => {
   describe(`an application uses @warden/v1 with effect ${OTHER_EFFECT}`, () => {
     let app = ""
     let sandbox: ChildProcess | undefined
+    let baseUrl = ""
+    const sandboxEnv = () => ({ WARDEN_API_KEY: "sandbox-standard-key", WARDEN_BASE_URL: baseUrl })
 
     beforeAll(async () => {
       app = project("app", { effect: OTHER_EFFECT })
       cpSync(join(fixtures, "v1-app"), app, { recursive: true })
       await npmInstall(app, ["@types/node@24", ...["@warden/v1", "@warden/core", "@warden/transport"].map(tgz)])
-    })
-
-    afterAll(() => {
-      sandbox?.kill("SIGTERM")
-    })
-
-    it("installs one copy of effect, the application's", () => {
-      expect(copiesOf(app, "effect").map(version)).toEqual([OTHER_EFFECT])
-    })
-
-    it("type-checks the README example strictly (exactOptionalPropertyTypes, no skipLibCheck)", async () => {
-      const r = await run(tsc, ["-p", "tsconfig.json"], app)
-      expect(r.stdout + r.stderr).toBe("")
-      expect(r.code).toBe(0)
-    })
-
-    it("runs the README example against warden sandbox", async () => {
       const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["sandbox", "--port", "0"], {
         cwd: daemon,
         env,
         stdio: ["ignore", "pipe", "pipe"]
       })
       sandbox = child
-      const baseUrl = await new Promise<string>((resolve, reject) => {
+      baseUrl = await new Promise<string>((resolve, reject) => {
         let out = ""
         child.stdout!.on("data", (chunk: Buffer) => {
           out += chunk.toString()
@@ -345,12 +342,94 @@ describe("an operator installs the daemon with npm", () => {
         })
         child.on("exit", (code) => reject(new Error(`warden sandbox exited ${code}: ${out}`)))
       })
-      const r = await ok(process.execPath, ["main.ts"], app, {
-        WARDEN_API_KEY: "sandbox-standard-key",
-        WARDEN_BASE_URL: baseUrl
-      })
+    })
+
+    afterAll(() => {
+      sandbox?.kill("SIGTERM")
+    })
+
+    it("installs one copy of effect, the application's, and no redis or ws; node_modules without effect <= 15 MB", () => {
+      expect(copiesOf(app, "effect").map(version)).toEqual([OTHER_EFFECT])
+      for (const name of ["ws", "redis", "@redis/client"]) expect(copiesOf(app, name), name).toEqual([])
+      const sizeOf = (dir: string): number =>
+        readdirSync(dir, { withFileTypes: true }).reduce(
+          (total, e) =>
+            total + (e.isDirectory() ? sizeOf(join(dir, e.name)) : e.isFile() ? statSync(join(dir, e.name)).size : 0),
+          0
+        )
+      const modules = join(app, "node_modules")
+      // @types/node is the test's own (for tsc), not the client's
+      const bytes = sizeOf(modules) - sizeOf(join(modules, "effect")) - sizeOf(join(modules, "@types"))
+      expect(bytes / 1e6).toBeLessThanOrEqual(15)
+    })
+
+    it("type-checks the README's Promise and Effect examples strictly (exactOptionalPropertyTypes, no skipLibCheck)", async () => {
+      const r = await run(tsc, ["-p", "tsconfig.json"], app)
+      expect(r.stdout + r.stderr).toBe("")
+      expect(r.code).toBe(0)
+    })
+
+    it("runs the README's Promise example against warden sandbox: typed answer, feedback id, a 401 as a one-line WardenError", async () => {
+      const r = await ok(process.execPath, ["main.ts"], app, sandboxEnv())
       const answer = JSON.parse(r.stdout.trim())
+      expect(answer.type).toBe("HATEFUL")
       expect(typeof answer.feedbackId).toBe("string")
+      expect(answer.error.status).toBe(401)
+      expect(answer.error.code).toBe("AUTHENTICATION_ERROR")
+      expect(answer.error.message).toMatch(
+        /^401 AUTHENTICATION_ERROR: REASON_EXPIRED_CREDENTIALS \(request [0-9a-f-]{36}\)$/u
+      )
+    })
+
+    describe("bundled with esbuild", () => {
+      const esbuild = () => join(app, "node_modules", ".bin", "esbuild")
+      beforeAll(async () => {
+        await npmInstall(app, ["esbuild@0.28"])
+      })
+
+      it("as CommonJS, runs against the sandbox", async () => {
+        await ok(esbuild(), ["bundle.js", "--bundle", "--platform=node", "--format=cjs", "--outfile=out/app.cjs"], app)
+        const r = await ok(process.execPath, ["out/app.cjs"], app, sandboxEnv())
+        expect(JSON.parse(r.stdout.trim())).toEqual({ type: "HATEFUL" })
+      })
+
+      it("as ESM with the README's require banner, runs against the sandbox (without it, undici's require of node:assert throws)", async () => {
+        const banner = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"
+        await ok(
+          esbuild(),
+          [
+            "bundle.js",
+            "--bundle",
+            "--platform=node",
+            "--format=esm",
+            `--banner:js=${banner}`,
+            "--outfile=out/app.mjs"
+          ],
+          app
+        )
+        const r = await ok(process.execPath, ["out/app.mjs"], app, sandboxEnv())
+        expect(JSON.parse(r.stdout.trim())).toEqual({ type: "HATEFUL" })
+        await ok(esbuild(), ["bundle.js", "--bundle", "--platform=node", "--format=esm", "--outfile=out/bare.mjs"], app)
+        const bare = await run(process.execPath, ["out/bare.mjs"], app, sandboxEnv())
+        expect(bare.stderr).toContain('Dynamic require of "node:assert" is not supported')
+      })
+
+      it("for a browser, the bundle throws server-only at load", async () => {
+        await ok(
+          esbuild(),
+          ["bundle.js", "--bundle", "--platform=browser", "--format=esm", "--outfile=out/browser.mjs"],
+          app
+        )
+        const r = await run(process.execPath, ["out/browser.mjs"], app)
+        expect(r.code).not.toBe(0)
+        expect(r.stderr).toContain("server-only: API keys must not be used client-side")
+      })
+    })
+
+    it("on the machine's Node.js 20 (/usr/bin/node), the import fails at once saying which Node.js it needs", async () => {
+      const r = await run("/usr/bin/node", ["--input-type=module", "-e", 'await import("@warden/v1")'], app)
+      expect(r.code).not.toBe(0)
+      expect(r.stderr).toMatch(/Warden needs Node\.js >= 22\.19\.0; this is Node\.js 20\./u)
     })
   })
 })
