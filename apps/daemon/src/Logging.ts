@@ -1,18 +1,129 @@
 /**
- * The daemon's logs: structured JSON lines on stderr when stderr is not a terminal, readable lines on
- * a terminal. stdout stays free for the stdout sink's verdicts. Log lines carry `source` and
- * `reference` annotations; they never carry content text or secrets (content only with `log.content`).
+ * The logs of every `warden` command, on stderr (stdout stays free for the stdout sink's verdicts and
+ * a command's output). One format per choice, the same in every command:
+ * - `json`: one JSON object a line (`message`, `level`, `timestamp`, `annotations`, `spans`);
+ * - `logfmt`: `key=value` pairs, as Prometheus, Loki and Heroku read them;
+ * - `pretty`: `HH:MM:SS.mmm LEVEL message key=value`, the level coloured unless `NO_COLOR` is set
+ *   (`FORCE_COLOR` forces colour off a terminal; `util.styleText` decides);
+ * - `auto`: `pretty` on a terminal, `json` otherwise.
+ * The level and format come from, in this order: `--log-level` (effect/cli's global flag), the
+ * environment (`WARDEN_LOG_LEVEL`, `WARDEN_LOG_FORMAT`), the config file's `log` section, `info`/`auto`.
+ * Log lines carry `source` and `reference` annotations; never content text or secrets (content only
+ * with `log.content`).
  */
-import { Layer, Logger, References } from "effect"
+import { styleText } from "node:util"
+import { Effect, Layer, Logger, type LogLevel, Option, References } from "effect"
+import { GlobalFlag } from "effect/cli"
 
 /** Log format: `auto` is `pretty` on a terminal and `json` otherwise. */
-export type Format = "auto" | "json" | "pretty"
+export type Format = "auto" | "json" | "logfmt" | "pretty"
 
-const LEVELS = { trace: "Trace", debug: "Debug", info: "Info", warning: "Warn", error: "Error" } as const
+/** The formats, for config schemas and flags. */
+export const FORMATS = ["auto", "json", "logfmt", "pretty"] as const satisfies ReadonlyArray<Format>
 
-/** The logger layer for a format and minimum level. */
-export const layer = (format: Format, level: keyof typeof LEVELS = "info") => {
-  const pretty = format === "pretty" || (format === "auto" && process.stderr.isTTY === true)
-  const logger = Logger.withConsoleError(pretty ? Logger.formatLogFmt : Logger.formatJson)
-  return Layer.mergeAll(Logger.layer([logger]), Layer.succeed(References.MinimumLogLevel, LEVELS[level]))
+/** A level as written in the file or the environment (`warn` and `warning` are the same). */
+export type Level = keyof typeof LEVELS
+
+const LEVELS = {
+  trace: "Trace",
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  warning: "Warn",
+  error: "Error",
+  fatal: "Fatal",
+  none: "None"
+} as const satisfies Record<string, LogLevel.LogLevel>
+
+/** The level names, for config schemas. */
+export const LEVEL_NAMES = Object.keys(LEVELS) as ReadonlyArray<Level>
+
+const isLevel = (s: string | undefined): s is Level => s !== undefined && Object.hasOwn(LEVELS, s.toLowerCase())
+const isFormat = (s: string | undefined): s is Format =>
+  s !== undefined && (FORMATS as ReadonlyArray<string>).includes(s)
+
+const COLOURS: Partial<Record<LogLevel.LogLevel, Parameters<typeof styleText>[0]>> = {
+  Trace: "gray",
+  Debug: "blue",
+  Info: "green",
+  Warn: "yellow",
+  Error: "red",
+  Fatal: ["bgRed", "white"]
 }
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0")
+
+const logfmtValue = (value: unknown): string => {
+  const text = typeof value === "string" ? value : JSON.stringify(value)
+  return /[\s="]/u.test(text) || text === "" ? JSON.stringify(text) : text
+}
+
+/** Human-readable lines; colour through `util.styleText`, which honours `NO_COLOR`, `FORCE_COLOR` and the terminal. */
+const pretty = Logger.make((options) => {
+  const s = Logger.formatStructured.log(options)
+  const d = options.date
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
+  const colour = COLOURS[options.logLevel]
+  const level = options.logLevel.toUpperCase().padEnd(5)
+  const styled = colour === undefined ? level : styleText(colour, level, { stream: process.stderr })
+  const message = typeof s.message === "string" ? s.message : JSON.stringify(s.message)
+  const pairs = Object.entries(s.annotations).map(([k, v]) => `${k}=${logfmtValue(v)}`)
+  const dim = (t: string) => styleText("dim", t, { stream: process.stderr })
+  return `${dim(time)} ${styled} ${message}${pairs.length > 0 ? ` ${dim(pairs.join(" "))}` : ""}${s.cause === undefined ? "" : `\n${s.cause}`}`
+})
+
+/** What {@link resolve} chooses from. */
+export interface Choice {
+  /** The file's `log.level` and `log.format`, when a command read a file. */
+  readonly file?: { readonly level?: Level | undefined; readonly format?: Format | undefined } | undefined
+  /** The environment (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
+  /** `--log-level`, when given. */
+  readonly flag?: LogLevel.LogLevel | undefined
+}
+
+/** The level and format in force: the flag, then the environment, then the file, then `info`/`auto`. */
+export const resolve = (choice: Choice): { readonly level: LogLevel.LogLevel; readonly format: Format } => {
+  const env = choice.env ?? process.env
+  const envLevel = env.WARDEN_LOG_LEVEL?.trim()
+  const envFormat = env.WARDEN_LOG_FORMAT?.trim()
+  const level =
+    choice.flag ??
+    (isLevel(envLevel) ? LEVELS[envLevel.toLowerCase() as Level] : undefined) ??
+    (choice.file?.level !== undefined ? LEVELS[choice.file.level] : "Info")
+  const format = isFormat(envFormat) ? envFormat : (choice.file?.format ?? "auto")
+  return { level, format }
+}
+
+/** The logger of a format, writing to stderr. */
+export const logger = (format: Format) => {
+  const chosen = format === "auto" ? (process.stderr.isTTY === true ? "pretty" : "json") : format
+  return Logger.withConsoleError(
+    chosen === "json" ? Logger.formatJson : chosen === "logfmt" ? Logger.formatLogFmt : pretty
+  )
+}
+
+/** The logger layer for a format and minimum level (replaces Effect's default logger). */
+export const layer = (format: Format, level: LogLevel.LogLevel = "Info") =>
+  Layer.mergeAll(Logger.layer([logger(format)]), Layer.succeed(References.MinimumLogLevel, level))
+
+/**
+ * The logger layer of a command: `--log-level` (read from effect/cli) and the environment win over
+ * the file's `log` section.
+ */
+export const layerFor = (file?: Choice["file"]) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const flag = yield* Effect.serviceOption(GlobalFlag.LogLevel).pipe(Effect.map(Option.flatten))
+      const { level, format } = resolve({ file, flag: Option.getOrUndefined(flag) })
+      return layer(format, level)
+    })
+  )
+
+/** The logger layer of every command before it reads a file: the environment's choice. */
+export const layerFromEnv = Layer.unwrap(
+  Effect.sync(() => {
+    const { level, format } = resolve({})
+    return layer(format, level)
+  })
+)

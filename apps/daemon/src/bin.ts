@@ -5,6 +5,7 @@ import { Cause, Effect, Exit, Runtime } from "effect"
 import { run } from "./cli/Main.ts"
 import * as Outcome from "./cli/Outcome.ts"
 import * as Presenter from "./cli/Presenter.ts"
+import * as Logging from "./Logging.ts"
 
 /**
  * SIGINT/SIGTERM interrupt the program; a clean drain after a signal is a normal stop, so it exits 0
@@ -21,6 +22,9 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
 
 run.pipe(
   Effect.provide(Presenter.layer),
+  // Every command logs in the format and level the environment chooses (WARDEN_LOG_FORMAT,
+  // WARDEN_LOG_LEVEL); `run` refines it with the file, `--log-level` wins over both.
+  Effect.provide(Logging.layerFromEnv),
   // Whatever a command did not print itself is printed here as one line on stderr, never as a trace.
   Effect.tapCause(Outcome.reportUnreported),
   Effect.provide(NodeServices.layer),

@@ -46,7 +46,7 @@ describe("warden config check", () => {
       `${b}:7:15: sources.0.chanelId: unknown key; did you mean channelId?`,
       `${b}:11:19: sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)`,
       `${b}:13:3: state: set exactly one of sqlite, postgres`,
-      `${b}:14:13: warning: state.postgres: secret written inline; prefer \${env:NAME} or \${file:path}`,
+      `warning: ${b}:14:13: state.postgres: secret written inline; prefer \${env:NAME} or \${file:path}`,
       `${b}: 5 problems, 1 warning`
     ])
   })
@@ -63,7 +63,7 @@ describe("warden config check", () => {
       `${m}:17:15: sources.0.rules.0.name: must be letters, digits, '-', '_' or '.'`,
       `${m}:18:34: sources.0.rules.0.when.severityAtLeast: 'HIGHEST' is not a severity the rules know (known: NONE, LOW, MEDIUM, HIGH, VERY_HIGH)`,
       `${m}:19:19: sources.0.rules.0.actions.0: connector rss cannot 'hide'; it can: (none)`,
-      `${m}:4:11: warning: api.apiKey: secret written inline; prefer \${env:NAME} or \${file:path}`,
+      `warning: ${m}:4:11: api.apiKey: secret written inline; prefer \${env:NAME} or \${file:path}`,
       `${m}: 7 problems, 1 warning`
     ])
   })

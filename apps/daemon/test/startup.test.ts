@@ -49,7 +49,7 @@ interface Options {
   readonly sinks?: ReadonlyArray<Record<string, unknown>>
   readonly state?: Record<string, unknown>
   readonly adminPort: number
-  readonly format?: "json" | "pretty"
+  readonly format?: "json" | "logfmt" | "pretty"
   readonly legacy?: boolean
 }
 
@@ -102,8 +102,8 @@ describe("warden run, when it cannot start", () => {
     expect(r.code).toBe(78)
   })
 
-  it("a jsonl sink path that is a directory says so, in the pretty (logfmt) format when configured", async () => {
-    const { dir, file } = writeConfig({ sinks: [{ type: "jsonl", path: "." }], adminPort: 0, format: "pretty" })
+  it("a jsonl sink path that is a directory says so, in the logfmt format when configured", async () => {
+    const { dir, file } = writeConfig({ sinks: [{ type: "jsonl", path: "." }], adminPort: 0, format: "logfmt" })
     const r = await run(file)
     const line = fatalLine(r.stderr)
     expect(line).toMatch(/level=FATAL/)

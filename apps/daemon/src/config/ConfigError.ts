@@ -21,12 +21,13 @@ export const formatProblem = (problem: ConfigProblem): string =>
   problem.path === "" ? problem.message : `${problem.path}: ${problem.message}`
 
 /**
- * Formats a problem the way `warden config check` prints it, as compilers do:
- * `FILE:LINE:COL: path: message` (`FILE:LINE:COL: warning: path: message` for a warning).
+ * Formats a problem the way `warden config check` prints it: `FILE:LINE:COL: path: message`
+ * (`warning: FILE:LINE:COL: path: message` for a warning: scripts filter on the prefix).
  */
 export const formatLocated = (problem: ConfigProblem, kind: "problem" | "warning" = "problem"): string => {
-  const text = kind === "warning" ? `warning: ${formatProblem(problem)}` : formatProblem(problem)
-  return problem.location === undefined ? text : `${problem.location}: ${text}`
+  const text =
+    problem.location === undefined ? formatProblem(problem) : `${problem.location}: ${formatProblem(problem)}`
+  return kind === "warning" ? `warning: ${text}` : text
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   IMAGE_CLASSIFICATIONS
 } from "@warden/core"
 import { Duration, Effect, Schema } from "effect"
-import { type Document, isNode, parseDocument } from "yaml"
+import { type Document, isNode, LineCounter, parseDocument } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
 import * as AnalysisChecks from "./AnalysisChecks.ts"
 import * as Connectors from "./Connectors.ts"
@@ -24,6 +24,7 @@ import { fromIssue, suggest } from "./internal/Problems.ts"
 import * as SecretRef from "./SecretRef.ts"
 import {
   DEFAULT_SQLITE,
+  DEFAULT_STATE_DIR,
   Rule,
   type RuleAction,
   type RuleWhen,
@@ -612,16 +613,29 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
 
     const file_ = decoded.value
     const absolute = (p: string) => (isAbsolute(p) ? p : resolvePath(baseDirectory, p))
+    // The data directory: the default SQLite file and a generated admin token go there, so the
+    // config can live on a read-only mount (a ConfigMap, /etc) and the state on a volume.
+    const stateDir = file_.state.dir ?? (env.WARDEN_STATE_DIR?.trim() || undefined)
+    const dataDir = absolute(stateDir ?? DEFAULT_STATE_DIR)
     const state: StateStore =
       file_.state.postgres !== undefined
         ? { _tag: "Postgres", url: file_.state.postgres }
-        : { _tag: "Sqlite", filename: absolute(file_.state.sqlite ?? DEFAULT_SQLITE) }
+        : {
+            _tag: "Sqlite",
+            filename:
+              file_.state.sqlite !== undefined
+                ? absolute(file_.state.sqlite)
+                : stateDir !== undefined
+                  ? resolvePath(dataDir, "state.db")
+                  : absolute(DEFAULT_SQLITE)
+          }
     const sources: Array<Source> = file_.sources.map((s, i) => ({ ...s, config: sourceConfigs.get(i) }))
     const sinks: Array<Sink> = file_.sinks.map((s) =>
       s.type === "jsonl" ? { ...s, name: s.name ?? s.type, path: absolute(s.path) } : { ...s, name: s.name ?? s.type }
     )
     const config: WardenConfig = {
       path,
+      dataDir,
       api: file_.api,
       state,
       sources,

@@ -114,6 +114,7 @@ export type ApiSection = typeof ApiSection.Type
 
 /** The `state` section as written: exactly one of `sqlite` (a file path) or `postgres` (a URL, secret). */
 export const StateSection = Schema.Struct({
+  dir: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
   sqlite: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
   postgres: Schema.optionalKey(Secret)
 }).check(
@@ -132,6 +133,13 @@ export type StateStore =
 
 /** The default SQLite file, relative to the config file's directory. */
 export const DEFAULT_SQLITE = ".warden/state.db"
+
+/**
+ * The data directory when neither `state.dir` nor `WARDEN_STATE_DIR` names one (relative to the
+ * config file's directory): the SQLite file and a generated admin token live there, so the config
+ * itself can sit on a read-only mount.
+ */
+export const DEFAULT_STATE_DIR = ".warden"
 
 // ------------------------------------------------------------------------------------------- sources
 
@@ -364,6 +372,8 @@ export type WardenConfigFile = typeof WardenConfigFile.Type
 export interface WardenConfig {
   /** Absolute path of the file it came from. */
   readonly path: string
+  /** Absolute path of the data directory (`state.dir`, `WARDEN_STATE_DIR`, or `.warden` beside the file). */
+  readonly dataDir: string
   readonly api: ApiSection
   readonly state: StateStore
   readonly sources: ReadonlyArray<Source>

@@ -3,7 +3,8 @@
  * problems `warden config check` prints, exit 78); then the daemon runs until SIGINT/SIGTERM, which
  * stop taking events, hand back in-flight work and exit 0.
  */
-import { Cause, Console, Effect, Redacted, Runtime, Schema } from "effect"
+import { resolve as resolvePath } from "node:path"
+import { Cause, Config, Console, Effect, Redacted, Runtime, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { AdminServer } from "../../admin/AdminServer.ts"
 import { checkConfig, formatLocated } from "../../config/index.ts"
@@ -11,6 +12,7 @@ import * as Daemon from "../../Daemon.ts"
 import * as FromConfig from "../../FromConfig.ts"
 import * as Logging from "../../Logging.ts"
 import * as StartupFailure from "../../StartupFailure.ts"
+import * as AdminToken from "../AdminToken.ts"
 
 /** The configuration was refused (problems printed already): exit 78. */
 class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", { file: Schema.String }) {
@@ -39,7 +41,10 @@ export const run = Command.make(
   {
     config: Flag.String("config").pipe(
       Flag.withAlias("c"),
-      Flag.withDescription("the warden.yaml to run"),
+      Flag.withDescription(
+        `the config file to run (default: $WARDEN_CONFIG, else ./warden.yaml; here: ${resolvePath(process.env.WARDEN_CONFIG || "warden.yaml")})`
+      ),
+      Flag.withFallbackConfig(Config.String("WARDEN_CONFIG")),
       Flag.withDefault("warden.yaml")
     )
   },
@@ -60,18 +65,40 @@ export const run = Command.make(
       }
       const { spec, generatedToken } = FromConfig.specOf(checked)
       const log = checked.config.log
+      // A terminal is a person watching; anything else on stderr is the log stream, shipped and kept.
+      const terminal = process.stderr.isTTY === true
+      // The generated token goes to a 0600 file before anything listens: never into the log stream.
+      const tokenFile =
+        generatedToken && spec.admin !== undefined && !terminal
+          ? yield* AdminToken.writeTokenFile(checked.config.dataDir, spec.admin.token).pipe(
+              Effect.catch((failure) =>
+                fatal({
+                  setting: "state.dir",
+                  message: `state.dir: cannot write the generated admin token to ${failure.path}: ${failure.reason} (set state.dir to a writable directory, or admin.token)`,
+                  exitCode: 78
+                })
+              ),
+              Effect.provide(Logging.layerFor(log))
+            )
+          : undefined
       yield* Effect.gen(function* () {
         const admin = yield* AdminServer
         yield* Effect.logInfo(
           `warden running: ${spec.sources.length} source(s), ${spec.sinkNames.length} sink(s); admin API ${admin.url}`
         )
-        // The review console's sign-in link, on stderr only (it holds the token; the log never does).
-        yield* Console.error(`console  ${Redacted.value(admin.consoleUrl)}`)
-        if (generatedToken && spec.admin !== undefined) {
-          // Shown once, on stderr: the file sets no admin token, so this run made one.
-          yield* Console.error(
-            `admin token (generated for this run; set admin.token to keep one): ${Redacted.value(spec.admin.token)}`
-          )
+        if (terminal) {
+          // The review console's sign-in link holds the token: shown on a terminal only.
+          yield* Console.error(`console  ${Redacted.value(admin.consoleUrl)}`)
+          if (generatedToken && spec.admin !== undefined) {
+            // Shown once: the file sets no admin token, so this run made one.
+            yield* Console.error(
+              `admin token (generated for this run; set admin.token to keep one): ${Redacted.value(spec.admin.token)}`
+            )
+          }
+        } else if (tokenFile !== undefined) {
+          yield* Effect.logInfo(
+            `admin token generated for this run, written to ${tokenFile} (mode 0600); set admin.token to keep one`
+          ).pipe(Effect.annotateLogs({ tokenFile }))
         }
         return yield* Effect.never
       }).pipe(
@@ -81,7 +108,18 @@ export const run = Command.make(
             ? Effect.failCause(cause)
             : fatal(StartupFailure.describe(cause, checked.config))
         ),
-        Effect.provide(Logging.layer(log.format, log.level))
+        Effect.provide(Logging.layerFor(log))
       )
     })
-).pipe(Command.withDescription("Run the ingestion service described by a config file until SIGINT/SIGTERM"))
+).pipe(
+  Command.withDescription("Run the ingestion service described by a config file until SIGINT/SIGTERM"),
+  Command.withExamples([
+    { command: "warden run", description: "run ./warden.yaml (or the file $WARDEN_CONFIG names)" },
+    {
+      command: "warden run --config /etc/warden/warden.yaml",
+      description: "a config on a read-only mount (set state.dir)"
+    },
+    { command: "WARDEN_LOG_LEVEL=debug warden run -c warden.yaml", description: "more logs than the file asks for" },
+    { command: "warden --log-level warn run", description: "--log-level wins over the environment and the file" }
+  ])
+)

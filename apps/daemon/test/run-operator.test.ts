@@ -1,0 +1,131 @@
+/**
+ * `warden run` as an operator deploys it: the data directory apart from the config (`state.dir`), the
+ * generated admin token in a 0600 file and never in the log stream, `WARDEN_LOG_LEVEL` and
+ * `--log-level` over the file's `log.level`, `WARDEN_CONFIG` naming the file.
+ */
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Sandbox } from "@warden/sandbox"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startDaemon, waitFor } from "./support/DaemonProcess.ts"
+import { warden } from "./support/WardenCli.ts"
+
+let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
+beforeAll(async () => {
+  sandbox = await Sandbox.startPromise({})
+})
+afterAll(() => sandbox.close())
+
+const config = (extra: Record<string, unknown> = {}) => {
+  const dir = mkdtempSync(join(tmpdir(), "warden-run-op-"))
+  const file = join(dir, "warden.yaml")
+  writeFileSync(
+    file,
+    JSON.stringify({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a secret reference of the config file
+      api: { apiKey: "${env:KEY}", baseUrl: sandbox.url },
+      sources: [
+        {
+          id: "feed",
+          type: "rss",
+          channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+          config: { feeds: ["http://127.0.0.1:9/feed.xml"], pollInterval: "5m" }
+        }
+      ],
+      admin: { listen: "127.0.0.1:0" },
+      log: { format: "json", level: "debug" },
+      ...extra
+    })
+  )
+  return { dir, file }
+}
+
+/** A free port (listened on and closed). */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+/** Waits for the token file, then for /healthz to answer with it; returns the token. */
+const tokenOf = async (dataDir: string, adminUrl: () => string | undefined) => {
+  const path = join(dataDir, "admin-token")
+  await waitFor(() => existsSync(path) && adminUrl() !== undefined, 60_000, "the token file and the admin URL")
+  return readFileSync(path, "utf8").trim()
+}
+
+describe("warden run as an operator deploys it", () => {
+  it("keeps its state in state.dir and the generated admin token in a 0600 file there, never in the log stream", async () => {
+    const data = mkdtempSync(join(tmpdir(), "warden-data-"))
+    const { dir, file } = config({ state: { dir: data } })
+    const daemon = startDaemon(file, { KEY: "sandbox-standard-key" })
+    try {
+      const adminUrl = () => /admin API (http:\/\/127\.0\.0\.1:\d+)/u.exec(daemon.stderr())?.[1]
+      const token = await tokenOf(data, adminUrl)
+      expect(token.length).toBeGreaterThan(16)
+      expect(statSync(join(data, "admin-token")).mode & 0o777).toBe(0o600)
+      expect(existsSync(join(data, "state.db"))).toBe(true)
+      expect(existsSync(join(dir, ".warden"))).toBe(false)
+      const res = await fetch(`${adminUrl()}/readyz`, { headers: { authorization: `Bearer ${token}` } })
+      expect([200, 503]).toContain(res.status)
+      const log = daemon.stderr()
+      expect(log).toContain(join(data, "admin-token"))
+      expect(log).not.toContain(token)
+      for (const line of log.trim().split("\n")) expect(() => JSON.parse(line), line).not.toThrow()
+    } finally {
+      await daemon.stop()
+    }
+  })
+
+  it("WARDEN_LOG_LEVEL wins over the file's log.level (warn: no info or debug lines)", async () => {
+    const data = mkdtempSync(join(tmpdir(), "warden-data-"))
+    const port = await freePort()
+    const { file } = config({ state: { dir: data }, admin: { listen: `127.0.0.1:${port}` } })
+    const daemon = startDaemon(file, { KEY: "sandbox-standard-key", WARDEN_LOG_LEVEL: "warn" })
+    try {
+      const token = await tokenOf(data, () => "ready")
+      await waitFor(
+        async () =>
+          (
+            await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { authorization: `Bearer ${token}` } }).catch(
+              () => undefined
+            )
+          )?.status === 200,
+        60_000,
+        "the admin API"
+      )
+      expect(daemon.stderr()).not.toMatch(/"level":"(INFO|DEBUG)"/u)
+    } finally {
+      daemon.child.kill("SIGTERM")
+      await daemon.exited
+    }
+    // The same file without the variable logs at debug: the assertion above could fail.
+    expect(daemon.stderr()).not.toContain("warden running")
+  })
+
+  it("--log-level wins over the environment and the file", async () => {
+    const data = mkdtempSync(join(tmpdir(), "warden-data-"))
+    const { file } = config({ state: { dir: data } })
+    const r = await warden(["--log-level", "error", "run", "--config", file], {
+      env: { KEY: "sandbox-standard-key", WARDEN_LOG_LEVEL: "debug" },
+      timeoutMs: 8000
+    })
+    expect(existsSync(join(data, "admin-token"))).toBe(true)
+    expect(r.stderr).not.toMatch(/"level":"(INFO|DEBUG|WARN)"/u)
+  })
+
+  it("WARDEN_CONFIG names the file when --config is not given, and run --help shows the default", async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), "warden-cfg-")), "from-env.yaml")
+    const r = await warden(["run"], { env: { WARDEN_CONFIG: missing } })
+    expect(r.code).toBe(78)
+    expect(r.stderr).toContain("from-env.yaml")
+    const help = await warden(["run", "--help"])
+    expect(help.stdout).toContain("WARDEN_CONFIG")
+    expect(help.stdout).toContain("warden.yaml")
+  })
+})
