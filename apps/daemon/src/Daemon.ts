@@ -3,20 +3,21 @@
  * processor -> source singletons and sink workers -> admin HTTP. `warden run` and `warden demo` build
  * a `DaemonSpec` and launch this layer; tests do the same in-process.
  *
- * One machine: `SingleRunner` on the state database (SQLite by default). The pipeline code does not
- * know which runner it is on, so the multi-runner PostgreSQL mode only swaps the cluster layer.
+ * One machine: `SingleRunner` on the state database (SQLite by default). On PostgreSQL each daemon is
+ * a socket runner of one cluster (`ClusterRunner`): the pipeline code does not know which runner it is
+ * on, so the multi-runner mode only swaps the cluster layer and spreads a source over more partitions.
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { NodeCrypto } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { LegacyBatch } from "@warden/legacy"
 import { Transport } from "@warden/transport"
 import { V1Client } from "@warden/v1"
-import { type Duration, Effect, Layer, Option, type Redacted } from "effect"
+import { Effect, Layer, type Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
-import { RunnerAddress, SingleRunner, type ShardingConfig } from "effect/cluster"
 import * as Admin from "./admin/AdminServer.ts"
+import * as ClusterRoute from "./admin/ClusterRoute.ts"
+import * as ClusterRunner from "./ClusterRunner.ts"
 import { BatchProcessor } from "./engine/BatchProcessor.ts"
 import { FeedbackService } from "./engine/FeedbackService.ts"
 import { LegacyAnalyzer } from "./engine/LegacyAnalyzer.ts"
@@ -24,6 +25,7 @@ import * as Pipeline from "./engine/Pipeline.ts"
 import { SourceStatus } from "./engine/SourceStatus.ts"
 import { SinkList } from "./sinks/SinkList.ts"
 import * as SinkWorker from "./sinks/SinkWorker.ts"
+import * as ClusterStatus from "./state/ClusterStatus.ts"
 import * as SqliteClient from "./state/SqliteClient.ts"
 import { StateStore } from "./state/StateStore.ts"
 
@@ -43,7 +45,13 @@ export interface DaemonSpec {
   readonly admin: Admin.AdminOptions | undefined
   readonly includeContent: boolean
   readonly pipeline?: Partial<Pipeline.PipelineOptions>
-  readonly cluster?: Partial<ShardingConfig.ShardingConfig["Service"]>
+  /** effect/cluster settings (`cluster.*` keys). */
+  readonly cluster?: ClusterRunner.ClusterSettings
+  /**
+   * PostgreSQL only: where this runner listens for the others and the address it gives them. Default:
+   * `127.0.0.1`, a free port (one-machine tests).
+   */
+  readonly runner?: ClusterRunner.RunnerOptions
 }
 
 /**
@@ -58,6 +66,17 @@ export const defaultPipeline: Pipeline.PipelineOptions = {
   inflight: 16,
   partitions: 4,
   pauseRetry: "15 seconds"
+}
+
+/**
+ * The pipeline's changes on a PostgreSQL cluster: a source's references spread over 32 partitions
+ * (entities), so its work reaches every runner; with 4, three runners left one idle for about half of
+ * the source ids (shards land on runners by a hash ring). Batches grow so each partition message still
+ * holds ~12 events.
+ */
+export const clusterPipeline: Partial<Pipeline.PipelineOptions> = {
+  partitions: 32,
+  batchSize: 400
 }
 
 /** The SQL client of the state store. */
@@ -75,23 +94,36 @@ export const sqlLayer = (state: StateLocation) => {
   return PgClient.layer({ url: state.url })
 }
 
-/** The cluster runner: one runner on the state database. */
-export const clusterLayer = (cluster: Partial<ShardingConfig.ShardingConfig["Service"]> = {}) =>
-  SingleRunner.layer({
-    shardingConfig: {
-      // Set in code so a PORT/HOST in the environment meant for something else is never picked up.
-      runnerAddress: Option.some(RunnerAddress.make("127.0.0.1", 0)),
-      entityMessagePollInterval: "500 millis" as Duration.Input,
-      ...cluster
-    }
-  }).pipe(Layer.provide(NodeCrypto.layerDigest))
+/** Counts the work this runner's entities do (`GET /api/cluster`, the per-runner share). */
+const countedWork = <E, R>(inner: Layer.Layer<BatchProcessor, E, R>) =>
+  Layer.effect(
+    BatchProcessor,
+    Effect.gen(function* () {
+      const processor = yield* BatchProcessor
+      const { work } = yield* ClusterRunner.RunnerIdentity
+      return {
+        ...processor,
+        process: (...args: Parameters<BatchProcessor["Service"]["process"]>) =>
+          processor.process(...args).pipe(
+            Effect.tap(() =>
+              Effect.sync(() => {
+                work.items += args[1].length
+                work.batches++
+              })
+            )
+          )
+      }
+    })
+  ).pipe(Layer.provide(inner))
 
 /** The whole daemon. */
 export const layer = (spec: DaemonSpec) => {
-  const pipeline = { ...defaultPipeline, ...spec.pipeline }
+  const clustered = spec.state._tag === "postgres"
+  const pipeline = { ...defaultPipeline, ...(clustered ? clusterPipeline : {}), ...spec.pipeline }
   const sql = sqlLayer(spec.state)
   const store = StateStore.layer.pipe(Layer.provideMerge(sql))
-  const cluster = clusterLayer(spec.cluster).pipe(Layer.provide(sql))
+  const runner = clustered ? (spec.runner ?? { listen: { host: "127.0.0.1", port: 0 } }) : undefined
+  const cluster = ClusterRunner.layer(runner, spec.cluster).pipe(Layer.provide(sql))
   const api = Layer.mergeAll(V1Client.layer(), LegacyBatch.LegacyBatch.layer).pipe(
     Layer.provideMerge(Transport.Transport.layerOptions(spec.api))
   )
@@ -100,7 +132,7 @@ export const layer = (spec: DaemonSpec) => {
     sinks: spec.sinkNames,
     includeContent: spec.includeContent,
     concurrency: 32
-  }).pipe(Layer.provide(LegacyAnalyzer.layer))
+  }).pipe(Layer.provide(LegacyAnalyzer.layer), countedWork)
   const feedback = FeedbackService.layer
   const work = Layer.mergeAll(
     Pipeline.ItemBatchLive.pipe(Layer.provide(processor), Layer.provide(sources)),
@@ -111,7 +143,22 @@ export const layer = (spec: DaemonSpec) => {
       })
     )
   )
-  const admin = spec.admin === undefined ? Layer.empty : Admin.layer(spec.admin)
+  const view = ClusterRunner.viewLayer(
+    spec.sources.map((s) => s.settings.id),
+    spec.sinkNames
+  )
+  const admin =
+    spec.admin === undefined
+      ? Layer.empty
+      : Layer.unwrap(
+          Effect.gen(function* () {
+            const cluster = yield* Effect.service(ClusterStatus.ClusterView)
+            return Admin.layer({
+              ...spec.admin!,
+              routes: [...(spec.admin!.routes ?? []), ClusterRoute.route(cluster)]
+            })
+          })
+        ).pipe(Layer.provide(view))
   return Layer.mergeAll(work, admin).pipe(
     Layer.provide(cluster),
     Layer.provide(spec.sinks.pipe(Layer.provide(sql))),

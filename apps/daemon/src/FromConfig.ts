@@ -22,6 +22,9 @@ export interface FromConfig {
   readonly generatedToken: boolean
 }
 
+/** Where a PostgreSQL daemon listens for the other runners when `cluster.runnerAddress` is not set. */
+export const defaultRunnerAddress = { host: "127.0.0.1", port: 34431 } as const
+
 /** Maps a checked config to the daemon's spec. */
 export const specOf = (checked: Checked): FromConfig => {
   const config = checked.config
@@ -90,6 +93,11 @@ export const specOf = (checked: Checked): FromConfig => {
       sinkNames: config.sinks.map((s) => s.name),
       admin: { host: config.admin.listen.host, port: config.admin.listen.port, token },
       includeContent: config.log.content,
+      // Used with state.postgres only: SQLite runs one process (SingleRunner), no network.
+      runner: {
+        listen: config.cluster.runnerAddress ?? defaultRunnerAddress,
+        advertise: config.cluster.advertise
+      },
       cluster: {
         ...(config.cluster.shardLockExpiration === undefined
           ? {}

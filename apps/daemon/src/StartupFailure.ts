@@ -74,6 +74,11 @@ export const describe = (cause: Cause.Cause<unknown>, config: WardenConfig): Sta
       if (setting !== undefined)
         return make(setting, `cannot ${verb(str(e.syscall))} ${path}: ${describeErrno(code, code)}`, 78)
     }
+    if (e._tag === "RunnerListenError") {
+      // The cluster's listen address (ClusterRunner): in use is transient (1), anything else the file (78).
+      const message = str(e.message) ?? "cannot listen"
+      return make("cluster.runnerAddress", message, message.endsWith("address already in use") ? 1 : 78)
+    }
     if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || (code === "EACCES" && str(e.syscall) === "listen")) {
       const { host, port } = config.admin.listen
       return make(

@@ -330,9 +330,14 @@ export const LogSection = Schema.Struct({
 /** @see {@link LogSection} */
 export type LogSection = typeof LogSection.Type
 
-/** Multi-runner settings (effect/cluster's `ShardingConfig`); all optional, effect's defaults otherwise. */
+/**
+ * Multi-runner settings (effect/cluster's `ShardingConfig`); all optional. With `state.postgres` the
+ * daemon listens for the other runners on `runnerAddress` and tells them to reach it at `advertise`
+ * (default: `runnerAddress`, for containers and NAT where the two differ).
+ */
 export const ClusterSection = Schema.Struct({
   runnerAddress: Schema.optionalKey(HostPortString),
+  advertise: Schema.optionalKey(HostPortString),
   shardLockExpiration: Schema.optionalKey(durationAtLeast("1 second")),
   shardLockRefreshInterval: Schema.optionalKey(durationAtLeast("100 millis")),
   refreshAssignmentsInterval: Schema.optionalKey(durationAtLeast("100 millis")),

@@ -1,0 +1,284 @@
+/**
+ * The daemon's place in effect/cluster: which runner layer it runs, and what it reports about itself.
+ *
+ * - SQLite (the default): `SingleRunner`, one process, no network; unchanged.
+ * - PostgreSQL: a socket runner. It listens for the other runners on `listen`, registers `advertise`
+ *   (default: the listen address) in `cluster_runners`, pings the others, and holds the shards the
+ *   hash ring gives it (advisory locks). A runner that stops answering loses its shards, and with them
+ *   its `ItemBatch` partitions and source/sink singletons, to the survivors.
+ *
+ * The layers are composed here rather than with `NodeClusterSocket.layer`, which also reads
+ * `ShardingConfig` from the environment (`HOST`, `PORT`, ...): a variable meant for something else
+ * must never move a runner.
+ */
+import { createServer } from "node:net"
+import { NodeClusterSocket, NodeCrypto } from "@effect/platform-node"
+import { type Config, Context, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
+import {
+  EntityId,
+  type MessageStorage,
+  RunnerAddress,
+  RunnerHealth,
+  Runners,
+  ShardId,
+  Sharding,
+  ShardingConfig,
+  SingleRunner,
+  SocketRunner,
+  SqlMessageStorage,
+  SqlRunnerStorage
+} from "effect/cluster"
+import { RpcSerialization } from "effect/rpc"
+import type { SocketServer } from "effect/socket"
+import { SqlClient } from "effect/sql"
+import * as ClusterStatus from "./state/ClusterStatus.ts"
+
+/** A TCP address. */
+export interface HostPort {
+  readonly host: string
+  readonly port: number
+}
+
+/** How a PostgreSQL daemon joins the cluster. */
+export interface RunnerOptions {
+  /** Where it listens for the other runners; port 0 picks a free port at start (tests). */
+  readonly listen: HostPort
+  /** The address the others reach it at, when it differs from `listen` (containers, NAT, 0.0.0.0). */
+  readonly advertise?: HostPort | undefined
+}
+
+/** effect/cluster settings a config may override. */
+export type ClusterSettings = Partial<ShardingConfig.ShardingConfig["Service"]>
+
+/**
+ * Takeover settings of the PostgreSQL cluster (effect's defaults take ~37 s to move a killed runner's
+ * shards: the others check its health once a minute). Every one is a `cluster.*` key.
+ *
+ * A killed runner's advisory locks go with its database session at once, so after a kill -9 the
+ * health check decides: pinged every 2 s, dead after ~2.5 s of refused pings, assignments re-read
+ * every second. The lock lease matters only for a frozen runner whose session stays open (it ends
+ * after `shardLockExpiration` idle); it is kept long because a lock refresh slower than
+ * `shardLockRefreshInterval` (a loaded machine) makes effect drop every shard of the runner: with
+ * 2 s refreshes, 3 runners on 2 busy cores did so every few seconds.
+ */
+export const fastTakeover: ClusterSettings = {
+  shardLockExpiration: "12 seconds",
+  shardLockRefreshInterval: "4 seconds",
+  refreshAssignmentsInterval: "1 second",
+  runnerHealthCheckInterval: "2 seconds",
+  entityMessagePollInterval: "500 millis"
+}
+
+/** This runner, as the rest of the daemon sees it. */
+export class RunnerIdentity extends Context.Service<
+  RunnerIdentity,
+  {
+    /** `single` (SQLite, one process) or `cluster` (PostgreSQL socket runners). */
+    readonly mode: "single" | "cluster"
+    /** The address registered for the others (`host:port`). */
+    readonly address: string
+    /** Work done by this runner's `ItemBatch` entities (mutable counters). */
+    readonly work: { items: number; batches: number }
+  }
+>()("@warden/daemon/RunnerIdentity") {}
+
+/** The runner cannot listen on `cluster.runnerAddress` (in use, or not an address of this machine). */
+export class RunnerListenError extends Schema.TaggedError<RunnerListenError>()("RunnerListenError", {
+  address: Schema.String,
+  message: Schema.String
+}) {}
+
+/** The one line an operator reads when the listen address fails. */
+const listenError = (address: HostPort, cause: unknown) => {
+  const inner = (cause as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause
+  const why = typeof inner?.code === "string" ? inner.code : String((inner?.message ?? cause) as string)
+  const what =
+    why === "EADDRINUSE" ? "address already in use" : why === "EADDRNOTAVAIL" ? "not an address of this machine" : why
+  return new RunnerListenError({ address: format(address), message: `cannot listen on ${format(address)}: ${what}` })
+}
+
+/** A free TCP port on `host`, for a listen port of 0 (the advertised address must name the real port). */
+const freePort = (host: string) =>
+  Effect.callback<number, Error>((resume) => {
+    const server = createServer()
+    server.once("error", (e) => resume(Effect.fail(e)))
+    server.listen(0, host, () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resume(Effect.succeed(port)))
+    })
+  })
+
+const format = (a: HostPort) => (a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`)
+
+/** The listen and advertised addresses, with a port 0 resolved to a free port. */
+const resolveAddresses = (options: RunnerOptions) =>
+  Effect.gen(function* () {
+    const port = options.listen.port === 0 ? yield* freePort(options.listen.host) : options.listen.port
+    const listen = { host: options.listen.host, port }
+    return { listen, advertise: options.advertise ?? listen }
+  })
+
+/** A socket runner on PostgreSQL (any `SqlClient` with advisory locks). */
+const socketRunner = (config: ClusterSettings) =>
+  SocketRunner.layer.pipe(
+    Layer.provide([NodeClusterSocket.layerSocketServer, NodeClusterSocket.layerClientProtocol]),
+    Layer.provide(
+      RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(NodeClusterSocket.layerClientProtocol))
+    ),
+    Layer.provideMerge(SqlMessageStorage.layer),
+    Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
+    Layer.provideMerge(ShardingConfig.layer(config)),
+    // NDJSON between runners: effect's schema-binary codec cannot lay out the `Process` payload's
+    // unions ("Binary layout sentinel collision"), which failed every batch sent to another runner.
+    Layer.provide(RpcSerialization.layerNdjson),
+    Layer.provide(NodeCrypto.layerDigest)
+  )
+
+/**
+ * The cluster layer: `SingleRunner` without `runner`, a socket runner with it. Also provides
+ * `RunnerIdentity`.
+ */
+export const layer = (
+  runner: RunnerOptions | undefined,
+  settings: ClusterSettings = {}
+): Layer.Layer<
+  Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage | ShardingConfig.ShardingConfig | RunnerIdentity,
+  RunnerListenError | SocketServer.SocketServerError | Config.ConfigError,
+  SqlClient.SqlClient
+> => {
+  if (runner === undefined) {
+    const config: ClusterSettings = {
+      // Set in code so a PORT/HOST in the environment meant for something else is never picked up.
+      runnerAddress: Option.some(RunnerAddress.make("127.0.0.1", 0)),
+      entityMessagePollInterval: "500 millis",
+      ...settings
+    }
+    return SingleRunner.layer({ shardingConfig: config }).pipe(
+      Layer.provide(NodeCrypto.layerDigest),
+      Layer.merge(ShardingConfig.layer(config)),
+      Layer.merge(
+        Layer.sync(RunnerIdentity, () => ({
+          mode: "single" as const,
+          address: "127.0.0.1:0",
+          work: { items: 0, batches: 0 }
+        }))
+      )
+    )
+  }
+  return Layer.unwrap(
+    Effect.gen(function* () {
+      const { listen, advertise } = yield* resolveAddresses(runner).pipe(
+        Effect.mapError((e) => listenError(runner.listen, { cause: e }))
+      )
+      const config: ClusterSettings = {
+        ...fastTakeover,
+        ...settings,
+        runnerAddress: Option.some(RunnerAddress.make(advertise.host, advertise.port)),
+        runnerListenAddress: Option.some(RunnerAddress.make(listen.host, listen.port))
+      }
+      const inner = socketRunner(config)
+      return inner.pipe(
+        // Same outputs, so the layer keeps its type: the failure is all it carries.
+        Layer.catchTag("SocketServerError", (e) =>
+          Layer.unwrap(Effect.as(Effect.fail(listenError(listen, e.reason)), inner))
+        ),
+        Layer.merge(
+          Layer.sync(RunnerIdentity, () => ({
+            mode: "cluster" as const,
+            address: format(advertise),
+            work: { items: 0, batches: 0 }
+          }))
+        )
+      )
+    })
+  )
+}
+
+/** How often a runner writes its report; three missed reports mark it stale in `/api/cluster`. */
+export const reportInterval = Duration.seconds(2)
+
+/**
+ * `ClusterView` for the admin API. In cluster mode the runner also writes its report
+ * (`ClusterStatus`) every `reportInterval`, so any runner can show every runner: the shards it holds,
+ * the singletons it runs (found from their shard, as effect/cluster places them), its work counters.
+ */
+export const viewLayer = (sources: ReadonlyArray<string>, sinks: ReadonlyArray<string>) =>
+  Layer.effect(
+    ClusterStatus.ClusterView,
+    Effect.gen(function* () {
+      const sharding = yield* Sharding.Sharding
+      const config = yield* ShardingConfig.ShardingConfig
+      const identity = yield* RunnerIdentity
+      const sql = yield* SqlClient.SqlClient
+      const startedAt = Date.now()
+      const singletonNames = [
+        ...sources.map((id) => [`source:${id}`, `warden/source/${id}`] as const),
+        ...sinks.map((name) => [`sink:${name}`, `warden/sink/${name}`] as const)
+      ]
+      const self = Effect.sync((): ClusterStatus.RunnerReport => {
+        const shards: Array<number> = []
+        for (let i = 1; i <= config.shardsPerGroup; i++) {
+          if (sharding.hasShardId(ShardId.make("default", i))) shards.push(i)
+        }
+        const singletons = singletonNames
+          .filter(([, name]) => sharding.hasShardId(sharding.getShardId(EntityId.make(name), "default")))
+          .map(([label]) => label)
+        return {
+          address: identity.address,
+          shards,
+          singletons,
+          items: identity.work.items,
+          batches: identity.work.batches,
+          startedAt,
+          heartbeatAt: Date.now()
+        }
+      })
+      const staleAfter = 3 * Duration.toMillis(reportInterval)
+      if (identity.mode === "cluster") {
+        const write = self.pipe(
+          Effect.flatMap(ClusterStatus.write),
+          Effect.provideService(SqlClient.SqlClient, sql),
+          Effect.catchCause((cause) => Effect.logWarning("cluster status report failed", cause))
+        )
+        yield* Effect.forkScoped(Effect.repeat(write, Schedule.spaced(reportInterval)))
+        yield* Effect.addFinalizer(() =>
+          Effect.ignore(ClusterStatus.remove(identity.address).pipe(Effect.provideService(SqlClient.SqlClient, sql)))
+        )
+      }
+      const overview = Effect.gen(function* () {
+        const mine = yield* self
+        const listed =
+          identity.mode === "cluster"
+            ? yield* ClusterStatus.list(Date.now(), staleAfter).pipe(
+                Effect.provideService(SqlClient.SqlClient, sql),
+                Effect.catchCause((cause) =>
+                  Effect.as(
+                    Effect.logWarning("cluster status not read", cause),
+                    [] as ReadonlyArray<ClusterStatus.RunnerView>
+                  )
+                )
+              )
+            : []
+        const live: ClusterStatus.RunnerView = {
+          address: mine.address,
+          healthy: listed.find((r) => r.address === mine.address)?.healthy ?? true,
+          stale: false,
+          shards: mine.shards.length,
+          shardIds: mine.shards,
+          singletons: mine.singletons,
+          items: mine.items,
+          batches: mine.batches,
+          startedAt: new Date(startedAt).toISOString(),
+          heartbeatAt: new Date(mine.heartbeatAt).toISOString()
+        }
+        return {
+          mode: identity.mode,
+          self: identity.address,
+          shardsPerGroup: config.shardsPerGroup,
+          runners: [live, ...listed.filter((r) => r.address !== mine.address)]
+        }
+      })
+      return { overview }
+    })
+  )

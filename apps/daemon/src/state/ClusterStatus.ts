@@ -1,0 +1,160 @@
+/**
+ * What each runner of the cluster reports about itself, for `GET /api/cluster`: the shards it holds,
+ * the source singletons it runs, and the work its entities did. Each runner writes its own row every
+ * few seconds (`warden_cluster_runners`); any runner's admin API reads them all, next to effect/cluster's
+ * own view of the runners (`cluster_runners`: registered address and health).
+ *
+ * The table is created here (`IF NOT EXISTS`) rather than by a migration: it holds only live status,
+ * rewritten every heartbeat, and nothing else reads it.
+ */
+import { Context, Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+/** One runner's report, as written. */
+export interface RunnerReport {
+  /** The address the other runners reach it at (`host:port`). */
+  readonly address: string
+  /** The shard numbers it holds (of `shardsPerGroup`). */
+  readonly shards: ReadonlyArray<number>
+  /** Singletons it runs: `source:<id>` and `sink:<name>`. */
+  readonly singletons: ReadonlyArray<string>
+  /** Events its `ItemBatch` entities processed since it started. */
+  readonly items: number
+  /** Batch messages its entities processed since it started. */
+  readonly batches: number
+  readonly startedAt: number
+  readonly heartbeatAt: number
+}
+
+/** A runner as `GET /api/cluster` shows it. */
+export interface RunnerView {
+  readonly address: string
+  /** effect/cluster's verdict (`cluster_runners.healthy`); `undefined` when it has no row there. */
+  readonly healthy: boolean | undefined
+  /** No report for three heartbeats: the runner is gone or frozen. */
+  readonly stale: boolean
+  readonly shards: number
+  readonly shardIds: ReadonlyArray<number>
+  readonly singletons: ReadonlyArray<string>
+  readonly items: number
+  readonly batches: number
+  readonly startedAt: string | undefined
+  readonly heartbeatAt: string | undefined
+}
+
+const ensured = new WeakSet<object>()
+
+/** Creates the table once per client. */
+const ensure = Effect.fn("ClusterStatus.ensure")(function* () {
+  const sql = yield* SqlClient.SqlClient
+  if (ensured.has(sql)) return sql
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_cluster_runners (
+    address TEXT PRIMARY KEY,
+    shards TEXT NOT NULL,
+    singletons TEXT NOT NULL,
+    items BIGINT NOT NULL,
+    batches BIGINT NOT NULL,
+    started_at BIGINT NOT NULL,
+    heartbeat_at BIGINT NOT NULL
+  )`.pipe(
+    // Runners starting together race on IF NOT EXISTS (PostgreSQL then fails on its catalogue's unique
+    // key): whoever lost finds the table made; a real failure shows at the next statement.
+    Effect.catch(() => Effect.void)
+  )
+  ensured.add(sql)
+  return sql
+})
+
+/** Writes (or replaces) this runner's report. */
+export const write = Effect.fn("ClusterStatus.write")(function* (report: RunnerReport) {
+  const sql = yield* ensure()
+  const row = {
+    address: report.address,
+    shards: JSON.stringify(report.shards),
+    singletons: JSON.stringify(report.singletons),
+    items: report.items,
+    batches: report.batches,
+    started_at: report.startedAt,
+    heartbeat_at: report.heartbeatAt
+  }
+  yield* sql`INSERT INTO warden_cluster_runners ${sql.insert(row)}
+    ON CONFLICT (address) DO UPDATE SET shards = ${row.shards}, singletons = ${row.singletons},
+    items = ${row.items}, batches = ${row.batches}, started_at = ${row.started_at}, heartbeat_at = ${row.heartbeat_at}`
+})
+
+/** Removes this runner's report (on a graceful leave). */
+export const remove = Effect.fn("ClusterStatus.remove")(function* (address: string) {
+  const sql = yield* ensure()
+  yield* sql`DELETE FROM warden_cluster_runners WHERE address = ${address}`
+})
+
+/** Forgets reports older than `before` (epoch millis) of runners effect/cluster no longer knows. */
+const forgetGone = (sql: SqlClient.SqlClient, before: number, known: ReadonlySet<string>) =>
+  sql<{ address: string }>`SELECT address FROM warden_cluster_runners WHERE heartbeat_at < ${before}`.pipe(
+    Effect.flatMap((rows) => {
+      const gone = rows.map((r) => r.address).filter((a) => !known.has(a))
+      return gone.length === 0
+        ? Effect.void
+        : sql`DELETE FROM warden_cluster_runners WHERE ${sql.in("address", gone)}`.pipe(Effect.asVoid)
+    })
+  )
+
+/**
+ * Every runner: effect/cluster's registered runners joined with the reports. `staleAfter` (millis):
+ * a report older than that marks the runner stale; an hour-old report of a runner effect/cluster has
+ * forgotten is deleted.
+ */
+export const list = Effect.fn("ClusterStatus.list")(function* (now: number, staleAfter: number) {
+  const sql = yield* ensure()
+  const registered = yield* sql<{
+    address: string
+    healthy: unknown
+  }>`SELECT address, healthy FROM cluster_runners`.pipe(
+    Effect.catch(() => Effect.succeed([] as ReadonlyArray<{ address: string; healthy: unknown }>))
+  )
+  const health = new Map(registered.map((r) => [r.address, r.healthy === true || Number(r.healthy) === 1]))
+  yield* forgetGone(sql, now - 3_600_000, new Set(health.keys()))
+  const reports = yield* sql<{
+    address: string
+    shards: string
+    singletons: string
+    items: number | string
+    batches: number | string
+    started_at: number | string
+    heartbeat_at: number | string
+  }>`SELECT address, shards, singletons, items, batches, started_at, heartbeat_at FROM warden_cluster_runners`
+  const byAddress = new Map(reports.map((r) => [r.address, r]))
+  const addresses = [...new Set([...health.keys(), ...byAddress.keys()])].sort()
+  return addresses.map((address): RunnerView => {
+    const r = byAddress.get(address)
+    const shardIds = r === undefined ? [] : (JSON.parse(r.shards) as Array<number>)
+    const heartbeatAt = r === undefined ? undefined : Number(r.heartbeat_at)
+    return {
+      address,
+      healthy: health.get(address),
+      stale: heartbeatAt === undefined || now - heartbeatAt > staleAfter,
+      shards: shardIds.length,
+      shardIds,
+      singletons: r === undefined ? [] : (JSON.parse(r.singletons) as Array<string>),
+      items: r === undefined ? 0 : Number(r.items),
+      batches: r === undefined ? 0 : Number(r.batches),
+      startedAt: r === undefined ? undefined : new Date(Number(r.started_at)).toISOString(),
+      heartbeatAt: heartbeatAt === undefined ? undefined : new Date(heartbeatAt).toISOString()
+    }
+  })
+})
+
+/** The answer of `GET /api/cluster`. */
+export interface ClusterOverview {
+  /** `single`: SQLite, one process (`SingleRunner`); `cluster`: PostgreSQL socket runners. */
+  readonly mode: "single" | "cluster"
+  /** The address of the runner that answered. */
+  readonly self: string
+  readonly shardsPerGroup: number
+  readonly runners: ReadonlyArray<RunnerView>
+}
+
+/** The cluster as this runner sees it (implemented next to the cluster layer, read by the admin API). */
+export class ClusterView extends Context.Service<ClusterView, { readonly overview: Effect.Effect<ClusterOverview> }>()(
+  "@warden/daemon/ClusterView"
+) {}
