@@ -68,6 +68,24 @@ describe("warden config check", () => {
     ])
   })
 
+  it("config print shows the effective config: defaults filled, durations short, secrets redacted", async () => {
+    const r = await warden(["config", "print", `${fixtures}valid.yaml`])
+    expect(r.code).toBe(0)
+    expect(r.stdout).not.toContain(env.WARDEN_TEST_API_KEY)
+    expect(r.stdout).not.toContain(env.WARDEN_TEST_ADMIN_TOKEN)
+    const printed = parse(r.stdout) as Record<string, any>
+    expect(printed.api.apiKey).toBe("<redacted>")
+    expect(printed.admin).toEqual({ listen: "127.0.0.1:8787", token: "<redacted>" })
+    expect(printed.api.timeout).toBe("10s")
+    expect(printed.state.sqlite).toBe(`${fixtures}.warden/state.db`)
+    expect(printed.state.dir).toBe(`${fixtures}.warden`)
+    expect(printed.sources[0].config.maxItemsPerPoll).toBe(100)
+    expect(printed.sinks.find((s: { type: string }) => s.type === "webhook")).toMatchObject({
+      secret: "<redacted>",
+      maxAttempts: 8
+    })
+  })
+
   it("checks actions of a local plugin (module:) against its capabilities", async () => {
     const r = await warden(["config", "check", `${fixtures}plugin.yaml`])
     expect(r.code).toBe(78)

@@ -4,8 +4,10 @@
  * and exits 0. With `--connect` it then tries what `warden run` needs (`Connect`): each failure one
  * line naming the setting, exit 78 when the file is at fault, 1 when the machine or a service is. `warden config schema`: prints the JSON Schema of the file.
  */
-import { Console, Effect, Redacted, Runtime, Schema } from "effect"
+import { ConfigDuration } from "@warden/connector"
+import { Console, Duration, Effect, Redacted, Runtime, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { stringify } from "yaml"
 import { checkConfig, formatLocated } from "../../config/index.ts"
 import * as ConfigJsonSchema from "../../config/ConfigJsonSchema.ts"
 import * as Connect from "../Connect.ts"
@@ -86,14 +88,66 @@ const redactUrl = (url: Redacted.Redacted<string>): string => {
   }
 }
 
+/**
+ * The effective config as plain data for `config print`: defaults filled, secrets `<redacted>`,
+ * durations in the short form, addresses as `HOST:PORT`, paths absolute.
+ */
+export const printable = (value: unknown): unknown => {
+  if (Redacted.isRedacted(value)) return "<redacted>"
+  if (Duration.isDuration(value)) return ConfigDuration.format(value)
+  if (Array.isArray(value)) return value.map((v) => printable(v))
+  if (typeof value === "object" && value !== null) {
+    const o = value as Record<string, unknown>
+    if (Object.keys(o).length === 2 && typeof o.host === "string" && typeof o.port === "number")
+      return o.host.includes(":") ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = printable(v)
+    return out
+  }
+  return value
+}
+
+const print = Command.make("print", { file: Argument.String("file") }, ({ file }) =>
+  Effect.gen(function* () {
+    const checked = yield* checkConfig(file).pipe(
+      Effect.catchTag("ConfigError", (error) =>
+        Effect.gen(function* () {
+          for (const problem of error.problems) yield* Console.error(formatLocated(problem))
+          return yield* new InvalidConfig({ file })
+        })
+      )
+    )
+    const { path, dataDir, state, api, ...rest } = checked.config
+    // In the file's own shape: `state.dir` and `sqlite` or `postgres`, not the decoded union.
+    const view = {
+      api,
+      state: state._tag === "Sqlite" ? { dir: dataDir, sqlite: state.filename } : { dir: dataDir, postgres: state.url },
+      ...rest
+    }
+    yield* Console.log(`# effective configuration of ${path}: defaults filled, secrets redacted`)
+    yield* Console.log(stringify(printable(view), { lineWidth: 0 }).trimEnd())
+  })
+).pipe(
+  Command.withDescription(
+    "Print the effective config: the file with every default filled, secrets redacted (exit 78 when invalid)"
+  ),
+  Command.withExamples([
+    { command: "warden config print warden.yaml", description: "what `warden run` would run with" },
+    {
+      command: "WARDEN_STATE_DIR=/var/lib/warden warden config print warden.yaml",
+      description: "with the environment's values"
+    }
+  ])
+)
+
 const schema = Command.make("schema", {}, () =>
   Effect.flatMap(ConfigJsonSchema.document, (doc) => Console.log(JSON.stringify(doc, null, 2)))
 ).pipe(
   Command.withDescription("Print the JSON Schema (draft 2020-12) of the config file, installed connectors included")
 )
 
-/** The `config` subcommand: `check FILE` and `schema`. */
+/** The `config` subcommand: `check FILE`, `print FILE` and `schema`. */
 export const config = Command.make("config").pipe(
   Command.withDescription("The daemon's configuration file"),
-  Command.withSubcommands([check, schema])
+  Command.withSubcommands([check, print, schema])
 )
