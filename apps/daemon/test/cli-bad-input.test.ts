@@ -4,6 +4,7 @@
  * configuration, 1 runtime failure).
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -86,6 +87,20 @@ describe("every command with bad input", () => {
     expect(run.code, run.stderr).toBe(c.code)
     // short: the problem (one line per problem) and a hint, never the whole help
     expect(run.stderr.trim().split("\n").length).toBeLessThanOrEqual(4)
+  })
+
+  it("feedback --reference with no daemon listening says the connection was refused, exit 1", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer()
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number }
+        server.close(() => resolve(port))
+      })
+    })
+    const url = `http://127.0.0.1:${port}`
+    const run = await warden(["feedback", "--reference", "r", "--notes", "n", "--admin-token", "t", "--admin-url", url])
+    expect(run.stderr.trim()).toBe(`warden feedback: cannot reach the daemon's admin API at ${url}: connection refused`)
+    expect(run.code).toBe(1)
   })
 
   it("--help still prints the whole help on stdout and exits 0", async () => {

@@ -6,6 +6,7 @@
  */
 import { Console, Effect, Option, Redacted, Runtime, Schema } from "effect"
 import { Flag } from "effect/cli"
+import * as Writable from "../Writable.ts"
 import { loadConfig } from "../../config/index.ts"
 
 /** Feedback refused (printed already): exit 1, or 2 for a usage error. */
@@ -60,6 +61,14 @@ const list = (value: Option.Option<string>) =>
       .filter((x) => x !== "")
   )
 
+/** Why `fetch` failed, as a phrase: its "fetch failed" hides the system error (`ECONNREFUSED`) in its cause. */
+const networkReason = (error: unknown): string => {
+  const inner = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause
+  if (inner?.code !== undefined) return Writable.describeErrno(inner.code, inner.message ?? inner.code)
+  if (inner?.message !== undefined && inner.message !== "") return inner.message
+  return error instanceof Error ? error.message : String(error)
+}
+
 /** Sends feedback by reference through the daemon's admin API and prints its answer. */
 export const byReference = (f: Flags) =>
   Effect.gen(function* () {
@@ -102,7 +111,7 @@ export const byReference = (f: Flags) =>
         body: JSON.stringify(body)
       })
       return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, any> }
-    }).pipe(Effect.catch((e) => fail(`cannot reach the daemon's admin API at ${url}: ${String(e.cause ?? e)}`, 1)))
+    }).pipe(Effect.catch((e) => fail(`cannot reach the daemon's admin API at ${url}: ${networkReason(e.cause)}`, 1)))
     if (answer.status !== 200) {
       // The admin API's envelope: { error: { code, message } } (`reason` from daemons before it).
       const error = answer.body.error as { code?: string; message?: string; reason?: string } | string | undefined
