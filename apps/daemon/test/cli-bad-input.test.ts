@@ -32,6 +32,11 @@ const cases: ReadonlyArray<Case> = [
   { args: ["analyze"], code: 2, says: "a subcommand is required (text, image, username)" },
   { args: ["analyze", "text", "--bogus"], code: 2, says: "--bogus" },
   { args: ["analyze", "text", "--channel"], code: 2, says: "--channel" },
+  {
+    args: ["analyze", "text", "--chanel", "x"],
+    code: 2,
+    says: "Unrecognized flag: --chanel (did you mean --channel?)"
+  },
   { args: ["analyze", "text", "--channel", CHANNEL, "hi"], code: 2, says: "--api-key or set WARDEN_API_KEY" },
   { args: ["analyze", "text", "hi"], code: 2, says: "--channel is required", env: key },
   { args: ["analyze", "text", "--channel", CHANNEL, "hi"], code: 1, says: "TRANSPORT_ERROR", env: key },
@@ -115,7 +120,7 @@ describe("every command with bad input", () => {
     expect(run.code).toBe(2)
     expect(run.stdout).toBe("")
     expect(run.stderr.trim().split("\n")).toEqual([
-      "warden analyze text: Unrecognized flag: --bogus in command warden analyze text",
+      "warden analyze text: Unrecognized flag: --bogus",
       "Run 'warden analyze text --help' for usage."
     ])
   })

@@ -10,6 +10,8 @@ import { type CliError, CliOutput } from "effect/cli"
 /** One parse error as one line: the parser's multi-line "Did you mean" blocks folded in. */
 export const errorLine = (error: CliError.NonShowHelpErrors): string =>
   error.message
+    // the command path is already at the start of the line
+    .replace(/ in command [^\n]*/, "")
     .replace(/\s*\n\s*Did you mean this\?\s*\n\s*/g, " (did you mean ")
     .replace(/\s*\n\s*/g, ", ")
     .replace(/ \(did you mean (.*)$/, " (did you mean $1?)")
