@@ -75,7 +75,14 @@ const check = Command.make("check", { file: Argument.String("file"), connect: co
     }
   })
 ).pipe(
-  Command.withDescription("Check a config file: print every problem (exit 78) or a summary (exit 0); starts nothing")
+  Command.withDescription("Check a config file: print every problem (exit 78) or a summary (exit 0); starts nothing"),
+  Command.withExamples([
+    { command: "warden config check warden.yaml", description: "every problem as FILE:LINE:COL: path: message" },
+    {
+      command: "warden config check --connect warden.yaml",
+      description: "also try the key, the database, the files and the port"
+    }
+  ])
 )
 
 /** A Postgres URL without its credentials. */
@@ -143,7 +150,13 @@ const print = Command.make("print", { file: Argument.String("file") }, ({ file }
 const schema = Command.make("schema", {}, () =>
   Effect.flatMap(ConfigJsonSchema.document, (doc) => Console.log(JSON.stringify(doc, null, 2)))
 ).pipe(
-  Command.withDescription("Print the JSON Schema (draft 2020-12) of the config file, installed connectors included")
+  Command.withDescription("Print the JSON Schema (draft 2020-12) of the config file, installed connectors included"),
+  Command.withExamples([
+    {
+      command: "warden config schema > warden.schema.json",
+      description: "for an editor: # yaml-language-server: $schema=warden.schema.json"
+    }
+  ])
 )
 
 /** The `config` subcommand: `check FILE`, `print FILE` and `schema`. */

@@ -27,5 +27,9 @@ export const demo = Command.make(
 ).pipe(
   Command.withDescription(
     "Run the whole pipeline locally: sandbox API + demo comments feed + RSS source + stdout sink + admin API"
-  )
+  ),
+  Command.withExamples([
+    { command: "warden demo", description: "everything on loopback, verdicts on stdout; the console link on stderr" },
+    { command: "warden demo --format json", description: "verdicts as JSON lines, for jq" }
+  ])
 )

@@ -106,5 +106,12 @@ export const sandbox = Command.make("sandbox", flags, (f) =>
 ).pipe(
   Command.withDescription(
     "Serve the whole Content Analysis and Feedback API locally (keys: sandbox-standard-key, sandbox-reseller-key, sandbox-expired-key, sandbox-disabled-key)"
-  )
+  ),
+  Command.withExamples([
+    { command: "warden sandbox --port 8080", description: "the API on http://127.0.0.1:8080" },
+    {
+      command: "WARDEN_BASE_URL=http://127.0.0.1:8080 warden analyze text 'hello'",
+      description: "then point a client at it (key: sandbox-standard-key)"
+    }
+  ])
 )

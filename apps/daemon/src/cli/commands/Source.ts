@@ -171,7 +171,20 @@ const preview = Command.make(
       }
       if (events.length === 0) yield* Console.error(`no events (within ${flags.timeout})`)
     })
-).pipe(Command.withDescription("Print the events a source would hand to the daemon, as JSON lines"))
+).pipe(
+  Command.withDescription("Print the events a source would hand to the daemon, as JSON lines"),
+  Command.withExamples([
+    {
+      command: "warden source preview --url https://example.com/feed.xml --limit 5",
+      description: "an RSS or Atom feed, one poll"
+    },
+    { command: "warden source preview --config warden.yaml --source news", description: "a source of a daemon config" },
+    {
+      command: "warden source preview --type discord --config discord.yaml --timeout 30s",
+      description: "a connector's own config file"
+    }
+  ])
+)
 
 /** The `source` subcommand. */
 export const source = Command.make("source").pipe(

@@ -48,7 +48,13 @@ const stats = Command.make(
       )
       yield* Console.log(json ? JSON.stringify(result, null, 2) : StateStats.format(result, Date.now()))
     })
-).pipe(Command.withDescription("Rows and bytes per state table, bytes per item, the oldest unprocessed batch message"))
+).pipe(
+  Command.withDescription("Rows and bytes per state table, bytes per item, the oldest unprocessed batch message"),
+  Command.withExamples([
+    { command: "warden state stats --config warden.yaml", description: "a table for a person" },
+    { command: "warden state stats --config warden.yaml --json", description: "the same as JSON, for a script" }
+  ])
+)
 
 /** The `state` subcommand. */
 export const state = Command.make("state").pipe(
