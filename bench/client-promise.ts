@@ -40,7 +40,6 @@ const REQUEST = {
 } as const
 const root = new URL("..", import.meta.url).pathname
 
-
 const median = (xs: ReadonlyArray<number>) => {
   const sorted = [...xs].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)

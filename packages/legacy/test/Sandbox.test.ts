@@ -42,7 +42,9 @@ describe("LegacyBatch against the sandbox", () => {
         )
         assert.ok(calls.every((c) => c.status === 200 && c.headers["x-api-key"] === "<redacted>"))
         assert.deepStrictEqual(
-          result.errors.map((e): Array<unknown> => [e.status, e.details.position, e.details.limit, e.details.value?.length]),
+          result.errors.map(
+            (e): Array<unknown> => [e.status, e.details.position, e.details.limit, e.details.value?.length]
+          ),
           long.map((p) => ["TEXT_TOO_LONG", p, 1000, 1001])
         )
         assert.strictEqual(result.data.length, 246)
