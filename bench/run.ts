@@ -16,6 +16,7 @@ const ALL = [
   "daemon-start",
   "daemon-throughput",
   "daemon-quota",
+  "daemon-quota-storm",
   "daemon-memory",
   "daemon-soak"
 ]

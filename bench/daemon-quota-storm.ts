@@ -1,0 +1,425 @@
+/**
+ * Quota as users meet it (issue 19): the sandbox enforces Q requests/s (burst 5) on `analyzeText`, an
+ * RSS backlog far larger than a run, SQLite, a jsonl sink, and the sandbox's own answers counted every
+ * 250 ms (`GET /_sandbox/stats`). Cases:
+ * - unconfigured: no `api.quotas` (the default): the limiter learns Q from the first 429;
+ * - configured: `api.quotas.analyzeText` = Q from the start, with a full backlog;
+ * - storm: configured = Q; the server drops to 0.4 Q for 20 s, back to Q, later to 0.4 Q for 4 s
+ *   (`PUT /_sandbox/quotas` mid-run);
+ * - capacity: no quota at all, for 10 s: what the daemon sends on this machine now (the ceiling of
+ *   every other case; on a shared 2-core machine it can be below Q);
+ * - shutdown: unconfigured, SIGTERM mid-run, restart on the same state, SIGTERM again: answers 200 vs
+ *   items recorded vs verdicts in the jsonl sink (what a mid-run stop costs: lost, or billed twice).
+ * Every case checks that no item was delivered twice and that each item version has one record.
+ *
+ *   pnpm bench daemon-quota-storm
+ *   node --conditions=@warden/source bench/daemon-quota-storm.ts [--source] [--rate 80] [--rounds 1]
+ *     [--case capacity|unconfigured|configured|storm|shutdown] [--no-write]
+ */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import {
+  apiSection,
+  CHANNEL,
+  feedXml,
+  flag,
+  has,
+  machine,
+  progress,
+  type SandboxProcess,
+  serve,
+  sleep,
+  spread,
+  startDaemon,
+  startSandbox,
+  tempDir,
+  writeDocSection,
+  writeResult
+} from "./support/common.ts"
+
+const Q = flag("rate", 80)
+const BURST = 5
+const rounds = flag("rounds", 1)
+const argv = process.argv.slice(2)
+const only = argv.includes("--case") ? argv[argv.indexOf("--case") + 1] : undefined
+/** Seconds measured per case, from the first answer. */
+const SECONDS = { capacity: 10, unconfigured: 45, configured: 30, storm: 70, shutdown: 12 } as const
+/** The storm's schedule (seconds from the first answer): the long drop, then the short one. */
+const DROP = { from: 10, to: 30 }
+const SHORT = { from: 50, to: 54 }
+const LOW = 0.4
+// far larger than any run: the whole feed is one poll, the backlog never runs out
+const ITEMS = Math.ceil(Q * 120)
+
+const quota = (rate: number) => ({ "*": { analyzeText: { requestsPerSecond: rate, burst: BURST } } })
+
+interface Sample {
+  /** ms since the case's first answer */
+  readonly t: number
+  readonly ok: number
+  readonly refused: number
+}
+
+/** Polls the sandbox's counters every 250 ms until stopped. */
+const sampler = (sandbox: SandboxProcess) => {
+  const samples: Array<Sample> = []
+  let running = true
+  let t0 = 0
+  const done = (async () => {
+    const base = await sandbox.answers()
+    const read = async () => {
+      const a = await sandbox.answers()
+      return { ok: (a["200"] ?? 0) - (base["200"] ?? 0), refused: (a["429"] ?? 0) - (base["429"] ?? 0) }
+    }
+    // the clock starts at the first answer of the case (the daemon's start-up is not measured)
+    for (;;) {
+      const c = await read()
+      if (c.ok + c.refused > 0) break
+      if (!running) return
+      await sleep(20)
+    }
+    t0 = performance.now()
+    const first = await read()
+    samples.push({ t: 0, ...first })
+    let next = 250
+    while (running) {
+      await sleep(Math.max(0, next - (performance.now() - t0)))
+      samples.push({ t: performance.now() - t0, ...(await read()) })
+      next += 250
+    }
+  })()
+  return {
+    samples,
+    /** Resolves once `seconds` have passed since the first answer; fails if none comes within a minute. */
+    until: async (seconds: number, daemon?: { exited: () => boolean; stderr: () => string }) => {
+      const deadline = performance.now() + 60_000
+      while (t0 === 0 || performance.now() - t0 < seconds * 1000) {
+        if (t0 === 0 && (performance.now() > deadline || daemon?.exited() === true)) {
+          throw new Error(`no request reached the sandbox\n${daemon?.stderr() ?? ""}`)
+        }
+        await sleep(50)
+      }
+    },
+    stop: async () => {
+      running = false
+      await done
+    }
+  }
+}
+
+/** Answers in [from, to) seconds, by interpolating the cumulative samples. */
+const between = (samples: ReadonlyArray<Sample>, from: number, to: number) => {
+  const at = (s: number) => {
+    const ms = s * 1000
+    let best = samples[0]!
+    for (const x of samples) if (Math.abs(x.t - ms) < Math.abs(best.t - ms)) best = x
+    return best
+  }
+  const a = at(from)
+  const b = at(to)
+  return { ok: b.ok - a.ok, refused: b.refused - a.refused }
+}
+
+/** Per-second answers 200 over [from, to). */
+const perSecond = (samples: ReadonlyArray<Sample>, from: number, to: number) =>
+  Array.from({ length: Math.max(0, to - from) }, (_, i) => between(samples, from + i, from + i + 1).ok)
+
+/** Windows of one second (at 250 ms steps) with no request answered at all, within [0, end). */
+const stalls = (samples: ReadonlyArray<Sample>, end: number) => {
+  const out: Array<number> = []
+  for (let i = 0; i + 4 < samples.length && samples[i + 4]!.t <= end * 1000; i++) {
+    const a = samples[i]!
+    const b = samples[i + 4]!
+    if (b.ok + b.refused === a.ok + a.refused) out.push(Number((a.t / 1000).toFixed(2)))
+  }
+  return out
+}
+
+/** The first second s in [from, to) with at least `rate` answers 200 in [s, s+1), as seconds after `from`. */
+const reach = (samples: ReadonlyArray<Sample>, rate: number, from: number, to: number) => {
+  for (let s = from; s < to; s++) if (between(samples, s, s + 1).ok >= rate) return s - from
+  return Number.POSITIVE_INFINITY
+}
+
+/** What the state and the sink hold after the daemon stopped. */
+const audit = (dir: string) => {
+  const db = new DatabaseSync(join(dir, "state.db"), { readOnly: true })
+  const items = db
+    .prepare(
+      "SELECT COUNT(*) AS n, COUNT(DISTINCT reference) AS refs, SUM(CASE WHEN status = 'analysed' THEN 1 ELSE 0 END) AS analysed FROM warden_items"
+    )
+    .get() as { n: number; refs: number; analysed: number }
+  db.close()
+  let lines: Array<{ reference: string; version: number }> = []
+  try {
+    lines = readFileSync(join(dir, "verdicts.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l))
+  } catch {}
+  const delivered = new Set(lines.map((l) => `${l.reference}@${l.version}`))
+  return {
+    recorded: Number(items.n),
+    recordedAnalysed: Number(items.analysed),
+    versionsPerItem: Number(items.n) / Math.max(1, Number(items.refs)),
+    sinkLines: lines.length,
+    sinkDuplicates: lines.length - delivered.size
+  }
+}
+
+const feed = await serve(feedXml(ITEMS))
+const sandbox = await startSandbox({ quotas: quota(Q) })
+progress(`sandbox quota ${Q} requests/s (burst ${BURST}) on analyzeText; feed of ${ITEMS} items; ${machine()}`)
+
+const config = (dir: string, configured: boolean) => ({
+  api: apiSection(sandbox.url, configured ? { analyzeText: { requestsPerSecond: Q, burst: BURST } } : {}),
+  state: { sqlite: join(dir, "state.db") },
+  sources: [
+    {
+      id: "bench",
+      type: "rss",
+      channelId: CHANNEL,
+      config: { feeds: [{ url: feed.url, id: "bench" }], pollInterval: "1 hour", maxItemsPerPoll: 100_000 }
+    }
+  ],
+  sinks: [{ type: "jsonl", name: "out", path: join(dir, "verdicts.jsonl") }],
+  admin: { listen: "127.0.0.1:0" },
+  // info: the limiter logs each change of its rate (more than 20%), kept in the result
+  log: { format: "json", level: "info" }
+})
+
+/** The limiter's log lines (rate changes, a configured rate above the learnt one), as `t message`. */
+const quotaLines = (stderr: string) =>
+  stderr
+    .split("\n")
+    .filter((l) => l.includes('"quota'))
+    .map((l) => {
+      try {
+        const j = JSON.parse(l) as { message: string; timestamp: string }
+        return `${j.timestamp.slice(11, 23)} ${j.message}`
+      } catch {
+        return l
+      }
+    })
+
+/** Runs a case for `seconds` after its first answer, with `during` acting on the sandbox meanwhile. */
+const runCase = async (
+  name: string,
+  configured: boolean,
+  seconds: number,
+  during: (s: ReturnType<typeof sampler>) => Promise<void> = async () => {},
+  serverQuota: unknown = quota(Q)
+) => {
+  await sandbox.setQuotas(serverQuota)
+  const dir = tempDir(`storm-${name}`)
+  const s = sampler(sandbox)
+  const daemon = startDaemon(dir, config(dir, configured))
+  await s.until(0, daemon)
+  await during(s)
+  await s.until(seconds)
+  const stoppedAt = performance.now()
+  await daemon.stop()
+  await s.stop()
+  if (s.samples.length === 0) throw new Error(`${name}: no request reached the sandbox\n${daemon.stderr()}`)
+  const total = s.samples.at(-1)!
+  const log = quotaLines(daemon.stderr())
+  if (has("verbose")) for (const l of log) progress(`    ${l}`)
+  return { dir, samples: s.samples, total, stoppedAt, stderr: daemon.stderr(), rateChanges: log.length, ...audit(dir) }
+}
+
+const r3 = (n: number) => Number(n.toFixed(3))
+const results: Record<string, Array<Record<string, unknown>>> = {}
+const want = (name: string) => only === undefined || only === name
+const keep = (name: string, out: Record<string, unknown>) => {
+  progress(`  ${JSON.stringify({ ...out, perSecond: undefined })}`)
+  const list = results[name] ?? []
+  list.push(out)
+  results[name] = list
+}
+
+for (let round = 1; round <= rounds; round++) {
+  if (want("capacity")) {
+    // what the daemon can send on this machine now, with no quota at all: the ceiling of every case
+    progress(`round ${round}: capacity (no quota, ${SECONDS.capacity} s)`)
+    const r = await runCase("capacity", false, SECONDS.capacity, undefined, {})
+    const seconds = perSecond(r.samples, 2, SECONDS.capacity)
+    keep("capacity", {
+      perSecondOverQ: r3(seconds.reduce((a, b) => a + b, 0) / seconds.length / Q),
+      perSecond: seconds
+    })
+  }
+  if (want("unconfigured")) {
+    progress(`round ${round}: unconfigured (${SECONDS.unconfigured} s)`)
+    const r = await runCase("unconfigured", false, SECONDS.unconfigured)
+    const first429 = Math.max(0, Math.floor((r.samples.find((x) => x.refused > 0)?.t ?? 0) / 1000))
+    const from = first429 + 10
+    const steady = between(r.samples, from, SECONDS.unconfigured)
+    const out = {
+      first429At: first429,
+      secondsTo09Q: reach(r.samples, 0.9 * Q, first429, SECONDS.unconfigured),
+      sustainedOverQ: r3(steady.ok / (SECONDS.unconfigured - from) / Q),
+      share429: r3(steady.refused / Math.max(1, steady.ok + steady.refused)),
+      refusedFirst10s: between(r.samples, first429, from).refused,
+      perSecond: perSecond(r.samples, 0, SECONDS.unconfigured),
+      stalls: stalls(r.samples, SECONDS.unconfigured),
+      answered200: r.total.ok,
+      answered429: r.total.refused,
+      recorded: r.recorded,
+      sinkLines: r.sinkLines,
+      sinkDuplicates: r.sinkDuplicates,
+      versionsPerItem: r.versionsPerItem
+    }
+    keep("unconfigured", out)
+  }
+  if (want("configured")) {
+    progress(`round ${round}: configured = Q (${SECONDS.configured} s)`)
+    const r = await runCase("configured", true, SECONDS.configured)
+    const steady = between(r.samples, 1, SECONDS.configured)
+    const seconds = perSecond(r.samples, 0, SECONDS.configured)
+    const out = {
+      fromSecond2OverQ: r3(steady.ok / (SECONDS.configured - 1) / Q),
+      minSecondOverQ: r3(Math.min(...seconds.slice(1)) / Q),
+      share429: r3(r.total.refused / Math.max(1, r.total.ok + r.total.refused)),
+      perSecond: seconds,
+      stalls: stalls(r.samples, SECONDS.configured),
+      answered200: r.total.ok,
+      answered429: r.total.refused,
+      recorded: r.recorded,
+      sinkLines: r.sinkLines,
+      sinkDuplicates: r.sinkDuplicates,
+      versionsPerItem: r.versionsPerItem
+    }
+    keep("configured", out)
+  }
+  if (want("storm")) {
+    progress(
+      `round ${round}: storm (${SECONDS.storm} s; ${LOW} Q during ${DROP.from}-${DROP.to} s and ${SHORT.from}-${SHORT.to} s)`
+    )
+    const r = await runCase("storm", true, SECONDS.storm, async (s) => {
+      for (const [at, rate] of [
+        [DROP.from, LOW * Q],
+        [DROP.to, Q],
+        [SHORT.from, LOW * Q],
+        [SHORT.to, Q]
+      ] as const) {
+        await s.until(at)
+        await sandbox.setQuotas(quota(rate))
+      }
+    })
+    const drop = between(r.samples, DROP.from, DROP.to)
+    const mid = (DROP.from + DROP.to) / 2
+    const secondHalf = between(r.samples, mid, DROP.to)
+    const short = between(r.samples, SHORT.from, SHORT.to)
+    const out = {
+      dropShare429: r3(drop.refused / Math.max(1, drop.ok + drop.refused)),
+      dropSecondHalfOverLow: r3(secondHalf.ok / (DROP.to - mid) / (LOW * Q)),
+      secondsTo09QAfterDrop: reach(r.samples, 0.9 * Q, DROP.to, SHORT.from),
+      shortShare429: r3(short.refused / Math.max(1, short.ok + short.refused)),
+      secondsTo09QAfterShort: reach(r.samples, 0.9 * Q, SHORT.to, SECONDS.storm),
+      perSecond: perSecond(r.samples, 0, SECONDS.storm),
+      stalls: stalls(r.samples, SECONDS.storm),
+      answered200: r.total.ok,
+      answered429: r.total.refused,
+      recorded: r.recorded,
+      sinkLines: r.sinkLines,
+      sinkDuplicates: r.sinkDuplicates,
+      versionsPerItem: r.versionsPerItem
+    }
+    keep("storm", out)
+  }
+  if (want("shutdown")) {
+    progress(`round ${round}: SIGTERM after ${SECONDS.shutdown} s (unconfigured), restart, SIGTERM again`)
+    await sandbox.setQuotas(quota(Q))
+    const dir = tempDir("storm-shutdown")
+    const before = await sandbox.answers()
+    const first = startDaemon(dir, config(dir, false))
+    const s = sampler(sandbox)
+    await s.until(SECONDS.shutdown, first)
+    await first.stop()
+    await s.stop()
+    const afterFirst = await sandbox.answers()
+    const firstStop = audit(dir)
+    const ok1 = (afterFirst["200"] ?? 0) - (before["200"] ?? 0)
+    const again = startDaemon(dir, config(dir, false))
+    const s2 = sampler(sandbox)
+    await s2.until(SECONDS.shutdown, again)
+    await again.stop()
+    await s2.stop()
+    const afterSecond = await sandbox.answers()
+    const secondStop = audit(dir)
+    const ok2 = (afterSecond["200"] ?? 0) - (before["200"] ?? 0)
+    const out = {
+      firstStop: { answered200: ok1, recordedAnalysed: firstStop.recordedAnalysed, sinkLines: firstStop.sinkLines },
+      afterRestart: {
+        answered200: ok2,
+        recordedAnalysed: secondStop.recordedAnalysed,
+        sinkLines: secondStop.sinkLines,
+        sinkDuplicates: secondStop.sinkDuplicates
+      },
+      /** answers 200 that left no record: analysed and lost, or analysed again after the restart */
+      answeredNotRecorded: ok2 - secondStop.recordedAnalysed
+    }
+    keep("shutdown", out)
+  }
+}
+await sandbox.close()
+await feed.close()
+
+const result = { bench: "daemon-quota-storm", date: new Date().toISOString(), machine: machine(), Q, BURST, results }
+console.log(JSON.stringify(result))
+writeResult("daemon-quota-storm", result)
+
+const col = <T>(name: string, f: (r: Record<string, unknown>) => T) => (results[name] ?? []).map(f)
+const nums = (name: string, key: string) => col(name, (r) => r[key] as number)
+const fmt = (name: string, key: string, digits = 3) => {
+  const xs = nums(name, key)
+  return xs.length === 0 ? "not run" : xs.every(Number.isFinite) ? spread(xs, digits) : xs.join(", ")
+}
+const stallText = (name: string) =>
+  (results[name] ?? [])
+    .map((r) => ((r.stalls as Array<number>).length === 0 ? "none" : (r.stalls as Array<number>).join(" ")))
+    .join("; ") || "not run"
+const dupText = (name: string) =>
+  (results[name] ?? [])
+    .map((r) => `${r.sinkDuplicates} duplicates, ${r.versionsPerItem} records per item`)
+    .join("; ") || "not run"
+if (!has("no-write") && only === undefined) {
+  writeDocSection(
+    "daemon-quota-storm",
+    `## Daemon: quota storms (\`bench/daemon-quota-storm.ts\`)
+
+Command: \`pnpm bench daemon-quota-storm\`. The sandbox enforces Q = ${Q} requests/s (burst ${BURST}) on \`analyzeText\`;
+an RSS backlog of ${ITEMS} items (larger than any run), SQLite, a jsonl sink; the sandbox's answers counted every
+250 ms; seconds are counted from the first answer. A stall is a window of one second with no request answered.
+${rounds} round(s), median (min–max); the daemon ran ${has("source") ? "from its TypeScript source (`--source`)" : "built"}. Measured ${result.date.slice(0, 10)} on ${result.machine}.
+
+| Case | measure | measured | target |
+|---|---|---:|---:|
+| no quota | answers 200 per second / Q (seconds 3–10): the daemon's own ceiling here | ${fmt("capacity", "perSecondOverQ")} | > 1 |
+| unconfigured | s from the first 429 to a second with >= 0.9 Q | ${fmt("unconfigured", "secondsTo09Q", 0)} | <= 10 |
+| | sustained / Q, from 10 s after the first 429 | ${fmt("unconfigured", "sustainedOverQ")} | >= 0.95 |
+| | answered 429 over that window | ${fmt("unconfigured", "share429")} | <= 0.01 |
+| | stalls | ${stallText("unconfigured")} | none |
+| configured = Q | answers 200 / Q from the second second | ${fmt("configured", "fromSecond2OverQ")} | >= 0.95 |
+| | weakest second / Q (from the second) | ${fmt("configured", "minSecondOverQ")} | |
+| | stalls | ${stallText("configured")} | none |
+| storm (${LOW} Q for 20 s) | answered 429 during the drop | ${fmt("storm", "dropShare429")} | <= 0.05 |
+| | accepted in its second half / ${LOW} Q | ${fmt("storm", "dropSecondHalfOverLow")} | >= 0.8 |
+| | s after it ends to a second with >= 0.9 Q | ${fmt("storm", "secondsTo09QAfterDrop", 0)} | <= 10 |
+| storm (${LOW} Q for 4 s) | s after it ends to a second with >= 0.9 Q | ${fmt("storm", "secondsTo09QAfterShort", 0)} | |
+| | stalls (whole storm run) | ${stallText("storm")} | none |
+| every case | jsonl duplicates, records per item version | ${["unconfigured", "configured", "storm"].map((n) => `${n}: ${dupText(n)}`).join("; ")} | 0, 1 |
+| SIGTERM after ${SECONDS.shutdown} s | answers 200 / analysed records / jsonl lines at the stop | ${
+      col("shutdown", (r) => {
+        const f = r.firstStop as Record<string, number>
+        return `${f.answered200} / ${f.recordedAnalysed} / ${f.sinkLines}`
+      }).join("; ") || "not run"
+    } | equal |
+| | after a restart and a second SIGTERM: answers 200 that left no record | ${col("shutdown", (r) => r.answeredNotRecorded).join(", ") || "not run"} | 0 |
+
+Per-second answers 200 (first round): unconfigured \`${(results.unconfigured?.[0]?.perSecond as Array<number> | undefined)?.join(" ") ?? "-"}\`;
+storm \`${(results.storm?.[0]?.perSecond as Array<number> | undefined)?.join(" ") ?? "-"}\`.`
+  )
+}
+process.exit(0)
