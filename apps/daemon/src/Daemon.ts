@@ -17,15 +17,18 @@ import { Effect, Layer, type Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Admin from "./admin/AdminServer.ts"
 import * as ClusterRoute from "./admin/ClusterRoute.ts"
+import * as GovernanceRoutes from "./admin/GovernanceRoutes.ts"
 import * as ClusterRunner from "./ClusterRunner.ts"
 import { BatchProcessor } from "./engine/BatchProcessor.ts"
 import { FeedbackService } from "./engine/FeedbackService.ts"
 import { LegacyAnalyzer } from "./engine/LegacyAnalyzer.ts"
 import * as Pipeline from "./engine/Pipeline.ts"
+import * as Retention from "./engine/Retention.ts"
 import { SourceStatus } from "./engine/SourceStatus.ts"
 import { SinkList } from "./sinks/SinkList.ts"
 import * as SinkWorker from "./sinks/SinkWorker.ts"
 import * as ClusterStatus from "./state/ClusterStatus.ts"
+import { Erasure } from "./state/Erasure.ts"
 import * as SqliteClient from "./state/SqliteClient.ts"
 import { StateStore } from "./state/StateStore.ts"
 
@@ -141,7 +144,8 @@ export const layer = (spec: DaemonSpec) => {
       Effect.gen(function* () {
         return SinkWorker.layer(yield* SinkList)
       })
-    )
+    ),
+    Retention.layer(spec.sources.map((s) => ({ id: s.settings.id, retentionMillis: s.settings.retentionMillis })))
   )
   const view = ClusterRunner.viewLayer(
     spec.sources.map((s) => s.settings.id),
@@ -153,14 +157,17 @@ export const layer = (spec: DaemonSpec) => {
       : Layer.unwrap(
           Effect.gen(function* () {
             const cluster = yield* Effect.service(ClusterStatus.ClusterView)
+            const rules = new Map(spec.sources.map((s) => [s.settings.id, s.settings.rules ?? []]))
+            const governance = GovernanceRoutes.routes(yield* Erasure, rules)
             return Admin.layer({
               ...spec.admin!,
-              routes: [...(spec.admin!.routes ?? []), ClusterRoute.route(cluster)]
+              routes: [...(spec.admin!.routes ?? []), ClusterRoute.route(cluster), ...governance]
             })
           })
         ).pipe(Layer.provide(view))
   return Layer.mergeAll(work, admin).pipe(
     Layer.provide(cluster),
+    Layer.provideMerge(Erasure.layer),
     Layer.provide(spec.sinks.pipe(Layer.provide(sql))),
     Layer.provideMerge(feedback),
     Layer.provideMerge(api),

@@ -8,6 +8,8 @@ import { feedback } from "./commands/Feedback.ts"
 import { legacy } from "./commands/Legacy.ts"
 import { config } from "./commands/Config.ts"
 import { demo } from "./commands/Demo.ts"
+import { erase } from "./commands/Erase.ts"
+import { policy } from "./commands/Policy.ts"
 import { reanalyse } from "./commands/Reanalyse.ts"
 import { run as runCommand } from "./commands/Run.ts"
 import { source } from "./commands/Source.ts"
@@ -16,7 +18,20 @@ import { state } from "./commands/State.ts"
 import { version } from "./Version.ts"
 
 /** Every subcommand of `warden`. Add a command: a module under `cli/commands/`, one line here. */
-const subcommands = [sandbox, analyze, feedback, legacy, config, demo, runCommand, source, reanalyse, state] as const
+const subcommands = [
+  sandbox,
+  analyze,
+  feedback,
+  legacy,
+  config,
+  demo,
+  runCommand,
+  source,
+  reanalyse,
+  state,
+  policy,
+  erase
+] as const
 
 /** The root `warden` command. */
 export const warden = Command.make("warden").pipe(

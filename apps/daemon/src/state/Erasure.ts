@@ -46,8 +46,8 @@ export interface Erased {
   readonly counts: Counts
   /** The references erased (per source), for the operator's record. */
   readonly references: ReadonlyArray<{ readonly source: string; readonly reference: string }>
-  /** The audit row's id. */
-  readonly audit: string
+  /** The audit row's id (`null` when the selector named no stored item). */
+  readonly audit: string | null
 }
 
 /** An audit row, as `warden erase --audit` and the admin API show it. */
@@ -235,6 +235,8 @@ const make = Effect.gen(function* () {
    */
   const erase = Effect.fn("Erasure.erase")(function* (selector: Selector, actor: string) {
     const keys = (yield* keysOf(selector)).map((k) => ({ ...k, version: Number(k.version) }))
+    // Nothing stored under that selector: nothing to erase, nothing to audit (the caller says "not found").
+    if (keys.length === 0) return { counts: ZERO, references: [], audit: null } satisfies Erased
     const done = yield* eraseKeys(keys, { clusterMessages: true })
     const id = yield* audit({
       actor,

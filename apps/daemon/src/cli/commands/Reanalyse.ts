@@ -12,24 +12,16 @@ import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { checkConfig, formatProblem } from "../../config/index.ts"
 import { REANALYSABLE, StateStore } from "../../state/StateStore.ts"
+import { configFlag, refuser } from "../Refusal.ts"
 import * as StateFromConfig from "../StateFromConfig.ts"
-import { CliFailure } from "./Analyze.ts"
 
-/** Prints why on stderr and fails with the exit code: 2 for a usage error, 78 for an invalid config. */
-const refuse = (message: string, exitCode: 2 | 78) => {
-  const line = `warden reanalyse: ${message}`
-  return Console.error(line).pipe(Effect.andThen(Effect.fail(new CliFailure(exitCode, line))))
-}
+const refuse = refuser("reanalyse")
 
 /** The `reanalyse` subcommand. */
 export const reanalyse = Command.make(
   "reanalyse",
   {
-    config: Flag.String("config").pipe(
-      Flag.withAlias("c"),
-      Flag.withDescription("the daemon's warden.yaml (only its state section is used)"),
-      Flag.withDefault("warden.yaml")
-    ),
+    config: configFlag("the daemon's warden.yaml (only its state section is used)"),
     status: Flag.Literals("status", REANALYSABLE).pipe(
       Flag.withDescription(
         "which items: unrecognised (the API answered without a verdict), unanalysed (API unreachable, failure mode allow/reject), failed (refused as bad input)"
@@ -56,7 +48,9 @@ export const reanalyse = Command.make(
       )
     })
 ).pipe(
-  Command.withDescription("Analyse again the items of a status (e.g. answers without a verdict, once the API is fixed)"),
+  Command.withDescription(
+    "Analyse again the items of a status (e.g. answers without a verdict, once the API is fixed)"
+  ),
   Command.withExamples([
     {
       command: "warden reanalyse --config warden.yaml --status unrecognised",

@@ -9,7 +9,6 @@
  *   starts a source paused by its connector again. Who reset it and when is printed and recorded in
  *   the state store (`warden_source_errors`, reason `CheckpointReset`, with the old checkpoint).
  */
-import { hostname, userInfo } from "node:os"
 import { createInterface } from "node:readline/promises"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -17,6 +16,7 @@ import { checkConfig, formatProblem } from "../../config/index.ts"
 import { StateStore } from "../../state/StateStore.ts"
 import * as StateFromConfig from "../StateFromConfig.ts"
 import { CliFailure } from "./Analyze.ts"
+import { operator } from "../Operator.ts"
 
 const refuse = (message: string, exitCode: 1 | 2 | 78) => {
   const line = `warden source checkpoint: ${message}`
@@ -60,17 +60,6 @@ const show = Command.make("show", flags, ({ config, source }) =>
     })
   )
 ).pipe(Command.withDescription("Print a source's stored checkpoint (JSON), its size and when it was written"))
-
-/** Who runs the command, for the record: `user@host`. */
-const operator = (): string => {
-  let user = process.env.USER ?? process.env.USERNAME ?? "unknown"
-  try {
-    user = userInfo().username
-  } catch {
-    // No passwd entry (a container's uid): keep the environment's name.
-  }
-  return `${user}@${hostname()}`
-}
 
 const confirm = (question: string) =>
   Effect.promise(async () => {

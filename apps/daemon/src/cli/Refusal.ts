@@ -1,0 +1,19 @@
+/**
+ * What the commands over a config file share: the `--config` flag, and refusing with one line on
+ * stderr and an exit code (2 usage, 78 invalid configuration, 1 runtime failure).
+ */
+import { Console, Effect } from "effect"
+import { Flag } from "effect/cli"
+import { CliFailure } from "./commands/Analyze.ts"
+
+/** Prints `warden <command>: <message>` on stderr and fails with `exitCode`. */
+export const refuser =
+  (command: string) =>
+  (message: string, exitCode: 1 | 2 | 78): Effect.Effect<never, CliFailure> => {
+    const line = `warden ${command}: ${message}`
+    return Console.error(line).pipe(Effect.andThen(Effect.fail(new CliFailure(exitCode, line))))
+  }
+
+/** `--config FILE` (`-c`, default `warden.yaml`), described for the command. */
+export const configFlag = (description: string) =>
+  Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription(description), Flag.withDefault("warden.yaml"))

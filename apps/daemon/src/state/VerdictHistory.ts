@@ -1,0 +1,56 @@
+/**
+ * The stored verdicts of a source over a window, with the actions that were actually decided for
+ * each: what a policy backtest (`warden policy test`, `POST /api/policy/test`) replays.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+/** One analysed item version of the window. */
+export interface Replayable {
+  readonly reference: string
+  readonly version: number
+  readonly verdict: unknown
+  readonly createdAt: number
+  /** The actions decided then (any status: pending, done, failed, would-do), in order. */
+  readonly actions: ReadonlyArray<{ readonly rule: string; readonly kind: string }>
+}
+
+/** The window's verdicts, oldest first, and how many versions in it have no verdict (not replayable). */
+export const window = Effect.fn("VerdictHistory.window")(function* (source: string, since: number) {
+  const sql = yield* SqlClient.SqlClient
+  const items = yield* sql<{
+    reference: string
+    version: number
+    status: string
+    verdict: string | null
+    created_at: number
+  }>`
+    SELECT reference, version, status, verdict, created_at FROM warden_items
+    WHERE source = ${source} AND created_at >= ${since} ORDER BY created_at, reference, version`
+  const actions = yield* sql<{ reference: string; version: number; rule: string; kind: string }>`
+    SELECT a.reference, a.version, a.rule, a.kind FROM warden_actions a
+    JOIN warden_items i ON i.source = a.source AND i.reference = a.reference AND i.version = a.version
+    WHERE a.source = ${source} AND i.created_at >= ${since} ORDER BY a.reference, a.version, a.seq`
+  const byKey = new Map<string, Array<{ rule: string; kind: string }>>()
+  for (const a of actions) {
+    const key = `${a.reference}\u001f${Number(a.version)}`
+    byKey.set(key, [...(byKey.get(key) ?? []), { rule: a.rule, kind: a.kind }])
+  }
+  const replayable: Array<Replayable> = []
+  let withoutVerdict = 0
+  for (const row of items) {
+    if (row.status !== "analysed" || row.verdict === null) {
+      withoutVerdict += 1
+      continue
+    }
+    const version = Number(row.version)
+    replayable.push({
+      reference: row.reference,
+      version,
+      verdict: JSON.parse(row.verdict),
+      createdAt: Number(row.created_at),
+      actions: byKey.get(`${row.reference}\u001f${version}`) ?? []
+    })
+  }
+  return { replayable, withoutVerdict }
+})
