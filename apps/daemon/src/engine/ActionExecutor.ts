@@ -21,41 +21,47 @@ export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =
   Effect.gen(function* () {
     const store = yield* StateStore
     const runOne = (row: ActionRow) =>
-      Effect.gen(function* () {
-        const log = (message: string) =>
-          Effect.annotateLogs({ source: sourceId, reference: row.reference, action: row.kind, version: row.version })(
-            Effect.logInfo(message)
+      Effect.withSpan("ActionExecutor.act", {
+        attributes: { "warden.source": sourceId, "warden.action": row.kind, "warden.reference": row.reference }
+      })(
+        Effect.gen(function* () {
+          const log = (message: string) =>
+            Effect.annotateLogs({ source: sourceId, reference: row.reference, action: row.kind, version: row.version })(
+              Effect.logInfo(message)
+            )
+          if (source.act === undefined) {
+            yield* store.finishAction(row, "failed", "this source's connector cannot act on its platform")
+            return yield* log("action failed: the connector cannot act")
+          }
+          const outcome = yield* Effect.result(
+            source.act({
+              kind: row.kind,
+              reference: row.reference,
+              ...(row.params === null || row.params === undefined
+                ? {}
+                : { params: row.params as Record<string, never> }),
+              ...(row.reason === null ? {} : { reason: row.reason })
+            })
           )
-        if (source.act === undefined) {
-          yield* store.finishAction(row, "failed", "this source's connector cannot act on its platform")
-          return yield* log("action failed: the connector cannot act")
-        }
-        const outcome = yield* Effect.result(
-          source.act({
-            kind: row.kind,
-            reference: row.reference,
-            ...(row.params === null || row.params === undefined ? {} : { params: row.params as Record<string, never> }),
-            ...(row.reason === null ? {} : { reason: row.reason })
-          })
-        )
-        if (outcome._tag === "Success") {
-          yield* store.finishAction(row, "done", outcome.success.detail)
-          return yield* log(`action ${outcome.success.status}`)
-        }
-        const error = outcome.failure
-        if (error.retryable && row.attempts + 1 < MAX_ATTEMPTS) {
-          yield* store.retryAction(
-            row,
-            error.message,
-            Date.now() + retryDelayMillis(row.attempts + 1, error.retryAfterMillis)
+          if (outcome._tag === "Success") {
+            yield* store.finishAction(row, "done", outcome.success.detail)
+            return yield* log(`action ${outcome.success.status}`)
+          }
+          const error = outcome.failure
+          if (error.retryable && row.attempts + 1 < MAX_ATTEMPTS) {
+            yield* store.retryAction(
+              row,
+              error.message,
+              Date.now() + retryDelayMillis(row.attempts + 1, error.retryAfterMillis)
+            )
+            return yield* log(`action failed, will retry: ${error.message}`)
+          }
+          yield* store.finishAction(row, "failed", error.message)
+          yield* Effect.logError(`action failed: ${error.message}`).pipe(
+            Effect.annotateLogs({ source: sourceId, reference: row.reference, action: row.kind })
           )
-          return yield* log(`action failed, will retry: ${error.message}`)
-        }
-        yield* store.finishAction(row, "failed", error.message)
-        yield* Effect.logError(`action failed: ${error.message}`).pipe(
-          Effect.annotateLogs({ source: sourceId, reference: row.reference, action: row.kind })
-        )
-      })
+        })
+      )
     // The actions of one item version run in order (hide before timeout); different items run at
     // once, so a connector that batches calls (YouTube's setModerationStatus takes 50 ids) can.
     const step = Effect.gen(function* () {

@@ -474,7 +474,12 @@ const make = (options: ProcessorOptions) =>
           for (const status of statuses) counts[status]++
         }
         return counts
-      })
+      }).pipe(
+        // One span per batch (OTLP when configured): ids and counts only, never content.
+        Effect.withSpan("BatchProcessor.process", {
+          attributes: { "warden.source": settings.id, "warden.mode": settings.mode, "warden.batch.size": events.length }
+        })
+      )
 
     return { process }
   })

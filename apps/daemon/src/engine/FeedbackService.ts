@@ -68,104 +68,108 @@ const make = Effect.gen(function* () {
     readonly origin: "manual" | "reversal" | "report"
     readonly input: FeedbackInput
   }): Effect.Effect<FeedbackSent, FeedbackRefused> =>
-    Effect.gen(function* () {
-      if (!hasInput(options.input)) {
-        // The admin API's one code for a request it refuses as wrong (the API would say BAD_REQUEST_ERROR).
-        return yield* new FeedbackRefused({ status: 400, code: "BAD_REQUEST", reason: FEEDBACK_INPUTS_MESSAGE })
-      }
-      if (options.source === undefined) {
-        // A reference recorded by several sources names no item on its own: never pick one.
-        const sources = yield* store.sourcesOf(options.reference).pipe(Effect.orDie)
-        if (sources.length > 1) return yield* ambiguous(options.reference, sources)
-      }
-      const found = yield* store.item(options.source, options.reference, options.version).pipe(Effect.orDie)
-      if (Option.isNone(found)) {
-        return yield* new FeedbackRefused({
-          status: 404,
-          code: "NOT_ANALYSED",
-          reason: `${options.reference}${options.version === undefined ? "" : ` version ${options.version}`} was never analysed`
+    Effect.withSpan("FeedbackService.send", {
+      attributes: { "warden.reference": options.reference, "warden.feedback.origin": options.origin }
+    })(
+      Effect.gen(function* () {
+        if (!hasInput(options.input)) {
+          // The admin API's one code for a request it refuses as wrong (the API would say BAD_REQUEST_ERROR).
+          return yield* new FeedbackRefused({ status: 400, code: "BAD_REQUEST", reason: FEEDBACK_INPUTS_MESSAGE })
+        }
+        if (options.source === undefined) {
+          // A reference recorded by several sources names no item on its own: never pick one.
+          const sources = yield* store.sourcesOf(options.reference).pipe(Effect.orDie)
+          if (sources.length > 1) return yield* ambiguous(options.reference, sources)
+        }
+        const found = yield* store.item(options.source, options.reference, options.version).pipe(Effect.orDie)
+        if (Option.isNone(found)) {
+          return yield* new FeedbackRefused({
+            status: 404,
+            code: "NOT_ANALYSED",
+            reason: `${options.reference}${options.version === undefined ? "" : ` version ${options.version}`} was never analysed`
+          })
+        }
+        const row = found.value
+        if (row.erased_at !== null && row.erased_at !== undefined) {
+          // Retention or `warden erase` removed the request feedback must quote: nothing to send.
+          return yield* new FeedbackRefused({
+            status: 410,
+            code: "ERASED",
+            reason: `${options.reference} version ${row.version} was erased at ${row.erased_at} (retention or warden erase): its request is gone, so no feedback can be sent`
+          })
+        }
+        if (row.status !== "analysed" || row.request === null) {
+          return yield* new FeedbackRefused({
+            status: 409,
+            code: "NOT_ANALYSED",
+            reason: `${options.reference} version ${row.version} has no verdict (status ${row.status}): there is nothing to give feedback on`
+          })
+        }
+        const endpoint: string = row.endpoint ?? ""
+        if (endpoint !== "/analyze/v1/text" && endpoint !== "/analyze/v1/image") {
+          return yield* new FeedbackRefused({
+            status: 409,
+            code: "NO_FEEDBACK_ENDPOINT",
+            reason: `${options.reference} was analysed by ${endpoint || "an unknown endpoint"}; the API takes feedback on text and image analyses (v1) only`
+          })
+        }
+        const common = defined({
+          classificationsToAdd: options.input.classificationsToAdd,
+          classificationsToRemove: options.input.classificationsToRemove,
+          notes: options.input.notes,
+          confidence: options.input.confidence
         })
-      }
-      const row = found.value
-      if (row.erased_at !== null && row.erased_at !== undefined) {
-        // Retention or `warden erase` removed the request feedback must quote: nothing to send.
-        return yield* new FeedbackRefused({
-          status: 410,
-          code: "ERASED",
-          reason: `${options.reference} version ${row.version} was erased at ${row.erased_at} (retention or warden erase): its request is gone, so no feedback can be sent`
-        })
-      }
-      if (row.status !== "analysed" || row.request === null) {
-        return yield* new FeedbackRefused({
-          status: 409,
-          code: "NOT_ANALYSED",
-          reason: `${options.reference} version ${row.version} has no verdict (status ${row.status}): there is nothing to give feedback on`
-        })
-      }
-      const endpoint: string = row.endpoint ?? ""
-      if (endpoint !== "/analyze/v1/text" && endpoint !== "/analyze/v1/image") {
-        return yield* new FeedbackRefused({
-          status: 409,
-          code: "NO_FEEDBACK_ENDPOINT",
-          reason: `${options.reference} was analysed by ${endpoint || "an unknown endpoint"}; the API takes feedback on text and image analyses (v1) only`
-        })
-      }
-      const common = defined({
-        classificationsToAdd: options.input.classificationsToAdd,
-        classificationsToRemove: options.input.classificationsToRemove,
-        notes: options.input.notes,
-        confidence: options.input.confidence
-      })
-      const request: string = row.request
-      const sent = yield* (
-        endpoint === "/analyze/v1/text"
-          ? client.textWithRequest({ analyzeRequest: request, ...common } as FeedbackV1.TextFeedbackInput)
-          : client.imageWithRequest({ analyzeRequest: request, ...common } as FeedbackV1.ImageFeedbackInput)
-      ).pipe(
-        Effect.tapError((error) =>
-          store
-            .recordFeedback({
-              source: row.source,
-              reference: row.reference,
-              version: Number(row.version),
-              origin: options.origin,
-              feedbackId: undefined,
-              request: JSON.stringify(common),
-              status: "failed",
-              error: error.message
-            })
-            .pipe(Effect.ignore)
-        ),
-        Effect.mapError((error) => {
-          const code = (error as { error?: { code?: string } }).error?.code ?? error._tag
-          const status = error._tag === "RequestValidationError" || error._tag === "BadRequestError" ? 400 : 502
-          // A refused input is the admin API's BAD_REQUEST (the API's own code in the message); the
-          // API failing otherwise is a 502 with its code.
-          return status === 400
-            ? new FeedbackRefused({ status, code: "BAD_REQUEST", reason: `${code}: ${error.message}` })
-            : new FeedbackRefused({ status, code, reason: error.message })
-        })
-      )
-      yield* store
-        .recordFeedback({
+        const request: string = row.request
+        const sent = yield* (
+          endpoint === "/analyze/v1/text"
+            ? client.textWithRequest({ analyzeRequest: request, ...common } as FeedbackV1.TextFeedbackInput)
+            : client.imageWithRequest({ analyzeRequest: request, ...common } as FeedbackV1.ImageFeedbackInput)
+        ).pipe(
+          Effect.tapError((error) =>
+            store
+              .recordFeedback({
+                source: row.source,
+                reference: row.reference,
+                version: Number(row.version),
+                origin: options.origin,
+                feedbackId: undefined,
+                request: JSON.stringify(common),
+                status: "failed",
+                error: error.message
+              })
+              .pipe(Effect.ignore)
+          ),
+          Effect.mapError((error) => {
+            const code = (error as { error?: { code?: string } }).error?.code ?? error._tag
+            const status = error._tag === "RequestValidationError" || error._tag === "BadRequestError" ? 400 : 502
+            // A refused input is the admin API's BAD_REQUEST (the API's own code in the message); the
+            // API failing otherwise is a 502 with its code.
+            return status === 400
+              ? new FeedbackRefused({ status, code: "BAD_REQUEST", reason: `${code}: ${error.message}` })
+              : new FeedbackRefused({ status, code, reason: error.message })
+          })
+        )
+        yield* store
+          .recordFeedback({
+            source: row.source,
+            reference: row.reference,
+            version: Number(row.version),
+            origin: options.origin,
+            feedbackId: sent.response.id,
+            request: sent.request,
+            status: "sent",
+            error: undefined
+          })
+          .pipe(Effect.orDie)
+        return {
+          id: sent.response.id,
           source: row.source,
           reference: row.reference,
           version: Number(row.version),
-          origin: options.origin,
-          feedbackId: sent.response.id,
-          request: sent.request,
-          status: "sent",
-          error: undefined
-        })
-        .pipe(Effect.orDie)
-      return {
-        id: sent.response.id,
-        source: row.source,
-        reference: row.reference,
-        version: Number(row.version),
-        endpoint: endpoint.replace("analyze", "feedback")
-      }
-    })
+          endpoint: endpoint.replace("analyze", "feedback")
+        }
+      })
+    )
 
   return { send }
 })

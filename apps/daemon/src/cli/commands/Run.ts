@@ -12,6 +12,7 @@ import * as Daemon from "../../Daemon.ts"
 import * as FromConfig from "../../FromConfig.ts"
 import * as Logging from "../../Logging.ts"
 import * as StartupFailure from "../../StartupFailure.ts"
+import * as Telemetry from "../../Telemetry.ts"
 import * as AdminToken from "../AdminToken.ts"
 
 /** The configuration was refused (problems printed already): exit 78. */
@@ -103,6 +104,9 @@ export const run = Command.make(
         return yield* Effect.never
       }).pipe(
         Effect.provide(Daemon.layer(spec)),
+        // OTLP traces and metrics when the OTEL_* variables ask for them (outside, so the daemon's
+        // layers are traced as they start).
+        Effect.provide(Telemetry.layer()),
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause)
             ? Effect.failCause(cause)
