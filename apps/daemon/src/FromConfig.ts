@@ -91,7 +91,7 @@ export const specOf = (checked: Checked): FromConfig => {
       sources,
       sinks,
       sinkNames: config.sinks.map((s) => s.name),
-      admin: { host: config.admin.listen.host, port: config.admin.listen.port, token },
+      admin: { host: config.admin.listen.host, port: config.admin.listen.port, token, public: config.admin.public },
       includeContent: config.log.content,
       // Used with state.postgres only: SQLite runs one process (SingleRunner), no network.
       runner: {

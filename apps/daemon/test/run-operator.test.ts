@@ -119,6 +119,58 @@ describe("warden run as an operator deploys it", () => {
     expect(r.stderr).not.toMatch(/"level":"(INFO|DEBUG|WARN)"/u)
   })
 
+  it("admin.public serves /readyz and /metrics without the token (build info and process metrics), the rest still needs it", async () => {
+    const data = mkdtempSync(join(tmpdir(), "warden-data-"))
+    const open = await freePort()
+    const { file } = config({
+      state: { dir: data },
+      admin: { listen: `127.0.0.1:${open}`, token: "probe-secret-token", public: ["readyz", "metrics"] }
+    })
+    const daemon = startDaemon(file, { KEY: "sandbox-standard-key" })
+    try {
+      const base = `http://127.0.0.1:${open}`
+      await waitFor(
+        async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200,
+        60_000,
+        "start"
+      )
+      expect([200, 503]).toContain((await fetch(`${base}/readyz`)).status)
+      const metrics = await fetch(`${base}/metrics`)
+      expect(metrics.status).toBe(200)
+      const text = await metrics.text()
+      expect(text).toMatch(/warden_build_info\{[^}]*version="\d+\.\d+\.\d+[^"]*"[^}]*\} 1/u)
+      expect(text).toMatch(/process_resident_memory_bytes(\{\})? [1-9]/u)
+      expect(text).toMatch(/process_start_time_seconds(\{\})? 1\d{9}/u)
+      expect((await fetch(`${base}/api/decisions`)).status).toBe(401)
+    } finally {
+      await daemon.stop()
+    }
+  })
+
+  it("without admin.public, /readyz and /metrics need the token", async () => {
+    const data = mkdtempSync(join(tmpdir(), "warden-data-"))
+    const closed = await freePort()
+    const { file } = config({
+      state: { dir: data },
+      admin: { listen: `127.0.0.1:${closed}`, token: "probe-secret-token" }
+    })
+    const daemon = startDaemon(file, { KEY: "sandbox-standard-key" })
+    try {
+      const base = `http://127.0.0.1:${closed}`
+      await waitFor(
+        async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200,
+        60_000,
+        "start"
+      )
+      expect((await fetch(`${base}/readyz`)).status).toBe(401)
+      expect((await fetch(`${base}/metrics`)).status).toBe(401)
+      const authorized = await fetch(`${base}/metrics`, { headers: { authorization: "Bearer probe-secret-token" } })
+      expect(authorized.status).toBe(200)
+    } finally {
+      await daemon.stop()
+    }
+  })
+
   it("WARDEN_CONFIG names the file when --config is not given, and run --help shows the default", async () => {
     const missing = join(mkdtempSync(join(tmpdir(), "warden-cfg-")), "from-env.yaml")
     const r = await warden(["run"], { env: { WARDEN_CONFIG: missing } })

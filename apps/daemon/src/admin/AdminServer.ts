@@ -1,7 +1,8 @@
 /**
  * The admin HTTP API, bound to loopback by default, and the review console at `/` (`ConsoleRoutes`).
  * Every route but `/healthz` and the console's files needs `Authorization: Bearer <token>` or the
- * console's session cookie (with its CSRF token on state-changing calls).
+ * console's session cookie (with its CSRF token on state-changing calls); `/readyz` and `/metrics` too
+ * unless `admin.public` lists them.
  *
  * - `GET /healthz`: the process is up.
  * - `GET /readyz`: 200 when the daemon can make progress, 503 when it cannot (state store, or the API
@@ -48,6 +49,7 @@ import * as ConsoleRoutes from "./ConsoleRoutes.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
 import * as DecisionCursor from "./DecisionCursor.ts"
 import * as Readiness from "./Readiness.ts"
+import * as ProcessMetrics from "./ProcessMetrics.ts"
 import * as RequestInput from "./RequestInput.ts"
 
 /** Where the admin API listens and the token it wants. */
@@ -55,6 +57,11 @@ export interface AdminOptions {
   readonly host: string
   readonly port: number
   readonly token: Redacted.Redacted<string>
+  /**
+   * Probes served without the token (`admin.public`), for load balancers, Kubernetes probes and
+   * Prometheus scrapers that carry no secret. `/healthz` is always public: it says only "up".
+   */
+  readonly public?: ReadonlyArray<PublicProbe> | undefined
   /** The configured sinks (the console's pipeline page lists each, empty queues too). */
   readonly sinks?: ReadonlyArray<string>
   /** Extra routes under `/api/` (feedback by reference plugs in here). */
@@ -71,6 +78,9 @@ export interface AdminRoute {
     query: URLSearchParams
   ) => Effect.Effect<{ readonly status: number; readonly body: unknown }, never, StateStore | SourceStatus>
 }
+
+/** A probe `admin.public` may open: `healthz`, `readyz`, `metrics`. */
+export type PublicProbe = "healthz" | "readyz" | "metrics"
 
 /** The running admin API. */
 export class AdminServer extends Context.Service<
@@ -152,6 +162,7 @@ const routes = (options: AdminOptions) =>
         }
       }
       yield* stateMetrics
+      yield* ProcessMetrics.update
       return yield* PrometheusMetrics.format()
     })
 
@@ -284,6 +295,9 @@ const routes = (options: AdminOptions) =>
         if (url === undefined) return yield* new AdminRefused({ status: 400, code: "BAD_REQUEST", message: "bad URL" })
         if (req.method === "GET" && url.pathname === "/healthz") return json(res, 200, { status: "ok" })
         if (yield* ConsoleRoutes.publicRoutes(req, res, url, sessions)) return
+        const probe = url.pathname.slice(1)
+        if (req.method === "GET" && (probe === "readyz" || probe === "metrics") && options.public?.includes(probe))
+          return yield* route(req, res, url, { via: "bearer" })
         const who = ConsoleRoutes.caller(req, options.token, sessions)
         if (who === undefined) {
           return yield* new AdminRefused({

@@ -316,7 +316,8 @@ export type Sink = typeof SinkEntry.Type & { readonly name: string }
 /** The admin HTTP server. */
 export const AdminSection = Schema.Struct({
   listen: hostPortWithDefault("127.0.0.1:8787"),
-  token: Schema.optionalKey(Secret)
+  token: Schema.optionalKey(Secret),
+  public: Schema.Array(Schema.Literals(["healthz", "readyz", "metrics"])).pipe(withDefault([]))
 })
 /** @see {@link AdminSection} */
 export type AdminSection = typeof AdminSection.Type
@@ -324,8 +325,8 @@ export type AdminSection = typeof AdminSection.Type
 /** Logging. */
 export const LogSection = Schema.Struct({
   content: Schema.Boolean.pipe(withDefault(false)),
-  format: Schema.Literals(["auto", "json", "pretty"]).pipe(withDefault("auto")),
-  level: Schema.Literals(["trace", "debug", "info", "warning", "error"]).pipe(withDefault("info"))
+  format: Schema.Literals(["auto", "json", "logfmt", "pretty"]).pipe(withDefault("auto")),
+  level: Schema.Literals(["trace", "debug", "info", "warn", "warning", "error"]).pipe(withDefault("info"))
 })
 /** @see {@link LogSection} */
 export type LogSection = typeof LogSection.Type
