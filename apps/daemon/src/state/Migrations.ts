@@ -179,6 +179,10 @@ const createErasure = Effect.gen(function* () {
   yield* sql`ALTER TABLE warden_items ADD COLUMN erased_at TEXT`
   yield* sql`ALTER TABLE warden_items ADD COLUMN author TEXT`
   yield* sql`CREATE INDEX IF NOT EXISTS warden_items_author ON warden_items (author)`
+  // Erasing an item rewrites its rows in the outbox and dead letters: found by item, not by scanning
+  // a backlog that grows while a sink is down.
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_outbox_item ON warden_outbox (source, reference, version)`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_dead_letters_item ON warden_dead_letters (source, reference, version)`
   // The audit of every erasure: who, when, what kind of selector, how many rows; never the content
   // (an author id is kept as its SHA-256, the reference as it is: dedupe keeps it anyway).
   yield* sql`CREATE TABLE IF NOT EXISTS warden_erasures (
