@@ -1,16 +1,48 @@
 /**
- * POSTs each verdict as JSON to a URL, signed: `X-Warden-Signature: sha256=<hex HMAC-SHA256 of the
- * exact body with the configured secret>`, plus `X-Warden-Delivery` (`source/reference/version`, the
- * idempotency key). A 2xx is delivered; anything else is retried with backoff by the sink worker and
- * ends in the dead-letter table after `maxAttempts`.
+ * POSTs each verdict as JSON to a URL. With a `secret`, each request is signed the Standard Webhooks
+ * way (standardwebhooks.com), so a receiver can check the body and refuse a replay with any of that
+ * specification's libraries:
+ * - `webhook-id`: the message id, the same on every retry of one delivery (`msg_` + a hash of
+ *   `source/reference/version`): a receiver that has seen it already drops the repeat;
+ * - `webhook-timestamp`: seconds since the epoch when this attempt was sent: a receiver refuses one
+ *   too far from its clock (the libraries allow 5 minutes), so a captured request cannot be replayed later;
+ * - `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`. The key is the secret's
+ *   bytes after `whsec_`, base64-decoded, when it is written so (the libraries' format); any other
+ *   secret is used as its UTF-8 bytes (give receivers `whsec_` + its base64).
+ * Kept for one more release beside them: `X-Warden-Signature: sha256=<hex HMAC-SHA256 of the body>`
+ * (deprecated: it has no timestamp, so it cannot stop a replay). `X-Warden-Delivery` names the
+ * delivery (`source/reference/version`). A 2xx is delivered; anything else is retried with backoff
+ * by the sink worker and ends in the dead-letter table after `maxAttempts`.
  */
-import { createHmac } from "node:crypto"
-import { Effect, Redacted } from "effect"
+import { createHash, createHmac } from "node:crypto"
+import { Clock, Effect, Redacted } from "effect"
 import type { Sink } from "./Sink.ts"
 
-/** The signature header value of a body. */
+/** The deprecated `X-Warden-Signature` value of a body (kept one release beside Standard Webhooks). */
 export const signature = (secret: Redacted.Redacted<string>, body: string): string =>
   `sha256=${createHmac("sha256", Redacted.value(secret)).update(body).digest("hex")}`
+
+/** The HMAC key of a secret: `whsec_<base64>` decoded, as the Standard Webhooks libraries do; else its UTF-8 bytes. */
+export const signingKey = (secret: Redacted.Redacted<string>): Buffer => {
+  const value = Redacted.value(secret)
+  return value.startsWith("whsec_") ? Buffer.from(value.slice("whsec_".length), "base64") : Buffer.from(value, "utf8")
+}
+
+/** The `webhook-id` of a delivery: stable across its retries, safe in a header. */
+export const messageId = (delivery: string): string =>
+  `msg_${createHash("sha256").update(delivery).digest("base64url").slice(0, 27)}`
+
+/** The Standard Webhooks headers of one attempt (`timestamp` in seconds). */
+export const standardHeaders = (
+  secret: Redacted.Redacted<string>,
+  id: string,
+  timestamp: number,
+  body: string
+): Record<string, string> => ({
+  "webhook-id": id,
+  "webhook-timestamp": String(timestamp),
+  "webhook-signature": `v1,${createHmac("sha256", signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`
+})
 
 /** The webhook sink. */
 export const make = (options: {
@@ -29,25 +61,35 @@ export const make = (options: {
       records,
       (record) => {
         const body = JSON.stringify(record)
-        const headers: Record<string, string> = {
-          "content-type": "application/json",
-          "user-agent": "warden-daemon",
-          "x-warden-delivery": `${record.source}/${record.reference}/${record.version}`
-        }
-        if (options.secret !== undefined) headers["x-warden-signature"] = signature(options.secret, body)
-        return Effect.tryPromise({
-          try: (signal) =>
-            fetch(options.url, {
-              method: "POST",
-              headers,
-              body,
-              signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMillis ?? 10_000)])
-            }).then(async (res) => {
-              await res.body?.cancel()
-              return res.status
-            }),
-          catch: (error) => error
+        const delivery = `${record.source}/${record.reference}/${record.version}`
+        return Effect.gen(function* () {
+          const headers: Record<string, string> = {
+            "content-type": "application/json",
+            "user-agent": "warden-daemon",
+            "x-warden-delivery": delivery
+          }
+          if (options.secret !== undefined) {
+            const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+            Object.assign(headers, standardHeaders(options.secret, messageId(delivery), now, body))
+            headers["x-warden-signature"] = signature(options.secret, body)
+          }
+          return headers
         }).pipe(
+          Effect.flatMap((headers) =>
+            Effect.tryPromise({
+              try: (signal) =>
+                fetch(options.url, {
+                  method: "POST",
+                  headers,
+                  body,
+                  signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMillis ?? 10_000)])
+                }).then(async (res) => {
+                  await res.body?.cancel()
+                  return res.status
+                }),
+              catch: (error) => error
+            })
+          ),
           Effect.match({
             onSuccess: (status) => (status >= 200 && status < 300 ? undefined : `HTTP ${status}`),
             onFailure: (error) => `no answer: ${error instanceof Error ? error.message : String(error)}`
