@@ -1,6 +1,7 @@
 /**
  * Commands that read warden.yaml resolve only the secrets they use: a preview needs no API key, feedback
- * by reference no database URL, `reanalyse` only the state; `run` and `config check` still demand all.
+ * by reference no database URL, `reanalyse`, `erase` and `policy test` only the state (and the rules);
+ * `run` and `config check` still demand all.
  */
 import { execFile } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -96,6 +97,16 @@ describe("secrets a command does not use", () => {
 
   it("reanalyse needs only the state: its missing database URL is the one problem named", async () => {
     const { code, stderr } = await warden(["reanalyse", "--config", file(feed.url), "--status", "failed"])
+    expect(code).toBe(78)
+    expect(stderr).toContain("state.postgres: environment variable WARDEN_NOT_SET_DATABASE_URL is not set")
+    expect(stderr).not.toContain("WARDEN_NOT_SET_KEY")
+  })
+
+  it.each([
+    [["erase", "--reference", "r/1"]],
+    [["policy", "test"]]
+  ])("%s needs only the state (and the sources' rules): no API key", async (args) => {
+    const { code, stderr } = await warden([...args, "--config", file(feed.url)])
     expect(code).toBe(78)
     expect(stderr).toContain("state.postgres: environment variable WARDEN_NOT_SET_DATABASE_URL is not set")
     expect(stderr).not.toContain("WARDEN_NOT_SET_KEY")
