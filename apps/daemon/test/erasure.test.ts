@@ -14,6 +14,7 @@ import { sqlLayer } from "../src/Daemon.ts"
 import * as SqlSink from "../src/sinks/SqlSink.ts"
 import { Erasure, hashOf } from "../src/state/Erasure.ts"
 import { type ItemRecord, type RecordEntry, StateStore } from "../src/state/StateStore.ts"
+import { itemRecord } from "./support/ItemRecords.ts"
 import { freshDatabase } from "./support/Postgres.ts"
 
 const SECRET_1 = "SECRET-ALPHA-7f3c9e the first erased text"
@@ -35,28 +36,18 @@ const entry = (
   })
   const request = JSON.stringify({ channelId: "c", text, reference })
   return {
-    item: {
-      source,
-      reference,
-      version: 1,
-      contentHash: `hash-${reference}`,
-      contentType: "text",
-      status: "analysed",
-      mode: "v1",
-      endpoint: "/analyze/v1/text",
+    item: itemRecord(source, reference, 1, {
       request,
       response: JSON.stringify({ textAnalysis: { type: "HATEFUL", text } }),
       verdict: { type: "HATEFUL", classifications: ["INSULT"], severity: "MEDIUM" },
-      error: undefined,
       segments: [
         { request, response: "{}" },
         { request: JSON.stringify({ text: `${text} (second segment)` }), response: "{}" }
       ],
       event,
-      analysedAt: new Date().toISOString(),
       createdAt: 1_000,
       ...fields
-    },
+    }),
     sinks: ["audit", "dead"],
     payload: JSON.stringify({ source, reference, version: 1, status: "analysed", text, permalink: `https://p/${text}` })
   }

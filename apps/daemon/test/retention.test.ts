@@ -12,28 +12,17 @@ import { TestClock } from "effect/testing"
 import { sqlLayer } from "../src/Daemon.ts"
 import * as Retention from "../src/engine/Retention.ts"
 import { Erasure } from "../src/state/Erasure.ts"
-import { type ItemRecord, StateStore } from "../src/state/StateStore.ts"
+import { StateStore } from "../src/state/StateStore.ts"
+import { itemRecord } from "./support/ItemRecords.ts"
 
 const HOUR = 3_600_000
 
-const item = (reference: string, createdAt: number): ItemRecord => ({
-  source: "s",
-  reference,
-  version: 1,
-  contentHash: `hash-${reference}`,
-  contentType: "text",
-  status: "analysed",
-  mode: "v1",
-  endpoint: "/analyze/v1/text",
-  request: JSON.stringify({ text: `text of ${reference}` }),
-  response: "{}",
-  verdict: { type: "NEUTRAL", classifications: [] },
-  error: undefined,
-  segments: [],
-  event: JSON.stringify({ reference, content: { type: "text", text: `text of ${reference}` } }),
-  analysedAt: undefined,
-  createdAt
-})
+const item = (reference: string, createdAt: number) =>
+  itemRecord("s", reference, 1, {
+    request: JSON.stringify({ text: `text of ${reference}` }),
+    event: JSON.stringify({ reference, content: { type: "text", text: `text of ${reference}` } }),
+    createdAt
+  })
 
 describe("retention", () => {
   it("the sweep interval is 1/24 of the shortest retention, between a minute and an hour; none without retention", () => {

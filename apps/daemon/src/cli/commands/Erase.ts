@@ -11,7 +11,7 @@ import { checkConfig, formatProblem } from "../../config/index.ts"
 import { Erasure, type Selector } from "../../state/Erasure.ts"
 import { StateStore } from "../../state/StateStore.ts"
 import { operator } from "../Operator.ts"
-import { configFlag, refuser } from "../Refusal.ts"
+import { configFlag, knownSource, refuser } from "../Refusal.ts"
 import * as StateFromConfig from "../StateFromConfig.ts"
 
 const refuse = refuser("erase")
@@ -43,11 +43,8 @@ export const erase = Command.make(
       const checked = yield* checkConfig(file, { sections: ["state"] }).pipe(
         Effect.catchTag("ConfigError", (error) => refuse(error.problems.map(formatProblem).join("\n"), 78))
       )
-      const only = source._tag === "Some" ? source.value : undefined
       const ids = checked.config.sources.map((s) => s.id)
-      if (only !== undefined && !ids.includes(only)) {
-        return yield* refuse(`--source: no source '${only}' in ${file} (sources: ${ids.join(", ") || "(none)"})`, 2)
-      }
+      const only = yield* knownSource(refuse, file, ids, source)
       const selector: Selector =
         reference._tag === "Some"
           ? { _tag: "Reference", reference: reference.value, source: only }

@@ -15,7 +15,7 @@ import * as RuleSet from "../../config/RuleSet.ts"
 import * as Backtest from "../../engine/Backtest.ts"
 import { StateStore } from "../../state/StateStore.ts"
 import * as Since from "../../admin/Since.ts"
-import { configFlag, refuser } from "../Refusal.ts"
+import { configFlag, knownSource, refuser } from "../Refusal.ts"
 import * as StateFromConfig from "../StateFromConfig.ts"
 
 const refuse = refuser("policy test")
@@ -43,10 +43,7 @@ const test = Command.make(
       const start = Since.parse(since, Date.now())
       if (start === undefined) return yield* refuse(`--since: '${since}' is not ${Since.EXPECTED}`, 2)
       const ids = checked.config.sources.map((s) => s.id)
-      const only = source._tag === "Some" ? source.value : undefined
-      if (only !== undefined && !ids.includes(only)) {
-        return yield* refuse(`--source: no source '${only}' in ${file} (sources: ${ids.join(", ") || "(none)"})`, 2)
-      }
+      const only = yield* knownSource(refuse, file, ids, source)
       let tested: ReadonlyArray<{ readonly source: string; readonly rules: ReadonlyArray<Rule> }> =
         checked.config.sources
           .filter((s) => only === undefined || s.id === only)
