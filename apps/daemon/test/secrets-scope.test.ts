@@ -102,13 +102,13 @@ describe("secrets a command does not use", () => {
     expect(stderr).not.toContain("WARDEN_NOT_SET_KEY")
   })
 
-  it.each([
-    [["erase", "--reference", "r/1"]],
-    [["policy", "test"]]
-  ])("%s needs only the state (and the sources' rules): no API key", async (args) => {
-    const { code, stderr } = await warden([...args, "--config", file(feed.url)])
-    expect(code).toBe(78)
-    expect(stderr).toContain("state.postgres: environment variable WARDEN_NOT_SET_DATABASE_URL is not set")
-    expect(stderr).not.toContain("WARDEN_NOT_SET_KEY")
-  })
+  it.each([[["erase", "--reference", "r/1"]], [["policy", "test"]]])(
+    "%s needs only the state (and the sources' rules): no API key",
+    async (args) => {
+      const { code, stderr } = await warden([...args, "--config", file(feed.url)])
+      expect(code).toBe(78)
+      expect(stderr).toContain("state.postgres: environment variable WARDEN_NOT_SET_DATABASE_URL is not set")
+      expect(stderr).not.toContain("WARDEN_NOT_SET_KEY")
+    }
+  )
 })
