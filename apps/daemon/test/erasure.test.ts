@@ -138,6 +138,16 @@ for (const [name, location] of backends) {
               event: JSON.stringify({ text })
             })
           }
+          // effect/cluster's tables, reduced to the columns erasure reads: a processed batch message
+          // carrying e/1 (history: erased) and one still to process carrying k/1 (work in flight: kept)
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`CREATE TABLE cluster_messages (id BIGINT PRIMARY KEY, processed BOOLEAN NOT NULL, payload TEXT)`
+          yield* sql`CREATE TABLE cluster_replies (id BIGINT PRIMARY KEY, request_id BIGINT NOT NULL)`
+          yield* sql`INSERT INTO cluster_messages ${sql.insert([
+            { id: 1, processed: true, payload: JSON.stringify({ events: [{ reference: "e/1", text: SECRET_1 }] }) },
+            { id: 2, processed: false, payload: JSON.stringify({ events: [{ reference: "k/1", text: KEPT }] }) }
+          ])}`
+          yield* sql`INSERT INTO cluster_replies ${sql.insert({ id: 10, request_id: 1 })}`
           expect(yield* everything).toContain(SECRET_1)
 
           const first = yield* erasure.erase({ _tag: "Reference", reference: "e/1" }, "cli:test")
@@ -149,7 +159,7 @@ for (const [name, location] of backends) {
             sourceDeadLetters: 1,
             feedback: 1,
             sqlSink: 1,
-            clusterMessages: 0
+            clusterMessages: 1
           })
           expect(first.references).toEqual([{ source: "s", reference: "e/1" }])
           let all = yield* everything
@@ -170,6 +180,9 @@ for (const [name, location] of backends) {
           expect(all).not.toContain("SECRET-BRAVO")
           expect(all).not.toContain("u-42-name")
           expect(all).toContain(KEPT)
+          const left = yield* sql<{ id: number }>`SELECT id FROM cluster_messages`
+          expect(left.map((r) => Number(r.id))).toEqual([2])
+          expect(yield* sql`SELECT id FROM cluster_replies`).toEqual([])
 
           // what dedupe needs stays: a redelivery of the same content is recognised
           const latest = yield* store.latestVersions("s", ["e/1", "e/2", "k/1"])
