@@ -45,7 +45,12 @@ export const Process = Rpc.make("Process", {
     signals: Schema.Int
   }),
   error: Schema.Union([SourcePaused, ApiUnavailable])
-}).annotate(ClusterSchema.Persisted, true)
+})
+  .annotate(ClusterSchema.Persisted, true)
+  // At shutdown a batch stops at once instead of working on for the cluster's 15 s grace period while the
+  // sinks have stopped: the round records the answers it has (BatchProcessor) and the persisted message
+  // is delivered again at the next start, where those items cost nothing (issue 19).
+  .annotate(ClusterSchema.InterruptOnTermination, true)
 
 /** The entity that processes batches; its id is `<source>/<partition>`. */
 export const ItemBatch = Entity.make("ItemBatch", [Process])
