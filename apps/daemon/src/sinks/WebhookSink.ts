@@ -12,9 +12,11 @@
  * Kept for one more release beside them: `X-Warden-Signature: sha256=<hex HMAC-SHA256 of the body>`
  * (deprecated: it has no timestamp, so it cannot stop a replay). `X-Warden-Delivery` names the
  * delivery (`source/reference/version`). A 2xx is delivered; anything else is retried with backoff
- * by the sink worker and ends in the dead-letter table after `maxAttempts`.
+ * by the sink worker and ends in the dead-letter table after `maxAttempts`. Requests go through
+ * `HTTP_PROXY`/`HTTPS_PROXY` when set, `NO_PROXY` honoured (the API client's pool, `HttpDispatcher`).
  */
 import { createHash, createHmac } from "node:crypto"
+import { HttpDispatcher } from "@warden/transport"
 import { Clock, Effect, Redacted } from "effect"
 import type { Sink } from "./Sink.ts"
 
@@ -51,51 +53,60 @@ export const make = (options: {
   readonly secret: Redacted.Redacted<string> | undefined
   readonly maxAttempts: number
   readonly timeoutMillis?: number
-}): Sink => ({
-  name: options.name,
-  type: "webhook",
-  batchSize: 64,
-  maxAttempts: options.maxAttempts,
-  deliver: (records) =>
-    Effect.forEach(
-      records,
-      (record) => {
-        const body = JSON.stringify(record)
-        const delivery = `${record.source}/${record.reference}/${record.version}`
-        return Effect.gen(function* () {
-          const headers: Record<string, string> = {
-            "content-type": "application/json",
-            "user-agent": "warden-daemon",
-            "x-warden-delivery": delivery
-          }
-          if (options.secret !== undefined) {
-            const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-            Object.assign(headers, standardHeaders(options.secret, messageId(delivery), now, body))
-            headers["x-warden-signature"] = signature(options.secret, body)
-          }
-          return headers
-        }).pipe(
-          Effect.flatMap((headers) =>
-            Effect.tryPromise({
-              try: (signal) =>
-                fetch(options.url, {
-                  method: "POST",
-                  headers,
-                  body,
-                  signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMillis ?? 10_000)])
-                }).then(async (res) => {
-                  await res.body?.cancel()
-                  return res.status
-                }),
-              catch: (error) => error
+}): Sink => {
+  // One keep-alive pool per sink, through the environment's proxy when one is set.
+  const dispatcher = HttpDispatcher.makeUnsafe()
+  const target = new URL(options.url)
+  return {
+    name: options.name,
+    type: "webhook",
+    batchSize: 64,
+    maxAttempts: options.maxAttempts,
+    deliver: (records) =>
+      Effect.forEach(
+        records,
+        (record) => {
+          const body = JSON.stringify(record)
+          const delivery = `${record.source}/${record.reference}/${record.version}`
+          return Effect.gen(function* () {
+            const headers: Record<string, string> = {
+              "content-type": "application/json",
+              "user-agent": "warden-daemon",
+              "x-warden-delivery": delivery
+            }
+            if (options.secret !== undefined) {
+              const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+              Object.assign(headers, standardHeaders(options.secret, messageId(delivery), now, body))
+              headers["x-warden-signature"] = signature(options.secret, body)
+            }
+            return headers
+          }).pipe(
+            Effect.flatMap((headers) =>
+              Effect.tryPromise({
+                try: (signal) =>
+                  dispatcher
+                    .request({
+                      origin: target.origin,
+                      path: `${target.pathname}${target.search}`,
+                      method: "POST",
+                      headers,
+                      body,
+                      signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMillis ?? 10_000)])
+                    })
+                    .then(async (res) => {
+                      await res.body.dump()
+                      return res.statusCode
+                    }),
+                catch: (error) => error
+              })
+            ),
+            Effect.match({
+              onSuccess: (status) => (status >= 200 && status < 300 ? undefined : `HTTP ${status}`),
+              onFailure: (error) => `no answer: ${error instanceof Error ? error.message : String(error)}`
             })
-          ),
-          Effect.match({
-            onSuccess: (status) => (status >= 200 && status < 300 ? undefined : `HTTP ${status}`),
-            onFailure: (error) => `no answer: ${error instanceof Error ? error.message : String(error)}`
-          })
-        )
-      },
-      { concurrency: 8 }
-    )
-})
+          )
+        },
+        { concurrency: 8 }
+      )
+  }
+}
