@@ -10,7 +10,9 @@
 import { API } from "@discordjs/core"
 import { DiscordAPIError, HTTPError, RateLimitError, REST } from "@discordjs/rest"
 import { Context, Duration, Effect, Layer, Redacted, Result, Schema, type Scope } from "effect"
-import { Agent } from "undici"
+import { Agent, EnvHttpProxyAgent } from "undici"
+
+const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const
 
 /**
  * A REST call failed. `status` is the HTTP status (absent for network errors and timeouts), `code`
@@ -99,7 +101,13 @@ export const toRestError = (operation: string, error: unknown): DiscordRestError
 export const make = (options: Options): Effect.Effect<DiscordRestShape, never, Scope.Scope> =>
   Effect.gen(function* () {
     const agent = yield* Effect.acquireRelease(
-      Effect.sync(() => new Agent({ connect: { timeout: Duration.toMillis(options.requestTimeout) } })),
+      Effect.sync(() => {
+        // Through HTTP_PROXY/HTTPS_PROXY when set (NO_PROXY honoured), as the API client does.
+        const settings = { connect: { timeout: Duration.toMillis(options.requestTimeout) } }
+        return PROXY_VARIABLES.some((name) => (process.env[name] ?? "") !== "")
+          ? new EnvHttpProxyAgent(settings)
+          : new Agent(settings)
+      }),
       (agent) => Effect.promise(() => agent.destroy().catch(() => undefined))
     )
     const rest = yield* Effect.acquireRelease(
