@@ -114,10 +114,12 @@ export interface Fetcher {
 export const make = (options: FetchOptions): Effect.Effect<Fetcher, never, Scope.Scope> =>
   Effect.gen(function* () {
     const agents = yield* Effect.acquireRelease(
-      Effect.sync(() => ({
-        http: new Http.Agent({ keepAlive: true, maxSockets: 4 }),
-        https: new Https.Agent({ keepAlive: true, maxSockets: 4 })
-      })),
+      Effect.sync(() => {
+        // Node's own proxy support (24.5+, 22.21+): HTTP_PROXY/HTTPS_PROXY honoured, NO_PROXY too, as the
+        // API client does; an older Node ignores the option and connects directly.
+        const settings = { keepAlive: true, maxSockets: 4, proxyEnv: process.env }
+        return { http: new Http.Agent(settings), https: new Https.Agent(settings) }
+      }),
       (a) =>
         Effect.sync(() => {
           a.http.destroy()
