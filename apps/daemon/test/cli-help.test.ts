@@ -11,7 +11,17 @@ const commands = [
   ["sandbox"],
   ["demo"],
   ["state", "stats"],
-  ["reanalyse"]
+  ["reanalyse"],
+  ["analyze", "text"],
+  ["analyze", "image"],
+  ["analyze", "username"],
+  ["feedback", "text"],
+  ["feedback", "image"],
+  ["legacy", "analyze"],
+  ["source", "checkpoint", "show"],
+  ["source", "checkpoint", "reset"],
+  ["policy", "test"],
+  ["erase"]
 ]
 
 describe("--help", () => {

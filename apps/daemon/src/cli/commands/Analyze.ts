@@ -263,7 +263,19 @@ const analyzeText = Command.make(
         yield* output(yield* client.textWithRequest(body as never), flags, "text")
       })
     )
-).pipe(Command.withDescription("Analyse a text (the last argument, or stdin)"))
+).pipe(
+  Command.withDescription("Analyse a text (the last argument, or stdin)"),
+  Command.withExamples([
+    {
+      command: "warden analyze text 'you are awful'",
+      description: "with WARDEN_API_KEY, WARDEN_BASE_URL and WARDEN_CHANNEL set"
+    },
+    {
+      command: "cat comment.txt | warden analyze text --with-request",
+      description: "from stdin; print the exact body sent beside the answer"
+    }
+  ])
+)
 
 const analyzeImage = Command.make(
   "image",
@@ -308,7 +320,13 @@ const analyzeImage = Command.make(
         yield* output(yield* client.imageWithRequest(body as never), flags, "image")
       })
     )
-).pipe(Command.withDescription("Analyse an image: a URL, a file path, or base64 bytes (argument or stdin)"))
+).pipe(
+  Command.withDescription("Analyse an image: a URL, a file path, or base64 bytes (argument or stdin)"),
+  Command.withExamples([
+    { command: "warden analyze image https://example.com/photo.jpg", description: "an image by URL" },
+    { command: "warden analyze image ./photo.jpg", description: "a local file, sent as base64" }
+  ])
+)
 
 const analyzeUsername = Command.make(
   "username",
@@ -333,7 +351,12 @@ const analyzeUsername = Command.make(
         yield* output(yield* client.usernameWithRequest(body as never), flags, "username")
       })
     )
-).pipe(Command.withDescription("Analyse a username (the last argument, or stdin)"))
+).pipe(
+  Command.withDescription("Analyse a username (the last argument, or stdin)"),
+  Command.withExamples([
+    { command: "warden analyze username 'xX_troll_Xx'", description: "a new member's display name" }
+  ])
+)
 
 /** `warden analyze text|image|username`. */
 export const analyze = Command.make("analyze").pipe(

@@ -74,4 +74,16 @@ export const erase = Command.make(
         ].join("\n")
       )
     })
-).pipe(Command.withDescription("Erase every stored copy of an item's or an author's content (personal data)"))
+).pipe(
+  Command.withDescription("Erase every stored copy of an item's or an author's content (personal data)"),
+  Command.withExamples([
+    {
+      command: "warden erase --config warden.yaml --reference 'rss:news/3f2a...'",
+      description: "one item, in every source"
+    },
+    {
+      command: "warden erase -c warden.yaml --author 12345 --source forum",
+      description: "everything of one author in one source"
+    }
+  ])
+)

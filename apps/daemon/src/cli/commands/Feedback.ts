@@ -86,7 +86,15 @@ const make = (kind: "text" | "image") =>
           )
         })
       )
-  ).pipe(Command.withDescription(`Report a wrong ${kind} classification; prints { "id": ... }`))
+  ).pipe(
+    Command.withDescription(`Report a wrong ${kind} classification; prints { "id": ... }`),
+    Command.withExamples([
+      {
+        command: `warden feedback ${kind} --request request.json --remove INSULT --notes "banter between friends"`,
+        description: `request.json: the analyze body, e.g. from \`warden analyze ${kind} --with-request\``
+      }
+    ])
+  )
 
 /** `warden feedback text|image`. */
 export const feedback = Command.make("feedback", referenceFlags, byReference).pipe(

@@ -175,7 +175,11 @@ const analyzeCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "Analyse JSON lines of messages with the legacy batch endpoint; one JSON line out per message, with its input line"
-  )
+  ),
+  Command.withExamples([
+    { command: "warden legacy analyze messages.jsonl --channel $CHANNEL", description: "one JSON message a line" },
+    { command: "cat messages.jsonl | warden legacy analyze - > verdicts.jsonl", description: "stdin to stdout" }
+  ])
 )
 
 /** `warden legacy analyze FILE`. */

@@ -87,7 +87,17 @@ const test = Command.make(
 ).pipe(
   Command.withDescription(
     "Replay stored verdicts through rules (no API call, no action): per rule, what they would match and do, against what was done"
-  )
+  ),
+  Command.withExamples([
+    {
+      command: "warden policy test --config warden.yaml --since 7d",
+      description: "the config's rules over the last week"
+    },
+    {
+      command: "warden policy test -c warden.yaml --source news --rules new-rules.yaml --format json",
+      description: "a draft of rules before deploying them"
+    }
+  ])
 )
 
 /** The `policy` command. */

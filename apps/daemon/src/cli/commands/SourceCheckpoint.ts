@@ -59,7 +59,15 @@ const show = Command.make("show", flags, ({ config, source }) =>
       )
     })
   )
-).pipe(Command.withDescription("Print a source's stored checkpoint (JSON), its size and when it was written"))
+).pipe(
+  Command.withDescription("Print a source's stored checkpoint (JSON), its size and when it was written"),
+  Command.withExamples([
+    {
+      command: "warden source checkpoint show --config warden.yaml --source news",
+      description: "where the source resumes"
+    }
+  ])
+)
 
 const confirm = (question: string) =>
   Effect.promise(async () => {
@@ -97,7 +105,15 @@ const reset = Command.make(
         yield* Console.log(`checkpoint of source ${source} reset by ${by} at ${at}`)
       })
     )
-).pipe(Command.withDescription("Forget a source's checkpoint (asks first unless --yes); who and when is recorded"))
+).pipe(
+  Command.withDescription("Forget a source's checkpoint (asks first unless --yes); who and when is recorded"),
+  Command.withExamples([
+    {
+      command: "warden source checkpoint reset --config warden.yaml --source news --yes",
+      description: "read the source again from its start (the daemon dedupes)"
+    }
+  ])
+)
 
 /** The `source checkpoint` subcommand. */
 export const checkpoint = Command.make("checkpoint").pipe(
