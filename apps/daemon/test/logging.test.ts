@@ -22,6 +22,24 @@ const logWith = async (format: Logging.Format, env: Record<string, string> = {})
   return r.stderr
 }
 
+const stdoutSink = new URL("../src/sinks/StdoutSink.ts", import.meta.url).href
+
+/** Prints one verdict with the pretty stdout sink in a child process whose stdout is a pipe; returns stdout. */
+const printVerdict = async (env: Record<string, string> = {}) => {
+  const script = `
+    const { Effect } = await import("effect")
+    const StdoutSink = await import(${JSON.stringify(stdoutSink)})
+    const r = { source: "s", reference: "r/1", version: 1, status: "analysed", verdict: { classifications: ["INSULT"], recommendedAction: "REMOVE" } }
+    await Effect.runPromise(StdoutSink.make({ name: "stdout", format: "pretty" }).deliver([r]))
+  `
+  const { PATH, HOME } = process.env
+  const r = await exec(process.execPath, ["--conditions=@warden/source", "--input-type=module", "-e", script], {
+    env: { PATH: PATH ?? "", HOME: HOME ?? "", ...env },
+    cwd: new URL("..", import.meta.url).pathname
+  })
+  return r.stdout
+}
+
 describe("Logging", () => {
   it("the level comes from --log-level, then WARDEN_LOG_LEVEL, then the file; warn and warning are the same", () => {
     expect(Logging.resolve({ env: {}, file: {} }).level).toBe("Info")
@@ -51,5 +69,14 @@ describe("Logging", () => {
     expect(await logWith("pretty", { FORCE_COLOR: "1" })).toMatch(ansi)
     expect(await logWith("pretty", { NO_COLOR: "1" })).not.toMatch(ansi)
     expect(await logWith("pretty")).not.toMatch(ansi)
+  })
+
+  it("the pretty stdout sink colours the same way: FORCE_COLOR into a pipe, never with NO_COLOR", async () => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI escape is what is tested
+    const ansi = /\u001b\[/u
+    expect(await printVerdict({ FORCE_COLOR: "1" })).toMatch(ansi)
+    const plain = await printVerdict({ NO_COLOR: "1" })
+    expect(plain).not.toMatch(ansi)
+    expect(plain).toContain("REMOVE")
   })
 })

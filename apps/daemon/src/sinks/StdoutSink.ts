@@ -1,7 +1,9 @@
 /**
  * Writes each verdict to standard output: one JSON line per verdict, or, on a terminal, one
- * human-readable line (what `warden demo` shows).
+ * human-readable line (what `warden demo` shows). Colours go through `util.styleText`, which honours
+ * `NO_COLOR`, `FORCE_COLOR` and whether stdout is a terminal.
  */
+import { styleText } from "node:util"
 import { Effect } from "effect"
 import type { VerdictRecord } from "../engine/VerdictRecord.ts"
 import type { Sink } from "./Sink.ts"
@@ -9,11 +11,10 @@ import type { Sink } from "./Sink.ts"
 /** The output format: `auto` is `pretty` on a terminal and `json` otherwise. */
 export type Format = "auto" | "json" | "pretty"
 
-const COLOURS = { red: "\u001b[31m", yellow: "\u001b[33m", green: "\u001b[32m", dim: "\u001b[2m", reset: "\u001b[0m" }
-
-/** One human-readable line for a verdict. */
+/** One human-readable line for a verdict; `colour`: styled for stdout (as NO_COLOR/FORCE_COLOR allow). */
 export const prettyLine = (r: VerdictRecord, colour: boolean): string => {
-  const c = (name: keyof typeof COLOURS, text: string) => (colour ? `${COLOURS[name]}${text}${COLOURS.reset}` : text)
+  const c = (name: "red" | "yellow" | "green" | "dim", text: string) =>
+    colour ? styleText(name, text, { stream: process.stdout }) : text
   if (r.status !== "analysed" || r.verdict === undefined) {
     return `${c("yellow", r.status.toUpperCase().padEnd(8))} ${r.source} ${r.reference} v${r.version} ${r.error?.code ?? ""}: ${r.error?.message ?? ""}`
   }
@@ -31,7 +32,7 @@ export const prettyLine = (r: VerdictRecord, colour: boolean): string => {
 /** The stdout sink. */
 export const make = (options: { readonly name: string; readonly format: Format }): Sink => {
   const pretty = options.format === "pretty" || (options.format === "auto" && process.stdout.isTTY === true)
-  const colour = pretty && process.stdout.isTTY === true
+  const colour = pretty
   return {
     name: options.name,
     type: "stdout",
