@@ -250,9 +250,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
           if (!limited) limiter.noteSendUnsafe(request.endpoint, sentAt)
           const attempt = attemptOnce(request, target.success, headers, context)
           // the answer tells the limiter the server has seen the request (see RateLimiter: anchoring)
-          result = yield* Effect.result(
-            limited ? Effect.ensuring(attempt, limiter.settle(request.endpoint, sentAt)) : attempt
-          )
+          result = yield* Effect.result(limited ? Effect.ensuring(attempt, limiter.settle(request.endpoint)) : attempt)
         } else {
           result = Result.fail(pending)
           pending = undefined

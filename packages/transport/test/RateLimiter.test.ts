@@ -21,7 +21,7 @@ describe("RateLimiter: pacing (TestClock)", () => {
         margin: 0
       })
       for (let i = 0; i < 3; i++) assert.strictEqual(yield* limiter.acquire("analyzeText"), 0)
-      for (let i = 0; i < 3; i++) yield* limiter.settle("analyzeText", 0)
+      for (let i = 0; i < 3; i++) yield* limiter.settle("analyzeText")
       const fiber = yield* Effect.forkChild(limiter.acquire("analyzeText"))
       yield* TestClock.adjust(Duration.millis(99))
       assert.isUndefined(fiber.pollUnsafe())
@@ -42,15 +42,13 @@ describe("RateLimiter: pacing (TestClock)", () => {
       })
       for (let i = 0; i < 5; i++) yield* limiter.acquire("analyzeText")
       const sixth = yield* Effect.forkChild(limiter.acquire("analyzeText"))
-      // an answer to a request from before the burst does not count
-      yield* limiter.settle("analyzeText", -1)
       for (let i = 0; i < 4; i++) {
         yield* TestClock.adjust(Duration.millis(20))
-        yield* limiter.settle("analyzeText", 0)
+        yield* limiter.settle("analyzeText")
       }
       // four of five answered: the sixth still waits (a reservation-time bucket let it go at 50 ms)
       assert.isUndefined(sixth.pollUnsafe())
-      yield* limiter.settle("analyzeText", 0)
+      yield* limiter.settle("analyzeText")
       yield* TestClock.adjust(Duration.millis(49))
       assert.isUndefined(sixth.pollUnsafe())
       yield* TestClock.adjust(Duration.millis(1))
@@ -103,7 +101,7 @@ describe("RateLimiter: pacing (TestClock)", () => {
           yield* limiter.acquire("analyzeText")
           const at = yield* Clock.currentTimeMillis
           sent.push(at)
-          yield* limiter.settle("analyzeText", at)
+          yield* limiter.settle("analyzeText")
         }).pipe(Effect.provideService(Clock.Clock, coarse))
         const callers = yield* Effect.forkChild(
           Effect.forEach(Array.from({ length: 24 }), () => caller, { concurrency: "unbounded" })
@@ -116,6 +114,68 @@ describe("RateLimiter: pacing (TestClock)", () => {
           for (let j = i; j < sent.length; j++)
             assert.isAtMost(j - i + 1, 4 + ((sent[j]! - sent[i]!) / 1000) * 20, `sent at ${sent}`)
       })
+  )
+
+  it.effect("calls still unanswered when a burst starts take tokens from it (they may arrive with it)", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({
+        endpoints: { analyzeText: { requestsPerSecond: 20, burst: 4 } },
+        margin: 0
+      })
+      for (let i = 0; i < 4; i++) yield* limiter.acquire("analyzeText")
+      for (let i = 0; i < 4; i++) yield* limiter.settle("analyzeText")
+      // two calls go out and stay unanswered (the server is stalled)
+      yield* TestClock.adjust(Duration.millis(100))
+      yield* limiter.acquire("analyzeText")
+      yield* limiter.acquire("analyzeText")
+      // long enough for the bucket to be full again
+      yield* TestClock.adjust(Duration.millis(500))
+      const went: Array<number> = []
+      const callers = yield* Effect.forkChild(
+        Effect.forEach(
+          Array.from({ length: 4 }),
+          () => Effect.tap(limiter.acquire("analyzeText"), (waited) => Effect.sync(() => went.push(waited))),
+          { concurrency: "unbounded" }
+        )
+      )
+      yield* TestClock.adjust(Duration.millis(1))
+      // a bucket of four, less the second unanswered call: three go; the server sees at most five at once
+      assert.deepStrictEqual(went, [0, 0, 0])
+      yield* TestClock.adjust(Duration.millis(500))
+      assert.strictEqual(went.length, 3)
+      // everything out answered: refill from now, the fourth goes 50 ms later
+      for (let i = 0; i < 5; i++) yield* limiter.settle("analyzeText")
+      yield* TestClock.adjust(Duration.millis(50))
+      assert.deepStrictEqual(went, [0, 0, 0, 551])
+      yield* Fiber.join(callers)
+    })
+  )
+
+  it.effect("a bucket within a token of full starts a burst too (the server's, a token larger, is full)", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({
+        endpoints: { analyzeText: { requestsPerSecond: 20, burst: 4 } },
+        margin: 0
+      })
+      for (let i = 0; i < 4; i++) yield* limiter.acquire("analyzeText")
+      for (let i = 0; i < 4; i++) yield* limiter.settle("analyzeText")
+      yield* TestClock.adjust(Duration.millis(160))
+      const went: Array<number> = []
+      const callers = yield* Effect.forkChild(
+        Effect.forEach(
+          Array.from({ length: 4 }),
+          () => Effect.tap(limiter.acquire("analyzeText"), (waited) => Effect.sync(() => went.push(waited))),
+          { concurrency: "unbounded" }
+        )
+      )
+      yield* TestClock.adjust(Duration.millis(500))
+      // 3.2 tokens: three go, and nothing more until they are answered
+      assert.deepStrictEqual(went, [0, 0, 0])
+      for (let i = 0; i < 3; i++) yield* limiter.settle("analyzeText")
+      yield* TestClock.adjust(Duration.millis(40))
+      assert.deepStrictEqual(went, [0, 0, 0, 540])
+      yield* Fiber.join(callers)
+    })
   )
 
   it.effect("keeps a margin below the quota by default", () =>
@@ -197,7 +257,7 @@ describe("RateLimiter: learning from 429s (TestClock)", () => {
         margin: 0
       })
       yield* limiter.acquire("analyzeText")
-      yield* limiter.settle("analyzeText", 0)
+      yield* limiter.settle("analyzeText")
       const waiters = yield* Effect.forkChild(
         Effect.forEach([1, 2, 3], () => limiter.acquire("analyzeText"), { concurrency: "unbounded" })
       )
@@ -259,7 +319,7 @@ const simulate = (options: {
         const second = Math.floor(at / 1000)
         if (second < options.seconds) (refusedAt === undefined ? accepted : refused)[second]!++
         yield* Effect.sleep(Duration.millis(latency / 2))
-        yield* options.limiter.settle("analyzeText", sentAt)
+        yield* options.limiter.settle("analyzeText")
         if (refusedAt !== undefined) yield* options.limiter.penalize("analyzeText", named(refusedAt), sentAt)
       }
     })
