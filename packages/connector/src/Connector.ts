@@ -5,6 +5,7 @@
  */
 import { Effect, JsonSchema, Schema, type Scope } from "effect"
 import { ActionKind } from "./Action.ts"
+import * as ConfigField from "./ConfigField.ts"
 import { ConnectorError } from "./ConnectorError.ts"
 import type { Source } from "./Source.ts"
 
@@ -78,16 +79,20 @@ export const makeSource = <Config>(
   Effect.flatMap(decodeConfig(connector, input), (config) => connector.make(config))
 
 /**
- * The JSON Schema (draft 2020-12) of a connector's config, for `warden config schema` and editors.
- * Excess properties are rejected, as {@link decodeConfig} does.
+ * The JSON Schema (draft 2020-12) of a connector's config, for `warden config schema` and editors:
+ * descriptions included, fields marked {@link ConfigField.secret} with `writeOnly: true` and
+ * `x-warden-secret: true`. Excess properties are rejected, as {@link decodeConfig} does.
  */
 export const configJsonSchema = (connector: Connector): Record<string, unknown> => {
-  const doc = Schema.toJsonSchemaDocument(connector.configSchema, { onExcessProperty: "error" } as never)
-  return {
+  const doc = Schema.toJsonSchemaDocument(connector.configSchema, {
+    onExcessProperty: "error",
+    includeAnnotationKey: (key: string) => key === ConfigField.secretKey
+  } as never)
+  return ConfigField.markJsonSchema(connector.configSchema, {
     $schema: JsonSchema.META_SCHEMA_URI_DRAFT_2020_12,
     ...doc.schema,
     ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
-  }
+  })
 }
 
 const isFunction = (u: unknown): u is Function => typeof u === "function"

@@ -16,6 +16,9 @@ export * as Checkpoint from "./Checkpoint.ts"
 /** Bounds for the durations of a connector's config. */
 export * as ConfigDuration from "./ConfigDuration.ts"
 
+/** Annotations on config fields: `ConfigField.secret` marks a credential. */
+export * as ConfigField from "./ConfigField.ts"
+
 /** The plugin contract and `Connector.make`. */
 export * as Connector from "./Connector.ts"
 

@@ -1,0 +1,162 @@
+/**
+ * Annotations on the fields of a connector's config schema, read by the daemon's tooling (as Benthos'
+ * `ConfigSpec` marks a field secret for docs and lint).
+ *
+ * A field marked {@link secret} (a token, a client secret, a password) appears in `warden config schema`
+ * with `writeOnly: true` and `x-warden-secret: true`, and `warden config check` warns when the config
+ * file writes its value inline instead of through `${env:NAME}` or `${file:path}`.
+ *
+ * ```ts
+ * const Config = Schema.Struct({
+ *   token: ConfigField.secret(Schema.RedactedFromValue(Schema.String), { description: "The bot token" }),
+ *   password: Schema.optionalKey(Schema.String.annotate(ConfigField.Secret))
+ * })
+ * ```
+ *
+ * The mark is a plain annotation key read from the schema's AST, so it works whichever copy of
+ * `effect` built the schema.
+ *
+ * @since 0.2.0
+ */
+import type { Schema, SchemaAST } from "effect"
+
+/** The annotation key (and the JSON Schema keyword) that marks a secret field. */
+export const secretKey = "x-warden-secret"
+
+/**
+ * The annotations of a secret field, for `schema.annotate(ConfigField.Secret)`; prefer
+ * {@link secret}, which also keeps the description through `Redacted`.
+ */
+export const Secret = { [secretKey]: true, writeOnly: true } as const
+
+/**
+ * Marks a config field secret: its value is a credential the config file should reference
+ * (`${env:NAME}`, `${file:path}`) rather than contain. Works on any schema (`RedactedFromValue`, a plain
+ * `String`, an optional key's inner schema, an array's items).
+ */
+export const secret = <S extends Schema.Top>(
+  schema: S,
+  options?: { readonly description?: string | undefined }
+): S["Rebuild"] =>
+  schema.annotate({
+    ...Secret,
+    ...(options?.description === undefined ? {} : { description: options.description })
+  } as never)
+
+/** A secret field of a schema: its path (`"*"` for any element of an array) and its description. */
+export interface SecretField {
+  readonly path: ReadonlyArray<string>
+  readonly description: string | undefined
+}
+
+const annotationsOf = (ast: SchemaAST.AST): Record<string, unknown> => ({
+  ...(ast.context?.annotations ?? {}),
+  ...(ast.annotations ?? {})
+})
+
+/**
+ * Every field of a schema marked {@link secret}, as path patterns. Walks the decoded side's structure
+ * (structs, arrays, unions, recursive schemas), whose keys are the config file's keys.
+ */
+export const secretFields = (schema: Schema.Top): ReadonlyArray<SecretField> => {
+  const found: Array<SecretField> = []
+  const seen = new Set<SchemaAST.AST>()
+  const walk = (ast: SchemaAST.AST, path: ReadonlyArray<string>): void => {
+    if (seen.has(ast)) return
+    const annotations = annotationsOf(ast)
+    if (annotations[secretKey] === true) {
+      const description = annotations.description
+      found.push({ path, description: typeof description === "string" ? description : undefined })
+      return
+    }
+    seen.add(ast)
+    switch (ast._tag) {
+      case "Objects":
+        for (const ps of ast.propertySignatures) if (typeof ps.name === "string") walk(ps.type, [...path, ps.name])
+        for (const index of ast.indexSignatures) walk(index.type, [...path, "*"])
+        break
+      case "Arrays":
+        for (const element of [...ast.elements, ...ast.rest]) walk(element, [...path, "*"])
+        break
+      case "Union":
+        for (const member of ast.types) walk(member, path)
+        break
+      case "Suspend":
+        walk(ast.thunk(), path)
+        break
+    }
+    seen.delete(ast)
+  }
+  walk(schema.ast, [])
+  const unique = new Map(found.map((f) => [f.path.join("\u0000"), f]))
+  return [...unique.values()]
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The places in a config value (as the user wrote it) that hold a string in a secret field, each as
+ * its path (`["oauth", "clientSecret"]`, `["accounts", 0, "token"]`).
+ */
+export const secretValues = (schema: Schema.Top, input: unknown): ReadonlyArray<ReadonlyArray<string | number>> => {
+  const out: Array<ReadonlyArray<string | number>> = []
+  const visit = (value: unknown, pattern: ReadonlyArray<string>, at: ReadonlyArray<string | number>): void => {
+    if (pattern.length === 0) {
+      if (typeof value === "string") out.push(at)
+      return
+    }
+    const [head, ...rest] = pattern as [string, ...Array<string>]
+    if (head === "*") {
+      if (Array.isArray(value)) for (const [i, v] of value.entries()) visit(v, rest, [...at, i])
+      else if (isRecord(value)) for (const [k, v] of Object.entries(value)) visit(v, rest, [...at, k])
+    } else if (isRecord(value) && head in value) visit(value[head], rest, [...at, head])
+  }
+  for (const field of secretFields(schema)) visit(input, field.path, [])
+  const unique = new Map(out.map((p) => [p.join("\u0000"), p]))
+  return [...unique.values()]
+}
+
+type Json = Record<string, unknown>
+
+/**
+ * Marks the secret fields in a JSON Schema generated from `schema` (`writeOnly`, `x-warden-secret` and
+ * the description, which the generator drops for `Redacted` fields). Returns a marked copy.
+ */
+export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
+  const doc = structuredClone(document)
+  const defs = (isRecord(doc.$defs) ? doc.$defs : {}) as Json
+  const deref = (node: Json): Json => {
+    const ref = node.$ref
+    if (typeof ref === "string" && ref.startsWith("#/$defs/")) {
+      const target = defs[ref.slice("#/$defs/".length)]
+      if (isRecord(target)) return target
+    }
+    return node
+  }
+  const branches = (node: Json): Array<Json> => {
+    const self = deref(node)
+    const nested = ["anyOf", "oneOf", "allOf"].flatMap((k) =>
+      Array.isArray(self[k]) ? (self[k] as Array<unknown>) : []
+    )
+    return [self, ...nested.filter(isRecord).flatMap(branches)]
+  }
+  const mark = (node: Json, path: ReadonlyArray<string>, field: SecretField): void => {
+    if (path.length === 0) {
+      Object.assign(node, Secret)
+      if (field.description !== undefined && node.description === undefined) node.description = field.description
+      return
+    }
+    const [head, ...rest] = path as [string, ...Array<string>]
+    for (const branch of branches(node)) {
+      if (head === "*") {
+        for (const k of ["items", "additionalProperties"]) if (isRecord(branch[k])) mark(branch[k] as Json, rest, field)
+        if (Array.isArray(branch.prefixItems))
+          for (const item of branch.prefixItems) if (isRecord(item)) mark(item, rest, field)
+      } else if (isRecord(branch.properties) && isRecord(branch.properties[head])) {
+        mark(branch.properties[head] as Json, rest, field)
+      }
+    }
+  }
+  for (const field of secretFields(schema)) mark(doc, field.path, field)
+  return doc
+}

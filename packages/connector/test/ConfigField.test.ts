@@ -1,0 +1,64 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigField, Connector } from "@warden/connector"
+import { Effect, Schema, Stream } from "effect"
+
+const Config = Schema.Struct({
+  token: ConfigField.secret(Schema.RedactedFromValue(Schema.String.check(Schema.isNonEmpty())), {
+    description: "The bot token"
+  }),
+  password: Schema.optionalKey(Schema.String.annotate(ConfigField.Secret)),
+  accounts: Schema.Array(Schema.Struct({ name: Schema.String, key: ConfigField.secret(Schema.String) })),
+  url: Schema.String.annotate({ description: "Where to read from" })
+})
+
+const connector = Connector.make({
+  type: "secretive",
+  configSchema: Config,
+  capabilities: { actions: [], duplicates: "never", contentTypes: ["text"] },
+  make: () => Effect.succeed({ events: () => Stream.empty })
+})
+
+describe("ConfigField", () => {
+  it("secretFields finds fields marked secret through Redacted, optional keys and arrays", () => {
+    assert.deepStrictEqual(ConfigField.secretFields(Config), [
+      { path: ["token"], description: "The bot token" },
+      { path: ["password"], description: undefined },
+      { path: ["accounts", "*", "key"], description: undefined }
+    ])
+  })
+
+  it("secretValues names each string written in a secret field, array indexes included", () => {
+    const input = {
+      token: "abc",
+      accounts: [
+        { name: "a", key: "k1" },
+        { name: "b", key: "k2" }
+      ],
+      url: "http://x"
+    }
+    assert.deepStrictEqual(ConfigField.secretValues(Config, input), [
+      ["token"],
+      ["accounts", 0, "key"],
+      ["accounts", 1, "key"]
+    ])
+  })
+
+  it("a schema with no secret field has no secret values", () => {
+    assert.deepStrictEqual(ConfigField.secretValues(Schema.Struct({ token: Schema.String }), { token: "x" }), [])
+  })
+
+  it("configJsonSchema marks secret fields writeOnly and x-warden-secret, and keeps descriptions", () => {
+    const json = Connector.configJsonSchema(connector) as any
+    assert.deepStrictEqual(json.properties.token, {
+      type: "string",
+      minLength: 1,
+      writeOnly: true,
+      "x-warden-secret": true,
+      description: "The bot token"
+    })
+    assert.strictEqual(json.properties.password["x-warden-secret"], true)
+    assert.strictEqual(json.properties.accounts.items.properties.key["x-warden-secret"], true)
+    assert.strictEqual(json.properties.accounts.items.properties.name["x-warden-secret"], undefined)
+    assert.strictEqual(json.properties.url.description, "Where to read from")
+  })
+})
