@@ -8,13 +8,15 @@
  *   (`PUT /_sandbox/quotas` mid-run);
  * - capacity: no quota at all, for 10 s: what the daemon sends on this machine now (the ceiling of
  *   every other case; on a shared 2-core machine it can be below Q);
+ * - shared: two daemons (own state, own feed, one API key: one organisation's quota), unconfigured:
+ *   together they must stay within Q (each learns Q, then cuts by a quarter at each 429 at or under it);
  * - shutdown: unconfigured, SIGTERM mid-run, restart on the same state, SIGTERM again: answers 200 vs
  *   items recorded vs verdicts in the jsonl sink (what a mid-run stop costs: lost, or billed twice).
  * Every case checks that no item was delivered twice and that each item version has one record.
  *
  *   pnpm bench daemon-quota-storm
  *   node --conditions=@warden/source bench/daemon-quota-storm.ts [--source] [--rate 80] [--rounds 1]
- *     [--case capacity|unconfigured|configured|storm|shutdown] [--no-write]
+ *     [--case capacity|shared|unconfigured|configured|storm|shutdown] [--no-write]
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -44,7 +46,7 @@ const rounds = flag("rounds", 1)
 const argv = process.argv.slice(2)
 const only = argv.includes("--case") ? argv[argv.indexOf("--case") + 1] : undefined
 /** Seconds measured per case, from the first answer. */
-const SECONDS = { capacity: 10, unconfigured: 45, configured: 30, storm: 70, shutdown: 12 } as const
+const SECONDS = { capacity: 10, shared: 40, unconfigured: 45, configured: 30, storm: 70, shutdown: 12 } as const
 /** The storm's schedule (seconds from the first answer): the long drop, then the short one. */
 const DROP = { from: 10, to: 30 }
 const SHORT = { from: 50, to: 54 }
@@ -230,6 +232,8 @@ const runCase = async (
 
 const r3 = (n: number) => Number(n.toFixed(3))
 const results: Record<string, Array<Record<string, unknown>>> = {}
+/** The second daemon of the `shared` case, stopped after the first. */
+const shared: Array<ReturnType<typeof startDaemon>> = []
 const want = (name: string) => only === undefined || only === name
 const keep = (name: string, out: Record<string, unknown>) => {
   progress(`  ${JSON.stringify({ ...out, perSecond: undefined })}`)
@@ -328,6 +332,24 @@ for (let round = 1; round <= rounds; round++) {
     }
     keep("storm", out)
   }
+  if (want("shared")) {
+    progress(`round ${round}: two daemons sharing one quota, unconfigured (${SECONDS.shared} s)`)
+    const r = await runCase("shared", false, SECONDS.shared, async () => {
+      const dir = tempDir("storm-shared-b")
+      const other = startDaemon(dir, config(dir, false))
+      shared.push(other)
+    })
+    const second = shared.pop()
+    await second?.stop()
+    const steady = between(r.samples, 15, SECONDS.shared)
+    keep("shared", {
+      togetherOverQ: r3(steady.ok / (SECONDS.shared - 15) / Q),
+      share429: r3(steady.refused / Math.max(1, steady.ok + steady.refused)),
+      share429Whole: r3(r.total.refused / Math.max(1, r.total.ok + r.total.refused)),
+      perSecond: perSecond(r.samples, 0, SECONDS.shared),
+      stalls: stalls(r.samples, SECONDS.shared)
+    })
+  }
   if (want("shutdown")) {
     progress(`round ${round}: SIGTERM after ${SECONDS.shutdown} s (unconfigured), restart, SIGTERM again`)
     await sandbox.setQuotas(quota(Q))
@@ -380,10 +402,14 @@ const stallText = (name: string) =>
   (results[name] ?? [])
     .map((r) => ((r.stalls as Array<number>).length === 0 ? "none" : (r.stalls as Array<number>).join(" ")))
     .join("; ") || "not run"
-const dupText = (name: string) =>
-  (results[name] ?? [])
-    .map((r) => `${r.sinkDuplicates} duplicates, ${r.versionsPerItem} records per item`)
-    .join("; ") || "not run"
+/** Duplicates in the sink and records per item version, over every run of the cases that check them. */
+const dupText = () => {
+  const runs = ["unconfigured", "configured", "storm"].flatMap((n) => results[n] ?? [])
+  if (runs.length === 0) return "not run"
+  const duplicates = runs.reduce((sum, r) => sum + (r.sinkDuplicates as number), 0)
+  const perVersion = Math.max(...runs.map((r) => r.versionsPerItem as number))
+  return `${duplicates} duplicates, at most ${perVersion} record per item (${runs.length} runs)`
+}
 if (!has("no-write") && only === undefined) {
   writeDocSection(
     "daemon-quota-storm",
@@ -404,12 +430,14 @@ ${rounds} round(s), median (min–max); the daemon ran ${has("source") ? "from i
 | configured = Q | answers 200 / Q from the second second | ${fmt("configured", "fromSecond2OverQ")} | >= 0.95 |
 | | weakest second / Q (from the second) | ${fmt("configured", "minSecondOverQ")} | |
 | | stalls | ${stallText("configured")} | none |
+| two daemons, one quota | together / Q, seconds 15–${SECONDS.shared} | ${fmt("shared", "togetherOverQ")} | <= 1 |
+| | answered 429, seconds 15–${SECONDS.shared} (whole run) | ${fmt("shared", "share429")} (${fmt("shared", "share429Whole")}) | |
 | storm (${LOW} Q for 20 s) | answered 429 during the drop | ${fmt("storm", "dropShare429")} | <= 0.05 |
 | | accepted in its second half / ${LOW} Q | ${fmt("storm", "dropSecondHalfOverLow")} | >= 0.8 |
 | | s after it ends to a second with >= 0.9 Q | ${fmt("storm", "secondsTo09QAfterDrop", 0)} | <= 10 |
 | storm (${LOW} Q for 4 s) | s after it ends to a second with >= 0.9 Q | ${fmt("storm", "secondsTo09QAfterShort", 0)} | |
 | | stalls (whole storm run) | ${stallText("storm")} | none |
-| every case | jsonl duplicates, records per item version | ${["unconfigured", "configured", "storm"].map((n) => `${n}: ${dupText(n)}`).join("; ")} | 0, 1 |
+| every case | jsonl duplicates, records per item version | ${dupText()} | 0, 1 |
 | SIGTERM after ${SECONDS.shutdown} s | answers 200 / analysed records / jsonl lines at the stop | ${
       col("shutdown", (r) => {
         const f = r.firstStop as Record<string, number>
