@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { ConfigDuration } from "@warden/connector"
+import { ConfigDuration, ConfigField } from "@warden/connector"
 import { Effect, Schema } from "effect"
 
 /** A Discord id (snowflake): 1 to 20 decimal digits. */
@@ -56,7 +56,10 @@ export const Config = Schema.Struct({
    * The bot token. The daemon resolves `${env:NAME}` before decoding; the decoded value is Redacted and
    * never appears in logs, errors or events.
    */
-  token: Schema.RedactedFromValue(Schema.String.check(Schema.isNonEmpty())),
+  token: ConfigField.secret(Schema.RedactedFromValue(Schema.String.check(Schema.isNonEmpty())), {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, shown to the user
+    description: "The bot token (write ${env:DISCORD_TOKEN}, not the token itself)"
+  }),
   /** The REST API base, without the version (default `https://discord.com/api`); tests point it at a fake. */
   apiBaseUrl: defaulted(Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s]+$/u)), "https://discord.com/api"),
   /** The guilds watched, each with its channel include/exclude lists. */

@@ -1,11 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Connector } from "@warden/connector"
+import { ConfigField, Connector } from "@warden/connector"
 import { Effect, Redacted } from "effect"
 import { connector, preview } from "../src/index.ts"
 import { GUILD } from "./fixtures/FakeDiscord.ts"
 import { configOf, fake, GENERAL, OFFTOPIC } from "./fixtures/harness.ts"
 
 describe("config", () => {
+  it("the token is marked secret, so config check warns when it is written inline", () => {
+    expect(ConfigField.secretFields(connector.configSchema).map((f) => f.path)).toEqual([["token"]])
+    const json = Connector.configJsonSchema(connector) as { properties: Record<string, Record<string, unknown>> }
+    expect(json.properties.token?.["x-warden-secret"]).toBe(true)
+  })
+
   it.effect("decodes with defaults and keeps the token Redacted", () =>
     Effect.gen(function* () {
       const config = yield* Connector.decodeConfig(connector, { token: "secret-token", guilds: [{ id: GUILD }] })

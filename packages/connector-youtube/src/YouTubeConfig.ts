@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { ConfigDuration } from "@warden/connector"
+import { ConfigDuration, ConfigField } from "@warden/connector"
 import { Effect, Schema } from "effect"
 
 const duration = ConfigDuration.withDefault
@@ -29,7 +29,11 @@ const url = (value: string) =>
   Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s]+$/u)).pipe(
     Schema.withDecodingDefaultKey(Effect.succeed(value))
   )
-const secret = Schema.optionalKey(Schema.RedactedFromValue(Schema.String.check(Schema.isNonEmpty())))
+/** A credential: the file should reference it (`${env:NAME}`); `config check` warns when it is inline. */
+const secret = (description: string) =>
+  Schema.optionalKey(
+    ConfigField.secret(Schema.RedactedFromValue(Schema.String.check(Schema.isNonEmpty())), { description })
+  )
 
 /** A YouTube channel id (`UC` + 22 characters). */
 export const ChannelId = Schema.String.check(Schema.isPattern(/^UC[A-Za-z0-9_-]{22}$/u)).annotate({
@@ -53,13 +57,13 @@ const Fields = Schema.Struct({
   /** Comment threads of these videos (alone or next to `channelId`). */
   videoIds: Schema.optionalKey(Schema.Array(VideoId).check(Schema.isMinLength(1))),
   /** An API key: enough for a read-only source of public comments. */
-  apiKey: secret,
+  apiKey: secret("An API key: enough for a read-only source of public comments"),
   /** OAuth client id (moderation and held comments need OAuth as the channel owner). */
   clientId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
   /** OAuth client secret. */
-  clientSecret: secret,
+  clientSecret: secret("OAuth client secret"),
   /** OAuth refresh token of the channel owner (scope `https://www.googleapis.com/auth/youtube.force-ssl`). */
-  refreshToken: secret,
+  refreshToken: secret("OAuth refresh token of the channel owner"),
   /** Shortest time between two polls (default 1 minute); longer when the quota budget needs it. */
   pollInterval: duration("1 minute", "50 millis"),
   /** Fetch replies beyond the ones inlined in threads (default true). */

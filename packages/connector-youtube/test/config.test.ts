@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Connector } from "@warden/connector"
+import { ConfigField, Connector } from "@warden/connector"
 import { Duration, Effect, Redacted } from "effect"
 import { connector } from "../src/index.ts"
 
@@ -7,6 +7,13 @@ const channelId = "UCaaaaaaaaaaaaaaaaaaaaaa"
 const oauth = { clientId: "id", clientSecret: "secret", refreshToken: "refresh" }
 
 describe("config", () => {
+  it("the API key, client secret and refresh token are marked secret; the client id is not", () => {
+    assert.deepStrictEqual(
+      ConfigField.secretFields(connector.configSchema).map((f) => f.path.join(".")),
+      ["apiKey", "clientSecret", "refreshToken"]
+    )
+  })
+
   it.effect("defaults, secrets kept Redacted", () =>
     Effect.gen(function* () {
       const config = yield* Connector.decodeConfig(connector, { channelId, ...oauth })
