@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Connector } from "@warden/connector"
+import { ConfigField, Connector } from "@warden/connector"
 import { Duration, Effect, Redacted, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import {
@@ -352,5 +352,44 @@ describe("DaemonConfig", () => {
       Effect.provide(Effect.service(DaemonConfig), DaemonConfig.layer(join(fixtures, "valid.yaml"), { env }))
     )
     expect(config.sources[0]?.id).toBe("my-feed")
+  })
+})
+
+describe("checkConfig: a connector's secret fields", () => {
+  /** A connector whose `token` and each `accounts[].key` are marked `ConfigField.secret`. */
+  const vault = Connector.make({
+    type: "vault",
+    configSchema: Schema.Struct({
+      token: ConfigField.secret(Schema.RedactedFromValue(Schema.String)),
+      accounts: Schema.optionalKey(
+        Schema.Array(Schema.Struct({ name: Schema.String, key: ConfigField.secret(Schema.String) }))
+      ),
+      room: Schema.optionalKey(Schema.String)
+    }),
+    capabilities: { actions: [], duplicates: "never", contentTypes: ["text"] },
+    make: () => Effect.die("not in tests")
+  })
+  const warningsOf = async (config: string) => {
+    const path = write(`${api}sources:\n${source("", "vault", config)}`)
+    const r = await Effect.runPromise(
+      Effect.result(checkConfig(path, { env: { ...env, VAULT_TOKEN: "t-123" }, builtins: [vault] }))
+    )
+    if (r._tag === "Failure") throw new Error(r.failure.message)
+    return r.success.warnings.map((w) => formatLocated(w, "warning"))
+  }
+
+  it("warns on each inline value of a field marked secret, naming its path and line", async () => {
+    const warnings = await warningsOf("{ token: t-inline, room: lobby, accounts: [{ name: a, key: k-inline }] }")
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^warning: .*:\d+:\d+: sources\.0\.config\.token: secret written inline; prefer \$\{env:NAME\}/u
+      ),
+      expect.stringMatching(/^warning: .*:\d+:\d+: sources\.0\.config\.accounts\.0\.key: secret written inline/u)
+    ])
+  })
+
+  it("does not warn when the secret fields are references or the field is not marked secret", async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax in a config file
+    expect(await warningsOf("{ token: '${env:VAULT_TOKEN}', room: lobby }")).toEqual([])
   })
 })

@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises"
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path"
-import type { Connector } from "@warden/connector"
+import { ConfigField, type Connector } from "@warden/connector"
 import {
   ANALYSIS_TYPES,
   DIRECTED_AT,
@@ -90,6 +90,10 @@ const BASE_URL_ENV = {
 } as const
 
 /** Paths of secrets: written inline they work, but `config check` warns. */
+/** The warning on a secret whose value is in the file itself. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, shown to the user
+const INLINE_SECRET = "secret written inline; prefer ${env:NAME} or ${file:path}"
+
 const isSecretPath = (path: string): boolean =>
   /^(api\.apiKey|api\.legacyApiKey|state\.postgres|admin\.token|sinks\.\d+\.secret)$/u.test(path)
 
@@ -411,8 +415,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
     const inlineSecrets = (value: unknown, at: ReadonlyArray<string | number>): void => {
       const p = at.join(".")
       if (typeof value === "string" && isSecretPath(p) && !resolved.referenced.has(p)) {
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, shown to the user
-        warnings.push({ path: p, message: "secret written inline; prefer ${env:NAME} or ${file:path}" })
+        warnings.push({ path: p, message: INLINE_SECRET })
       } else if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) inlineSecrets(value[i], [...at, i])
       } else if (isRecord(value)) for (const [k, v] of Object.entries(value)) inlineSecrets(v, [...at, k])
@@ -520,6 +523,13 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       )
       if (connector === undefined) continue
       connectors.set(source.id, connector)
+      // The connector's own credentials (fields marked `ConfigField.secret`), as written in the file.
+      const rawSource = Array.isArray(raw.sources) ? raw.sources[i] : undefined
+      const rawConfig = isRecord(rawSource) ? rawSource.config : undefined
+      for (const secretAt of ConfigField.secretValues(connector.configSchema, rawConfig)) {
+        const p = [at, "config", ...secretAt].join(".")
+        if (!resolved.referenced.has(p)) warnings.push({ path: p, message: INLINE_SECRET })
+      }
 
       const config = decode(connector.configSchema, source.config ?? {}, ["sources", i, "config"], "error", whole)
       if (!config.ok) problems.push(...config.problems)
