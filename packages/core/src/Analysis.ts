@@ -9,7 +9,7 @@
  * signature, so `textAnalysis?.sevrity` is a type error. What the types do not name is in the answer's
  * `raw` (`WithRaw`): the JSON object as received.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { typed } from "./internal/typed.ts"
 import type {
   AnalysisTypeName,

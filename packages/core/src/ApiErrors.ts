@@ -3,7 +3,7 @@
  * `{ "error": { "code", "details": { <camelCaseCode>: {...} } } }` (its `_tag` is never sent), so the
  * contract, the sandbox and the client all use the same schema; getters give the details directly.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { callInfoOf } from "./CallInfo.ts"
 import { FieldViolation, formatViolations } from "./FieldViolation.ts"
 

@@ -4,7 +4,7 @@
  * client's local checks, the sandbox and the daemon's `oversize` splitter all count with `count`, so
  * a text one of them accepts is accepted by the others.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
 const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff

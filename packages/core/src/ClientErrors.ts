@@ -2,7 +2,7 @@
  * Failures raised on the client's side of the wire: a body refused before sending, no answer at all,
  * or an answer that is not what the contract says.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { callInfoOf } from "./CallInfo.ts"
 import { FieldViolation, formatViolations } from "./FieldViolation.ts"
 

@@ -18,19 +18,8 @@ import { FeedbackResponse, ImageFeedbackRequest, TextFeedbackRequest } from "./F
 import { ImageAnalyzeRequest } from "./ImageAnalyzeRequest.ts"
 import { LegacyAnalyzeRequest, LegacyAnalyzeResponse } from "./Legacy.ts"
 import { TextAnalyzeRequest } from "./TextAnalyzeRequest.ts"
+import { PATHS } from "./Endpoints.ts"
 import { UsernameAnalyzeRequest } from "./UsernameAnalyzeRequest.ts"
-
-/** The paths of every endpoint, for code that needs them without the `HttpApi` (logs, limiters, CLI). */
-export const PATHS = {
-  analyzeText: "/analyze/v1/text",
-  analyzeImage: "/analyze/v1/image",
-  analyzeUsername: "/analyze/v1/username",
-  feedbackText: "/feedback/v1/text",
-  feedbackImage: "/feedback/v1/image",
-  legacyAnalyze: "/api/analyze"
-} as const
-/** The name of an endpoint. */
-export type EndpointName = keyof typeof PATHS
 
 /**
  * `Authorization: ApiKey <key>` on every v1 call. The scheme is case-sensitive (spec, Authentication

@@ -4,7 +4,8 @@
  * status and the raw text so nothing the server said is lost, except a 502/503/504 whose body is not
  * JSON at all (a proxy's HTML page): that is a `TransientError`, retried like the API's own 503.
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { type ApiError, ApiErrorSchema, ERROR_STATUS, ErrorEnvelope, TransientError } from "./ApiErrors.ts"
 import { ResponseDecodeError } from "./ClientErrors.ts"
 import { formatViolations, fromSchemaError } from "./FieldViolation.ts"

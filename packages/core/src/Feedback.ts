@@ -2,7 +2,7 @@
  * Feedback on a classification: the bodies of `POST /feedback/v1/text` and `/feedback/v1/image`, and
  * their response. `analyzeRequest` is the exact analyze body sent originally (spec rule 3).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { ImageAnalyzeRequest } from "./ImageAnalyzeRequest.ts"
 import { Uuid } from "./Primitives.ts"
 import { TextAnalyzeRequest } from "./TextAnalyzeRequest.ts"

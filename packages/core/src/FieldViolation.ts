@@ -3,7 +3,8 @@
  * Schema parse issue into that list. The client (before sending) and the sandbox (answering) both
  * use it, so a user sees the same field paths from either.
  */
-import { Schema, SchemaIssue } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 
 /** One invalid field: its dotted path (`post.countryCode`, `contents.3.text`) and what is wrong. */
 export const FieldViolation = Schema.Struct({

@@ -3,7 +3,7 @@
  * plus the reseller fields. The spec leaves further image fields "not shown", so unknown fields are
  * kept and passed through rather than refused (see docs/ASSUMPTIONS.md).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Base64, ChannelId, IsoDateTime, Uri } from "./Primitives.ts"
 import { ImageResellerFields } from "./ResellerFields.ts"
 

@@ -6,7 +6,7 @@
  * so the wire schema of the request (`LegacyAnalyzeRequest`) accepts any text length, and the 1000
  * limit lives in `LegacyMessage` (the strict form a client checks locally) and `legacyTextError`.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { typed } from "./internal/typed.ts"
 import * as Characters from "./Characters.ts"
 import { LEGACY_MAX_MESSAGES, LEGACY_TEXT_MAX_LENGTH } from "./Limits.ts"

@@ -2,7 +2,7 @@
  * The scalar formats the spec names (uuid, date-time, uri, ISO codes, base64), each one schema with the
  * rule's message, its JSON Schema `format`/`pattern`, and a generation hint for property tests.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as Characters from "./Characters.ts"
 import { REFERENCE_MAX_LENGTH } from "./Limits.ts"
 

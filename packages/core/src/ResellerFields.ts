@@ -4,7 +4,7 @@
  * per-endpoint subsets; a field sent to an endpoint where it does not apply is ignored (by the
  * sandbox, and the client does not count it as "reseller field sent" either).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { LanguageCode } from "./Primitives.ts"
 import { ImageClassification, Industry } from "./Taxonomy.ts"
 

@@ -6,7 +6,7 @@
  * client; the known names are exported as literal lists and types (for autocompletion and docs).
  * `Industry` and `Confidence` are closed: the spec gives their whole lists.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const UPPER_CASE_NAME = /^[A-Z][A-Z0-9_]*$/u
 

@@ -2,7 +2,7 @@
  * The body of `POST /analyze/v1/text` (also embedded, unchanged, in text feedback), with its
  * `Post` and `Author` objects. Every rule of the spec's tables is checked on decode.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { POST_TITLE_MAX_LENGTH, TEXT_MAX_LENGTH, USERNAME_MAX_LENGTH } from "./Limits.ts"
 import { ChannelId, CountryCode, IsoDateTime, LanguageCode, maxLengthString, Reference, Uri } from "./Primitives.ts"
 import { TextResellerFields } from "./ResellerFields.ts"

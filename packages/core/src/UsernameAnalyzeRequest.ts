@@ -3,7 +3,7 @@
  * `{ channelId, username }` plus the reseller fields for usernames, and passes unknown fields
  * through (docs/ASSUMPTIONS.md).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { USERNAME_MAX_LENGTH } from "./Limits.ts"
 import { ChannelId, IsoDateTime, maxLengthString } from "./Primitives.ts"
 import { UsernameResellerFields } from "./ResellerFields.ts"

@@ -20,9 +20,14 @@ import {
   FieldViolations,
   RequestValidationError,
   ResponseDecodeError
-} from "@warden/core"
+} from "@warden/core/client"
 import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
-import { type Config, Context, Effect, Layer, Result, Schema } from "effect"
+import type * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 
 /** Settings of the batch client. */
 export interface Options {

@@ -11,7 +11,7 @@
  * and runtime model as `Warden`: one runtime per client, built on the first call.
  */
 import { PromiseClient, Transport } from "@warden/transport"
-import type { LegacyMessageOnWire } from "@warden/core"
+import type { LegacyMessageOnWire } from "@warden/core/client"
 import { type BatchResult, type BatchResultWithRequests, LegacyBatch, type Options } from "./LegacyBatch.ts"
 
 /** Options of `new WardenLegacy(...)`: the legacy base URL defaults to `WARDEN_LEGACY_BASE_URL`. */

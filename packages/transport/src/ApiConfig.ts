@@ -6,7 +6,14 @@
  * `WARDEN_BASE_URL_US_WEST`, `WARDEN_LEGACY_BASE_URL`, `WARDEN_LEGACY_API_KEY` (defaults to the API
  * key), and the optional tuning variables listed on `fromEnv`.
  */
-import { Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as QuotaPolicy from "./QuotaPolicy.ts"
 import { BASE_URL_ENV, type KeyKind, Region, REGIONS, KeyKind as KeyKindSchema } from "./Region.ts"
 import * as RegionPolicy from "./RegionPolicy.ts"

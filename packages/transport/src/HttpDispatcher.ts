@@ -5,7 +5,10 @@
  * pool. When `HTTP_PROXY`, `HTTPS_PROXY` (or their lower-case forms) are set, the pool goes through
  * the proxy and honours `NO_PROXY`, as curl and undici's `EnvHttpProxyAgent` do.
  */
-import { Context, Effect, Layer, type Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici"
 
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const

@@ -6,19 +6,17 @@
  * openai-node's one client object. Each call runs on it with its own `signal`, `timeout`,
  * `maxRetries` and `requestId`, and fails with a `WardenError` whose stack starts at the caller.
  */
-import { type CallInfo, WardenErrors } from "@warden/core"
-import {
-  Cause,
-  Duration,
-  Effect,
-  Exit,
-  Layer,
-  Logger,
-  type LogLevel,
-  ManagedRuntime,
-  Redacted,
-  References
-} from "effect"
+import { type CallInfo, WardenErrors } from "@warden/core/client"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import * as References from "effect/References"
 import type { Dispatcher } from "undici"
 import { ApiConfig, type Input, make as makeConfig } from "./ApiConfig.ts"
 import { HttpDispatcher } from "./HttpDispatcher.ts"

@@ -31,8 +31,13 @@
  * of five). Delays at other times cannot hurt: a token bucket that is not full loses nothing when
  * requests arrive late.
  */
-import type { EndpointName, QuotaViolation } from "@warden/core"
-import { Clock, Context, Deferred, Duration, Effect, Layer } from "effect"
+import type { EndpointName, QuotaViolation } from "@warden/core/client"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ApiConfig } from "./ApiConfig.ts"
 import * as QuotaPolicy from "./QuotaPolicy.ts"
 

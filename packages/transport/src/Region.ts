@@ -2,7 +2,7 @@
  * The API's regions: the global endpoint (default) and the two US regional endpoints. Each serves the
  * same API; one key works in all of them (spec, "Base addresses").
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A region name. */
 export const Region = Schema.Literals(["global", "us-east", "us-west"]).annotate({ identifier: "Region" })

@@ -4,7 +4,9 @@
  * moves on to the next region of the list, which then stays current until `recoverAfter` has passed,
  * when the first region of the list is tried again. One key works in every region.
  */
-import { Clock, Duration, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import type { Region } from "./Region.ts"
 
 /** Region settings. */

@@ -9,7 +9,7 @@
  * This is the one policy of every client: the CLI, `@warden/v1`, `@warden/legacy` and the daemon all
  * send through `Transport`, and the daemon's config (`api.retry`) defaults to `defaults` below.
  */
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 
 /** Retry settings; every field has a default (`RetryPolicy.defaults`). */
 export interface Options {

@@ -7,7 +7,9 @@
  * retry (attempt, region, reason, delay). No span per attempt: spans cost more than the HTTP exchange
  * itself at thousands of calls/s. The key is never an attribute.
  */
-import { type Context, Effect, Metric } from "effect"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 
 /** HTTP attempts sent, by `endpoint`, `region` and `status`. */
 export const requests = Metric.counter("warden_api_requests_total", {

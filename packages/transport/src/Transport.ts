@@ -15,8 +15,14 @@ import {
   PATHS,
   type ResponseDecodeError,
   TransportError
-} from "@warden/core"
-import { type Config, Context, Duration, Effect, Layer, Redacted, Result } from "effect"
+} from "@warden/core/client"
+import type * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import { ApiConfig, type ApiConfigError, type Input, type Overrides } from "./ApiConfig.ts"
 import { HttpDispatcher } from "./HttpDispatcher.ts"
 import { fromCause } from "./internal/errors.ts"

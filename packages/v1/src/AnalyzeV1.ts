@@ -15,9 +15,13 @@ import {
   UsernameAnalyzeRequest,
   UsernameAnalyzeResponse,
   type WithRaw
-} from "@warden/core"
+} from "@warden/core/client"
 import { Transport } from "@warden/transport"
-import { Context, Effect, Layer, Result, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { decodeAnswer, refuse, violationsOf } from "./internal/codec.ts"
 import type { Sent } from "./Sent.ts"
 

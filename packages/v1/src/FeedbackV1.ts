@@ -20,9 +20,12 @@ import {
   type TextAnalyzeRequest,
   type TextClassificationName,
   TextFeedbackRequest
-} from "@warden/core"
+} from "@warden/core/client"
 import { Transport } from "@warden/transport"
-import { Context, Effect, Layer, Result } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import { decodeAnswer, refuse, violationsOf } from "./internal/codec.ts"
 import type { Sent } from "./Sent.ts"
 

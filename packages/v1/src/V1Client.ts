@@ -2,7 +2,8 @@
  * Both v1 clients on one transport, in one layer: what a service or the daemon usually wants.
  */
 import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
-import { type Config, Layer } from "effect"
+import type * as Config from "effect/Config"
+import * as Layer from "effect/Layer"
 import { AnalyzeV1 } from "./AnalyzeV1.ts"
 import { FeedbackV1, type Options } from "./FeedbackV1.ts"
 

@@ -21,9 +21,9 @@ import type {
   UsernameAnalyzeResponse,
   WithRaw,
   FeedbackResponse
-} from "@warden/core"
+} from "@warden/core/client"
 import { PromiseClient, Transport } from "@warden/transport"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { AnalyzeV1 } from "./AnalyzeV1.ts"
 import { FeedbackV1, type ImageFeedbackInput, type TextFeedbackInput } from "./FeedbackV1.ts"
 import type { Sent } from "./Sent.ts"

@@ -1,5 +1,5 @@
 /** Narrowing a lenient wire schema's decoded type, shared by the answer schemas. */
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 
 /**
  * Gives a lenient wire schema its strict type: the run-time schema (decoding, the contract, OpenAPI)

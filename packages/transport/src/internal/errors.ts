@@ -1,5 +1,5 @@
 /** Maps failed requests to core's `TransportError`, without any header in the text. */
-import { TransportError, type TransportFailure } from "@warden/core"
+import { TransportError, type TransportFailure } from "@warden/core/client"
 
 const codesOf = (cause: unknown): Array<string> => {
   const codes: Array<string> = []

@@ -5,7 +5,8 @@
  */
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 
 /** A request as the server received it. */
 export interface Recorded {

@@ -8,8 +8,10 @@ import {
   ResponseDecodeError,
   type WithRaw,
   withRaw
-} from "@warden/core"
-import { Effect, Result, Schema } from "effect"
+} from "@warden/core/client"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 
 /** The parse options the contract serves with: every violation at once, unknown fields refused. */
 export const STRICT = { errors: "all", onExcessProperty: "error" } as const
