@@ -61,7 +61,7 @@ const cases: ReadonlyArray<Case> = [
   },
   { args: ["legacy", "analyze", "--channel", "c", join(dir, "none.jsonl")], code: 2, says: "cannot read", env: key },
   { args: ["legacy", "analyze", "--concurrency", "many", "-"], code: 2, says: "--concurrency" },
-  { args: ["config"], code: 2, says: "a subcommand is required (check, schema)" },
+  { args: ["config"], code: 2, says: "a subcommand is required (check, print, schema)" },
   { args: ["config", "check"], code: 2, says: "file" },
   { args: ["config", "check", join(dir, "none.yaml")], code: 78, says: "none.yaml" },
   { args: ["config", "check", badYaml], code: 78, says: "bad.yaml" },

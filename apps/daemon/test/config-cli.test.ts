@@ -75,7 +75,7 @@ describe("warden config check", () => {
     expect(r.stdout).not.toContain(env.WARDEN_TEST_ADMIN_TOKEN)
     const printed = parse(r.stdout) as Record<string, any>
     expect(printed.api.apiKey).toBe("<redacted>")
-    expect(printed.admin).toEqual({ listen: "127.0.0.1:8787", token: "<redacted>" })
+    expect(printed.admin).toEqual({ listen: "127.0.0.1:8787", token: "<redacted>", public: [] })
     expect(printed.api.timeout).toBe("10s")
     expect(printed.state.sqlite).toBe(`${fixtures}.warden/state.db`)
     expect(printed.state.dir).toBe(`${fixtures}.warden`)
