@@ -4,12 +4,26 @@
  * service importing `@warden/v1` does not install platform-node's peers (`redis`, `ws`) for an HTTP
  * pool. When `HTTP_PROXY`, `HTTPS_PROXY` (or their lower-case forms) are set, the pool goes through
  * the proxy and honours `NO_PROXY`, as curl and undici's `EnvHttpProxyAgent` do.
+ *
+ * undici is required when the first pool is made, not imported: it is CommonJS, about a hundred
+ * modules (a third of what `import("@warden/v1")` loaded), and an esbuild `--format=esm` bundle of an
+ * app that inlines it fails at start (`Dynamic require of "node:assert"`). Through `createRequire`
+ * esbuild leaves it out of the bundle and Node loads it from `node_modules` on the first call.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici"
+import { createRequire } from "node:module"
+import type { Agent, Dispatcher } from "undici"
+
+let undici: typeof import("undici") | undefined
+/** undici, loaded on first use (see the module's comment). */
+const loadUndici = (): typeof import("undici") => {
+  // `import.meta.url` is empty in an esbuild CJS bundle: resolve from the working directory there.
+  undici ??= createRequire(import.meta.url ?? `${process.cwd()}/`)("undici") as typeof import("undici")
+  return undici
+}
 
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const
 
@@ -19,7 +33,7 @@ export const proxyConfigured = (env: NodeJS.ProcessEnv = process.env): boolean =
 
 /** A new pool: through the environment's proxy when one is set, direct otherwise. */
 export const makeUnsafe = (options: Agent.Options = {}, env: NodeJS.ProcessEnv = process.env): Dispatcher =>
-  proxyConfigured(env) ? new EnvHttpProxyAgent(options) : new Agent(options)
+  proxyConfigured(env) ? new (loadUndici().EnvHttpProxyAgent)(options) : new (loadUndici().Agent)(options)
 
 /** A pool scoped to the current scope (destroyed when it closes). */
 export const make = (options: Agent.Options = {}): Effect.Effect<Dispatcher, never, Scope.Scope> =>
