@@ -9,7 +9,7 @@ describe("config", () => {
   it("the token is marked secret, so config check warns when it is written inline", () => {
     expect(ConfigField.secretFields(connector.configSchema).map((f) => f.path)).toEqual([["token"]])
     const json = Connector.configJsonSchema(connector) as { properties: Record<string, Record<string, unknown>> }
-    expect(json.properties.token?.["x-warden-secret"]).toBe(true)
+    expect(json.properties.token?.writeOnly).toBe(true)
   })
 
   it.effect("decodes with defaults and keeps the token Redacted", () =>

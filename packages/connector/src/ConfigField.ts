@@ -3,7 +3,7 @@
  * `ConfigSpec` marks a field secret for docs and lint).
  *
  * A field marked {@link secret} (a token, a client secret, a password) appears in `warden config schema`
- * with `writeOnly: true` and `x-warden-secret: true`, and `warden config check` warns when the config
+ * with `writeOnly: true` (the standard JSON Schema keyword: strict validators such as Ajv accept it), and `warden config check` warns when the config
  * file writes its value inline instead of through `${env:NAME}` or `${file:path}`.
  *
  * ```ts
@@ -20,7 +20,7 @@
  */
 import type { Schema, SchemaAST } from "effect"
 
-/** The annotation key (and the JSON Schema keyword) that marks a secret field. */
+/** The annotation key that marks a secret field (in the schema's AST; the JSON Schema says `writeOnly`). */
 export const secretKey = "x-warden-secret"
 
 /**
@@ -119,8 +119,8 @@ export const secretValues = (schema: Schema.Top, input: unknown): ReadonlyArray<
 type Json = Record<string, unknown>
 
 /**
- * Marks the secret fields in a JSON Schema generated from `schema` (`writeOnly`, `x-warden-secret` and
- * the description, which the generator drops for `Redacted` fields). Returns a marked copy.
+ * Marks the secret fields in a JSON Schema generated from `schema`: `writeOnly: true` and the
+ * description, which the generator drops for `Redacted` fields. Returns a marked copy.
  */
 export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
   const doc = structuredClone(document)
@@ -142,7 +142,7 @@ export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
   }
   const mark = (node: Json, path: ReadonlyArray<string>, field: SecretField): void => {
     if (path.length === 0) {
-      Object.assign(node, Secret)
+      node.writeOnly = true
       if (field.description !== undefined && node.description === undefined) node.description = field.description
       return
     }

@@ -80,14 +80,11 @@ export const makeSource = <Config>(
 
 /**
  * The JSON Schema (draft 2020-12) of a connector's config, for `warden config schema` and editors:
- * descriptions included, fields marked {@link ConfigField.secret} with `writeOnly: true` and
- * `x-warden-secret: true`. Excess properties are rejected, as {@link decodeConfig} does.
+ * descriptions included, fields marked {@link ConfigField.secret} with `writeOnly: true`. Excess
+ * properties are rejected, as {@link decodeConfig} does.
  */
 export const configJsonSchema = (connector: Connector): Record<string, unknown> => {
-  const doc = Schema.toJsonSchemaDocument(connector.configSchema, {
-    onExcessProperty: "error",
-    includeAnnotationKey: (key: string) => key === ConfigField.secretKey
-  } as never)
+  const doc = Schema.toJsonSchemaDocument(connector.configSchema, { onExcessProperty: "error" } as never)
   return ConfigField.markJsonSchema(connector.configSchema, {
     $schema: JsonSchema.META_SCHEMA_URI_DRAFT_2020_12,
     ...doc.schema,

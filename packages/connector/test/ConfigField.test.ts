@@ -47,18 +47,17 @@ describe("ConfigField", () => {
     assert.deepStrictEqual(ConfigField.secretValues(Schema.Struct({ token: Schema.String }), { token: "x" }), [])
   })
 
-  it("configJsonSchema marks secret fields writeOnly and x-warden-secret, and keeps descriptions", () => {
+  it("configJsonSchema marks secret fields writeOnly (no vendor keyword), and keeps descriptions", () => {
     const json = Connector.configJsonSchema(connector) as any
     assert.deepStrictEqual(json.properties.token, {
       type: "string",
       minLength: 1,
       writeOnly: true,
-      "x-warden-secret": true,
       description: "The bot token"
     })
-    assert.strictEqual(json.properties.password["x-warden-secret"], true)
-    assert.strictEqual(json.properties.accounts.items.properties.key["x-warden-secret"], true)
-    assert.strictEqual(json.properties.accounts.items.properties.name["x-warden-secret"], undefined)
+    assert.strictEqual(json.properties.password.writeOnly, true)
+    assert.strictEqual(json.properties.accounts.items.properties.key.writeOnly, true)
+    assert.strictEqual(json.properties.accounts.items.properties.name.writeOnly, undefined)
     assert.strictEqual(json.properties.url.description, "Where to read from")
   })
 })

@@ -1,10 +1,16 @@
 /**
  * The JSON Schema (draft 2020-12) of the config file, for `warden config schema` and editors
  * (`# yaml-language-server: $schema=...`). Each installed connector's config schema is included: a
- * source with `type: rss` gets `config` validated by the rss connector's schema (`if`/`then`).
+ * source with `type: rss` gets `config` validated by the rss connector's schema (`if`/`then`), with
+ * the connector's descriptions and its secret fields marked (`writeOnly`). Given a config
+ * file, the `module:` plugins (and other `type:` packages) its sources name are included the same way.
  */
-import { Connector } from "@warden/connector"
+import { readFile } from "node:fs/promises"
+import { dirname, resolve as resolvePath } from "node:path"
+import { Connector, type ConnectorRegistry } from "@warden/connector"
 import { Effect, JsonSchema, Schema } from "effect"
+import { parse } from "yaml"
+import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
 import * as Connectors from "./Connectors.ts"
 import { WardenConfigFile } from "./WardenConfig.ts"
 
@@ -13,12 +19,18 @@ type Json = Record<string, any>
 const without = (list: unknown, key: string): Array<string> =>
   (Array.isArray(list) ? list : []).filter((k): k is string => typeof k === "string" && k !== key)
 
+/** A `module:` plugin a config file names: the source's `module` value and the connector it exports. */
+export interface Plugin {
+  readonly module: string
+  readonly connector: Connector.Connector
+}
+
 /**
- * Builds the document from the given connectors. Struct-level rules the generator does not carry
+ * Builds the document from the given connectors (selected by `type`) and plugins (by `module`). Struct-level rules the generator does not carry
  * (exactly one of `type`/`module`, at most one of `sqlite`/`postgres`, `action` when `mode: reject`)
  * are added by hand; `api` and `api.apiKey` are optional because `WARDEN_*` variables may supply them.
  */
-export const make = (connectors: ReadonlyArray<Connector.Connector>): Json => {
+export const make = (connectors: ReadonlyArray<Connector.Connector>, plugins: ReadonlyArray<Plugin> = []): Json => {
   const doc = Schema.toJsonSchemaDocument(WardenConfigFile, { onExcessProperty: "error" } as never)
   const root = structuredClone(doc.schema) as Json
   const defs: Json = { ...(structuredClone(doc.definitions) as Json) }
@@ -37,20 +49,24 @@ export const make = (connectors: ReadonlyArray<Connector.Connector>): Json => {
   source.properties.failureMode.then = { required: ["action"] }
 
   const branches: Array<Json> = []
-  for (const connector of connectors) {
+  const add = (connector: Connector.Connector, key: "type" | "module", value: string, name: string) => {
     const { $schema: _, $defs, ...schema } = Connector.configJsonSchema(connector) as Json
-    for (const [name, def] of Object.entries(($defs ?? {}) as Json)) {
-      if (name in defs) throw new Error(`JSON Schema definition ${name} of connector ${connector.type} clashes`)
-      defs[name] = def
+    for (const [def, body] of Object.entries(($defs ?? {}) as Json)) {
+      // The same definition twice (one connector under two names) is fine; two different ones are not.
+      if (def in defs && JSON.stringify(defs[def]) !== JSON.stringify(body))
+        throw new Error(`JSON Schema definition ${def} of connector ${connector.type} clashes`)
+      defs[def] = body
     }
-    const name = `connector-${connector.type}`
-    defs[name] = { description: `Config of a source with type: ${connector.type}`, ...schema }
+    defs[name] = { description: `Config of a source with ${key}: ${value}`, ...schema }
     branches.push({
-      if: { properties: { type: { const: connector.type } }, required: ["type"] },
+      if: { properties: { [key]: { const: value } }, required: [key] },
       // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword
       then: { properties: { config: { $ref: `#/$defs/${name}` } } }
     })
   }
+  for (const connector of connectors) add(connector, "type", connector.type, `connector-${connector.type}`)
+  for (const [i, plugin] of plugins.entries())
+    add(plugin.connector, "module", plugin.module, `module-${i}-${plugin.connector.type}`)
   if (branches.length > 0) source.allOf = branches
 
   return {
@@ -70,3 +86,56 @@ export const installedConnectors: Effect.Effect<ReadonlyArray<Connector.Connecto
 
 /** The JSON Schema of the config file with every installed connector's config. */
 export const document: Effect.Effect<Json> = Effect.map(installedConnectors, make)
+
+interface Reference {
+  readonly path: string
+  readonly ref: ConnectorRegistry.ConnectorRef
+}
+
+/**
+ * The `type:` and `module:` references of a config file's sources, read leniently (the schema is
+ * wanted most when the file is still wrong): each with its path, for a problem that names it.
+ */
+const references = (document: unknown): Array<Reference> => {
+  const sources = typeof document === "object" && document !== null ? (document as Json).sources : undefined
+  if (!Array.isArray(sources)) return []
+  return sources.flatMap((source, i): Array<Reference> => {
+    if (typeof source !== "object" || source === null) return []
+    const { type, module } = source as Json
+    if (typeof module === "string") return [{ path: `sources.${i}.module`, ref: { module } }]
+    if (typeof type === "string" && !Connectors.KNOWN_TYPES.includes(type))
+      return [{ path: `sources.${i}.type`, ref: { type } }]
+    return []
+  })
+}
+
+/**
+ * The JSON Schema with every installed connector's config and the config of each `module:` plugin
+ * (and `type:` package beyond the first-party ones) the sources of `file` name. Fails with the
+ * problems when the file cannot be read or parsed, or a plugin cannot be loaded.
+ */
+export const documentFor = Effect.fn("ConfigJsonSchema.documentFor")(function* (file: string) {
+  const fail = (problems: ReadonlyArray<ConfigProblem>) => Effect.fail(new ConfigError({ file, problems }))
+  const text = yield* Effect.tryPromise({
+    try: () => readFile(file, "utf8"),
+    catch: () => undefined
+  }).pipe(Effect.catch(() => fail([{ path: "", message: `cannot read ${file}` }])))
+  const document = yield* Effect.try({ try: () => parse(text) as unknown, catch: () => undefined }).pipe(
+    Effect.catch(() => fail([{ path: "", message: "YAML syntax error (run `warden config check` for where)" }]))
+  )
+  const baseDirectory = dirname(resolvePath(file))
+  const problems: Array<ConfigProblem> = []
+  const connectors = [...(yield* installedConnectors)]
+  const plugins: Array<Plugin> = []
+  for (const { path, ref } of references(document)) {
+    const connector = yield* Connectors.resolve(baseDirectory, ref).pipe(
+      Effect.catch((error) => Effect.sync(() => void problems.push({ path, message: error.message })))
+    )
+    if (connector === undefined) continue
+    if ("module" in ref) {
+      if (!plugins.some((p) => p.module === ref.module)) plugins.push({ module: ref.module, connector })
+    } else if (!connectors.some((c) => c.type === connector.type)) connectors.push(connector)
+  }
+  if (problems.length > 0) return yield* fail(problems)
+  return make(connectors, plugins)
+})

@@ -2,10 +2,11 @@
  * `warden config check FILE`: reads and checks a config file without starting anything (no sockets,
  * no database): prints every problem as `path: message` on stderr and exits 78, or a short summary
  * and exits 0. With `--connect` it then tries what `warden run` needs (`Connect`): each failure one
- * line naming the setting, exit 78 when the file is at fault, 1 when the machine or a service is. `warden config schema`: prints the JSON Schema of the file.
+ * line naming the setting, exit 78 when the file is at fault, 1 when the machine or a service is. `warden config schema [--config F]`: prints the JSON Schema of the file, with
+ * the config of the plugins F names.
  */
 import { ConfigDuration } from "@warden/connector"
-import { Console, Duration, Effect, Redacted, Runtime, Schema } from "effect"
+import { Console, Duration, Effect, Option, Redacted, Runtime, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { stringify } from "yaml"
 import { checkConfig, formatLocated } from "../../config/index.ts"
@@ -147,14 +148,42 @@ const print = Command.make("print", { file: Argument.String("file") }, ({ file }
   ])
 )
 
-const schema = Command.make("schema", {}, () =>
-  Effect.flatMap(ConfigJsonSchema.document, (doc) => Console.log(JSON.stringify(doc, null, 2)))
+const schemaConfigFlag = Flag.String("config").pipe(
+  Flag.withAlias("c"),
+  Flag.withDescription(
+    "Also include the config of each `module:` plugin (and other `type:` package) this file's sources name"
+  ),
+  Flag.optional
+)
+
+const schema = Command.make("schema", { config: schemaConfigFlag }, ({ config }) =>
+  Effect.gen(function* () {
+    const doc = yield* Option.match(config, {
+      onNone: () => ConfigJsonSchema.document,
+      onSome: (file) =>
+        ConfigJsonSchema.documentFor(file).pipe(
+          Effect.catchTag("ConfigError", (error) =>
+            Effect.gen(function* () {
+              for (const problem of error.problems) yield* Console.error(formatLocated(problem))
+              return yield* new InvalidConfig({ file })
+            })
+          )
+        )
+    })
+    yield* Console.log(JSON.stringify(doc, null, 2))
+  })
 ).pipe(
-  Command.withDescription("Print the JSON Schema (draft 2020-12) of the config file, installed connectors included"),
+  Command.withDescription(
+    "Print the JSON Schema (draft 2020-12) of the config file, installed connectors included (with --config, the file's plugins too)"
+  ),
   Command.withExamples([
     {
       command: "warden config schema > warden.schema.json",
       description: "for an editor: # yaml-language-server: $schema=warden.schema.json"
+    },
+    {
+      command: "warden config schema --config warden.yaml > warden.schema.json",
+      description: "with the config (descriptions, secret fields) of the `module:` plugins warden.yaml loads"
     }
   ])
 )
