@@ -4,12 +4,11 @@
  * `--log-level` over the file's `log.level`, `WARDEN_CONFIG` naming the file.
  */
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startDaemon, waitFor } from "./support/DaemonProcess.ts"
+import { freePort, startDaemon, waitFor } from "./support/DaemonProcess.ts"
 import { warden } from "./support/WardenCli.ts"
 
 let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
@@ -41,16 +40,6 @@ const config = (extra: Record<string, unknown> = {}) => {
   )
   return { dir, file }
 }
-
-/** A free port (listened on and closed). */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 /** Waits for the token file, then for /healthz to answer with it; returns the token. */
 const tokenOf = async (dataDir: string, adminUrl: () => string | undefined) => {

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
+import { freePort, startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
 import { startPlatform } from "./support/TestPlatform.ts"
 
 const plugin = new URL("./support/test-platform-plugin.ts", import.meta.url).pathname
@@ -73,12 +73,7 @@ describe("OpenTelemetry export", () => {
 
   it("sends spans per batch, API call, action and feedback, and the metrics, without content, key or token", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-otel-"))
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, "127.0.0.1", () => {
-        const p = (s.address() as AddressInfo).port
-        s.close(() => resolve(p))
-      })
-    })
+    const port = await freePort()
     const config = writeConfig(dir, {
       api: { apiKey: "sandbox-standard-key", baseUrl: sandbox.url },
       state: { dir },
@@ -110,7 +105,12 @@ describe("OpenTelemetry export", () => {
         body: JSON.stringify({ reference: "o/1", notes: "a joke between friends" })
       })
       expect(feedback.status, await feedback.clone().text()).toBe(200)
-      const wanted = ["BatchProcessor.process", "AnalyzeV1.textWithRequest", "ActionExecutor.act", "FeedbackService.send"]
+      const wanted = [
+        "BatchProcessor.process",
+        "AnalyzeV1.textWithRequest",
+        "ActionExecutor.act",
+        "FeedbackService.send"
+      ]
       await waitFor(
         () => wanted.every((n) => receiver.spanNames().includes(n)),
         30_000,

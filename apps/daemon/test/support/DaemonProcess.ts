@@ -1,6 +1,7 @@
 /** Runs `warden run` as a real child process (from source, on the same Node), for crash and signal tests. */
 import { type ChildProcess, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { join } from "node:path"
 
 const bin = new URL("../../src/bin.ts", import.meta.url).pathname
@@ -59,3 +60,13 @@ export const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
 }
+
+/** A free loopback port (listened on and closed), for a daemon whose admin address the test must know. */
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
