@@ -6,7 +6,7 @@
  * the config of the plugins F names.
  */
 import { ConfigDuration } from "@warden/connector"
-import { Console, Duration, Effect, Option, Redacted, Runtime, Schema } from "effect"
+import { Config, Console, Duration, Effect, Option, Redacted, Runtime, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { stringify } from "yaml"
 import { checkConfig, formatLocated } from "../../config/index.ts"
@@ -34,7 +34,13 @@ const connectFlag = Flag.Boolean("connect").pipe(
   Flag.withDefault(false)
 )
 
-const check = Command.make("check", { file: Argument.String("file"), connect: connectFlag }, ({ file, connect }) =>
+/** The file argument: `FILE`, else the file `WARDEN_CONFIG` names (as `warden run` reads it). */
+const fileArgument = Argument.String("file").pipe(
+  Argument.withDescription("the config file (default: $WARDEN_CONFIG)"),
+  Argument.withFallbackConfig(Config.String("WARDEN_CONFIG"))
+)
+
+const check = Command.make("check", { file: fileArgument, connect: connectFlag }, ({ file, connect }) =>
   Effect.gen(function* () {
     const checked = yield* checkConfig(file).pipe(
       Effect.catchTag("ConfigError", (error) =>
@@ -115,7 +121,7 @@ export const printable = (value: unknown): unknown => {
   return value
 }
 
-const print = Command.make("print", { file: Argument.String("file") }, ({ file }) =>
+const print = Command.make("print", { file: fileArgument }, ({ file }) =>
   Effect.gen(function* () {
     const checked = yield* checkConfig(file).pipe(
       Effect.catchTag("ConfigError", (error) =>
