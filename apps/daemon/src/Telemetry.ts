@@ -14,8 +14,9 @@
  * attributes are ids, kinds and counts: never content, API keys or tokens.
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { ConfigProvider, Layer } from "effect"
+import { ConfigProvider, Effect, Layer, Schedule } from "effect"
 import { Otlp, type OtlpExporter, OtlpSerialization } from "effect/observability"
+import * as ProcessMetrics from "./admin/ProcessMetrics.ts"
 import { version } from "./cli/Version.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -61,6 +62,10 @@ export const layer = (env: Env = process.env): Layer.Layer<OtlpExporter.Flusher>
     }
   }).pipe(
     Layer.provide([serialization, NodeHttpClient.layerUndici]),
-    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: exporterEnv(env) })))
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: exporterEnv(env) }))),
+    // `/metrics` refreshes the build and process gauges at each scrape; a collector has no scrape.
+    Layer.merge(
+      Layer.effectDiscard(ProcessMetrics.update.pipe(Effect.repeat(Schedule.spaced("5 seconds")), Effect.forkScoped))
+    )
   )
 }

@@ -71,7 +71,7 @@ describe("OpenTelemetry export", () => {
     await sandbox.close()
   })
 
-  it("sends spans per batch, API call, action and feedback, and the metrics, without content, key or token", async () => {
+  it("sends spans per batch, API call, action and feedback, and the metrics (build and process ones too), without content, key or token", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-otel-"))
     const port = await freePort()
     const config = writeConfig(dir, {
@@ -117,7 +117,10 @@ describe("OpenTelemetry export", () => {
         `spans ${wanted.join(", ")}; got ${[...new Set(receiver.spanNames())].join(", ")}\n${daemon.stderr().slice(-3000)}`
       )
       await waitFor(
-        () => receiver.metricNames().includes("warden_items_in_total"),
+        () =>
+          ["warden_items_in_total", "warden_build_info", "process_resident_memory_bytes"].every((m) =>
+            receiver.metricNames().includes(m)
+          ),
         30_000,
         `metrics; got ${[...new Set(receiver.metricNames())].join(", ")}`
       )
