@@ -43,31 +43,44 @@ export const secret = <S extends Schema.Top>(
     ...(options?.description === undefined ? {} : { description: options.description })
   } as never)
 
+/** A field of a schema: its path (`"*"` for any element of an array), its description, whether secret. */
+export interface Field {
+  readonly path: ReadonlyArray<string>
+  readonly description: string | undefined
+  readonly secret: boolean
+}
+
 /** A secret field of a schema: its path (`"*"` for any element of an array) and its description. */
 export interface SecretField {
   readonly path: ReadonlyArray<string>
   readonly description: string | undefined
 }
 
+// `annotate` on a schema with checks annotates its last check: read that too.
 const annotationsOf = (ast: SchemaAST.AST): Record<string, unknown> => ({
   ...(ast.context?.annotations ?? {}),
-  ...(ast.annotations ?? {})
+  ...(ast.annotations ?? {}),
+  ...(ast.checks?.at(-1)?.annotations ?? {})
 })
 
 /**
- * Every field of a schema marked {@link secret}, as path patterns. Walks the decoded side's structure
- * (structs, arrays, unions, recursive schemas), whose keys are the config file's keys.
+ * Every field of a schema (struct keys and array items, at any depth), as path patterns with the
+ * field's own annotations. Walks the decoded side's structure (structs, arrays, unions, recursive
+ * schemas), whose keys are the config file's keys.
  */
-export const secretFields = (schema: Schema.Top): ReadonlyArray<SecretField> => {
-  const found: Array<SecretField> = []
+export const fields = (schema: Schema.Top): ReadonlyArray<Field> => {
+  const found: Array<Field> = []
   const seen = new Set<SchemaAST.AST>()
   const walk = (ast: SchemaAST.AST, path: ReadonlyArray<string>): void => {
     if (seen.has(ast)) return
     const annotations = annotationsOf(ast)
-    if (annotations[secretKey] === true) {
+    if (path.length > 0) {
       const description = annotations.description
-      found.push({ path, description: typeof description === "string" ? description : undefined })
-      return
+      found.push({
+        path,
+        description: typeof description === "string" ? description : undefined,
+        secret: annotations[secretKey] === true
+      })
     }
     seen.add(ast)
     switch (ast._tag) {
@@ -88,9 +101,24 @@ export const secretFields = (schema: Schema.Top): ReadonlyArray<SecretField> => 
     seen.delete(ast)
   }
   walk(schema.ast, [])
-  const unique = new Map(found.map((f) => [f.path.join("\u0000"), f]))
-  return [...unique.values()]
+  // A union's members may name a path twice: the first description and any secret mark win.
+  const byPath = new Map<string, Field>()
+  for (const f of found) {
+    const key = f.path.join("\u0000")
+    const before = byPath.get(key)
+    byPath.set(
+      key,
+      before === undefined
+        ? f
+        : { ...before, description: before.description ?? f.description, secret: before.secret || f.secret }
+    )
+  }
+  return [...byPath.values()]
 }
+
+/** Every field of a schema marked {@link secret}, as path patterns (see {@link fields}). */
+export const secretFields = (schema: Schema.Top): ReadonlyArray<SecretField> =>
+  fields(schema).flatMap((f) => (f.secret ? [{ path: f.path, description: f.description }] : []))
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -119,8 +147,10 @@ export const secretValues = (schema: Schema.Top, input: unknown): ReadonlyArray<
 type Json = Record<string, unknown>
 
 /**
- * Marks the secret fields in a JSON Schema generated from `schema`: `writeOnly: true` and the
- * description, which the generator drops for `Redacted` fields. Returns a marked copy.
+ * Completes a JSON Schema generated from `schema` with what the generator drops: secret fields get
+ * `writeOnly: true`, and each field's own description is kept even through a transformation
+ * (`Redacted`, a default, a duration), before the type's generic one (`The poll interval. A duration
+ * such as ...`). Returns a completed copy.
  */
 export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
   const doc = structuredClone(document)
@@ -140,10 +170,13 @@ export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
     )
     return [self, ...nested.filter(isRecord).flatMap(branches)]
   }
-  const mark = (node: Json, path: ReadonlyArray<string>, field: SecretField): void => {
+  const mark = (node: Json, path: ReadonlyArray<string>, field: Field): void => {
     if (path.length === 0) {
-      node.writeOnly = true
-      if (field.description !== undefined && node.description === undefined) node.description = field.description
+      if (field.secret) node.writeOnly = true
+      const own = field.description
+      const generic = node.description
+      if (own !== undefined && generic !== own && !(typeof generic === "string" && generic.startsWith(own)))
+        node.description = typeof generic === "string" ? `${own.replace(/\.$/u, "")}. ${generic}` : own
       return
     }
     const [head, ...rest] = path as [string, ...Array<string>]
@@ -157,6 +190,6 @@ export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
       }
     }
   }
-  for (const field of secretFields(schema)) mark(doc, field.path, field)
+  for (const field of fields(schema)) if (field.secret || field.description !== undefined) mark(doc, field.path, field)
   return doc
 }

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigField, Connector } from "@warden/connector"
+import { ConfigDuration, ConfigField, Connector } from "@warden/connector"
 import { Effect, Schema, Stream } from "effect"
 
 const Config = Schema.Struct({
@@ -8,7 +8,11 @@ const Config = Schema.Struct({
   }),
   password: Schema.optionalKey(Schema.String.annotate(ConfigField.Secret)),
   accounts: Schema.Array(Schema.Struct({ name: Schema.String, key: ConfigField.secret(Schema.String) })),
-  url: Schema.String.annotate({ description: "Where to read from" })
+  url: Schema.String.annotate({ description: "Where to read from" }),
+  every: ConfigDuration.withDefault("1 minute").annotate({ description: "Time between two polls" }),
+  verbose: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(false))).annotate({
+    description: "Log each poll"
+  })
 })
 
 const connector = Connector.make({
@@ -59,5 +63,12 @@ describe("ConfigField", () => {
     assert.strictEqual(json.properties.accounts.items.properties.key.writeOnly, true)
     assert.strictEqual(json.properties.accounts.items.properties.name.writeOnly, undefined)
     assert.strictEqual(json.properties.url.description, "Where to read from")
+  })
+
+  it("configJsonSchema keeps a field's own description through a default or a duration, before the type's", () => {
+    const json = Connector.configJsonSchema(connector) as any
+    assert.strictEqual(json.properties.verbose.description, "Log each poll")
+    assert.match(json.properties.every.description, /^Time between two polls\. A duration such as '500ms'/u)
+    assert.strictEqual(json.properties.every.default, "1 minute")
   })
 })
