@@ -1,4 +1,5 @@
 /** The config file as operators write it: short durations, env defaults, typed references, located problems. */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the file is about ${env:...} references, written as operators write them
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
