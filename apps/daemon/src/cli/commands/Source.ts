@@ -58,6 +58,9 @@ const resolveSecrets = (file: string, value: unknown, at: string) =>
     return resolved.value
   })
 
+/** The connectors documented in this repository's docs/connectors/. */
+const FIRST_PARTY = new Set(["rss", "discord", "youtube"])
+
 /** The `source preview` subcommand. */
 const preview = Command.make(
   "preview",
@@ -131,7 +134,7 @@ const preview = Command.make(
           })
         )
         return yield* refuse(
-          `--type ${connector.type} needs --config FILE, a YAML file of the connector's settings${missing === "" ? "" : `: ${missing.replaceAll("\n", "; ")}`} (see docs/connectors/${connector.type}.md)`,
+          `--type ${connector.type} needs --config FILE, a YAML file of the connector's settings${missing === "" ? "" : `: ${missing.replaceAll("\n", "; ")}`} ${FIRST_PARTY.has(connector.type) ? ` (see docs/connectors/${connector.type}.md)` : ""}`,
           2
         )
       }
