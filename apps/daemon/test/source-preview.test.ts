@@ -121,7 +121,7 @@ describe("warden source preview", () => {
     })
   })
 
-  it("--type youtube without --config says what the connector needs", async () => {
+  it("--type youtube (or discord) without --config says what the connector needs, key by key", async () => {
     const { code, stdout, stderr } = await warden(["source", "preview", "--type", "youtube"])
     expect(code).toBe(2)
     expect(stdout).toBe("")
@@ -129,6 +129,9 @@ describe("warden source preview", () => {
     expect(stderr).toContain("channelId")
     expect(stderr).toContain("apiKey")
     expect(stderr).not.toContain("--url")
+    const discord = await warden(["source", "preview", "--type", "discord"])
+    expect(discord.code).toBe(2)
+    expect(discord.stderr).toContain("token: required key is missing; guilds: required key is missing")
   })
 
   it("takes --timeout in the short form (500ms) and refuses a value that is no duration", async () => {

@@ -10,11 +10,12 @@
  */
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import { ConfigDuration, Connector, ConnectorRegistry, Preview, SourceEvent } from "@warden/connector"
+import { ConfigDuration, type Connector, ConnectorRegistry, Preview, SourceEvent } from "@warden/connector"
 import { Console, Effect, Option, Runtime, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { parse } from "yaml"
 import * as Connectors from "../../config/Connectors.ts"
+import { fromIssue } from "../../config/internal/Problems.ts"
 import { SecretRef } from "../../config/index.ts"
 import { checkpoint } from "./SourceCheckpoint.ts"
 
@@ -127,14 +128,16 @@ const preview = Command.make(
       )
       if (config === undefined) {
         // What the connector's own schema says is missing from an empty config: its required keys.
-        const missing = yield* Connector.decodeConfig(connector, {}).pipe(
-          Effect.match({
-            onFailure: (e) => e.message.replace(/^invalid \S+ source config: /u, ""),
-            onSuccess: () => ""
-          })
-        )
+        const decoded = Schema.decodeUnknownExit(connector.configSchema, { errors: "all" })({})
+        const missing =
+          decoded._tag === "Success"
+            ? ""
+            : decoded.cause.reasons
+                .flatMap((r) => (r._tag === "Fail" && Schema.isSchemaError(r.error) ? fromIssue(r.error.issue) : []))
+                .map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`).replaceAll("\n", "; "))
+                .join("; ")
         return yield* refuse(
-          `--type ${connector.type} needs --config FILE, a YAML file of the connector's settings${missing === "" ? "" : `: ${missing.replaceAll("\n", "; ")}`} ${FIRST_PARTY.has(connector.type) ? ` (see docs/connectors/${connector.type}.md)` : ""}`,
+          `--type ${connector.type} needs --config FILE, a YAML file of the connector's settings${missing === "" ? "" : `: ${missing}`}${FIRST_PARTY.has(connector.type) ? ` (see docs/connectors/${connector.type}.md)` : ""}`,
           2
         )
       }
