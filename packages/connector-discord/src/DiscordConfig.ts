@@ -61,36 +61,62 @@ export const Config = Schema.Struct({
     description: "The bot token (write ${env:DISCORD_TOKEN}, not the token itself)"
   }),
   /** The REST API base, without the version (default `https://discord.com/api`); tests point it at a fake. */
-  apiBaseUrl: defaulted(Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s]+$/u)), "https://discord.com/api"),
+  apiBaseUrl: defaulted(
+    Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s]+$/u)),
+    "https://discord.com/api"
+  ).annotate({
+    description: "The REST API base, without the version (default `https://discord.com/api`); tests point it at a fake."
+  }),
   /** The guilds watched, each with its channel include/exclude lists. */
-  guilds: Schema.Array(Guild).check(Schema.isMinLength(1)),
+  guilds: Schema.Array(Guild)
+    .check(Schema.isMinLength(1))
+    .annotate({ description: "The guilds watched, each with its channel include/exclude lists." }),
   /** Also watch the threads of included channels (default true). */
-  threads: defaulted(Schema.Boolean, true),
+  threads: defaulted(Schema.Boolean, true).annotate({
+    description: "Also watch the threads of included channels (default true)."
+  }),
   /** Ignore messages written by bots and webhooks (default true). Warden's own posts are always ignored. */
-  ignoreBots: defaulted(Schema.Boolean, true),
+  ignoreBots: defaulted(Schema.Boolean, true).annotate({
+    description: "Ignore messages written by bots and webhooks (default true). Warden's own posts are always ignored."
+  }),
   /** Ignore messages of members having any of these role ids (e.g. staff). */
-  ignoreRoles: defaulted(ids, []),
+  ignoreRoles: defaulted(ids, []).annotate({
+    description: "Ignore messages of members having any of these role ids (e.g. staff)."
+  }),
   /** Analyse message text (default true). */
-  messages: defaulted(Schema.Boolean, true),
+  messages: defaulted(Schema.Boolean, true).annotate({ description: "Analyse message text (default true)." }),
   /** Analyse image attachments by URL (default true). */
-  attachments: defaulted(Schema.Boolean, true),
+  attachments: defaulted(Schema.Boolean, true).annotate({
+    description: "Analyse image attachments by URL (default true)."
+  }),
   /** Analyse the usernames of members who join (default false: needs the privileged Server Members intent). */
-  memberJoins: defaulted(Schema.Boolean, false),
+  memberJoins: defaulted(Schema.Boolean, false).annotate({
+    description:
+      "Analyse the usernames of members who join (default false: needs the privileged Server Members intent)."
+  }),
   /** Channel where `modLog` actions post (required for the `modLog` action). */
-  modLogChannel: Schema.optionalKey(Snowflake),
+  modLogChannel: Schema.optionalKey(Snowflake).annotate({
+    description: "Channel where `modLog` actions post (required for the `modLog` action)."
+  }),
   /** Reaction by which an ordinary member reports a message Warden kept (default 🚩). */
-  reportEmoji: defaulted(Schema.String.check(Schema.isNonEmpty()), "🚩"),
+  reportEmoji: defaulted(Schema.String.check(Schema.isNonEmpty()), "🚩").annotate({
+    description: "Reaction by which an ordinary member reports a message Warden kept (default 🚩)."
+  }),
   /** Reaction by which a moderator marks an action of Warden as wrong (default ✅). */
-  notHarmfulEmoji: defaulted(Schema.String.check(Schema.isNonEmpty()), "✅"),
+  notHarmfulEmoji: defaulted(Schema.String.check(Schema.isNonEmpty()), "✅").annotate({
+    description: "Reaction by which a moderator marks an action of Warden as wrong (default ✅)."
+  }),
   /** Role ids of moderators: their `notHarmfulEmoji` reactions are reversals. */
-  moderatorRoles: defaulted(ids, []),
+  moderatorRoles: defaulted(ids, []).annotate({
+    description: "Role ids of moderators: their `notHarmfulEmoji` reactions are reversals."
+  }),
   /**
    * Messages per channel read when starting without a checkpoint (default 0: only new messages).
    * With a checkpoint, everything after it is read, whatever this says.
    */
   history: defaulted(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 })), 0),
   /** Reconnect / retry backoff. */
-  retry: defaulted(Retry, {}),
+  retry: defaulted(Retry, {}).annotate({ description: "Reconnect / retry backoff." }),
   /** Timeout of one REST request (default 15 seconds). */
   requestTimeout: ConfigDuration.withDefault("15 seconds", "100 millis")
 })

@@ -51,21 +51,37 @@ const int = (min: number, max: number, value: number) =>
 /** The whole RSS source config; every field but `feeds` has a default. */
 export const Config = Schema.Struct({
   /** Feed URLs, or `{ url, id?, content? }` entries. */
-  feeds: Schema.Array(Schema.Union([FeedUrl, FeedEntry])).check(Schema.isMinLength(1)),
+  feeds: Schema.Array(Schema.Union([FeedUrl, FeedEntry]))
+    .check(Schema.isMinLength(1))
+    .annotate({ description: "Feed URLs, or `{ url, id?, content? }` entries." }),
   /** Time between two polls of one feed (default 5 minutes). */
-  pollInterval: duration("5 minutes", "50 millis"),
+  pollInterval: duration("5 minutes", "50 millis").annotate({
+    description: "Time between two polls of one feed (default 5 minutes)."
+  }),
   /** Default content field of every feed (default `auto`). */
-  content: ContentField.pipe(Schema.withDecodingDefaultKey(Effect.succeed("auto" as const))),
+  content: ContentField.pipe(Schema.withDecodingDefaultKey(Effect.succeed("auto" as const))).annotate({
+    description: "Default content field of every feed (default `auto`)."
+  }),
   /** At most this many items are emitted per poll of a feed; the rest come with the next polls (default 100). */
-  maxItemsPerPoll: int(1, 100_000, 100),
+  maxItemsPerPoll: int(1, 100_000, 100).annotate({
+    description:
+      "At most this many items are emitted per poll of a feed; the rest come with the next polls (default 100)."
+  }),
   /** How many items per feed are remembered for dedupe and edit detection (default 1000; never fewer than the feed holds). */
-  retain: int(1, 1_000_000, 1000),
+  retain: int(1, 1_000_000, 1000).annotate({
+    description:
+      "How many items per feed are remembered for dedupe and edit detection (default 1000; never fewer than the feed holds)."
+  }),
   /** Timeout of one fetch, redirects and body included (default 30 seconds). */
-  timeout: duration("30 seconds", "100 millis"),
+  timeout: duration("30 seconds", "100 millis").annotate({
+    description: "Timeout of one fetch, redirects and body included (default 30 seconds)."
+  }),
   /** Size cap of one answer after decompression (default 10 MiB). */
-  maxBytes: int(1024, 1024 * 1024 * 1024, 10 * 1024 * 1024),
+  maxBytes: int(1024, 1024 * 1024 * 1024, 10 * 1024 * 1024).annotate({
+    description: "Size cap of one answer after decompression (default 10 MiB)."
+  }),
   /** Redirects followed per fetch (default 5). */
-  maxRedirects: int(0, 20, 5),
+  maxRedirects: int(0, 20, 5).annotate({ description: "Redirects followed per fetch (default 5)." }),
   /** Backoff after a failed poll: `initial` doubles per failure up to `max`; a `Retry-After` wins when longer. */
   retry: Schema.Struct({
     initial: duration("10 seconds", "10 millis"),
@@ -74,7 +90,9 @@ export const Config = Schema.Struct({
     .check(ConfigDuration.ordered("initial", "max"))
     .pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
   /** The User-Agent sent. */
-  userAgent: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("Warden-RSS/0.1"))),
+  userAgent: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("Warden-RSS/0.1"))).annotate({
+    description: "The User-Agent sent."
+  }),
   /** Extra request headers, e.g. `authorization` for a private feed; kept Redacted (never logged). */
   headers: Schema.Record(Schema.String, Schema.RedactedFromValue(Schema.String)).pipe(
     Schema.withDecodingDefaultKey(Effect.succeed({}))

@@ -53,41 +53,71 @@ export const defaultTokenUrl = "https://oauth2.googleapis.com/token"
 
 const Fields = Schema.Struct({
   /** Every comment thread related to this channel (its videos and its discussion tab). */
-  channelId: Schema.optionalKey(ChannelId),
+  channelId: Schema.optionalKey(ChannelId).annotate({
+    description: "Every comment thread related to this channel (its videos and its discussion tab)."
+  }),
   /** Comment threads of these videos (alone or next to `channelId`). */
-  videoIds: Schema.optionalKey(Schema.Array(VideoId).check(Schema.isMinLength(1))),
+  videoIds: Schema.optionalKey(Schema.Array(VideoId).check(Schema.isMinLength(1))).annotate({
+    description: "Comment threads of these videos (alone or next to `channelId`)."
+  }),
   /** An API key: enough for a read-only source of public comments. */
   apiKey: secret("An API key: enough for a read-only source of public comments"),
   /** OAuth client id (moderation and held comments need OAuth as the channel owner). */
-  clientId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
+  clientId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())).annotate({
+    description: "OAuth client id (moderation and held comments need OAuth as the channel owner)."
+  }),
   /** OAuth client secret. */
   clientSecret: secret("OAuth client secret"),
   /** OAuth refresh token of the channel owner (scope `https://www.googleapis.com/auth/youtube.force-ssl`). */
   refreshToken: secret("OAuth refresh token of the channel owner"),
   /** Shortest time between two polls (default 1 minute); longer when the quota budget needs it. */
-  pollInterval: duration("1 minute", "50 millis"),
+  pollInterval: duration("1 minute", "50 millis").annotate({
+    description: "Shortest time between two polls (default 1 minute); longer when the quota budget needs it."
+  }),
   /** Fetch replies beyond the ones inlined in threads (default true). */
-  includeReplies: bool(true),
+  includeReplies: bool(true).annotate({
+    description: "Fetch replies beyond the ones inlined in threads (default true)."
+  }),
   /** Also analyse comments YouTube holds for review (owner OAuth; default false). */
-  includeHeldForReview: bool(false),
+  includeHeldForReview: bool(false).annotate({
+    description: "Also analyse comments YouTube holds for review (owner OAuth; default false)."
+  }),
   /** Also analyse comments YouTube classified as likely spam (owner OAuth; default false). */
-  includeLikelySpam: bool(false),
+  includeLikelySpam: bool(false).annotate({
+    description: "Also analyse comments YouTube classified as likely spam (owner OAuth; default false)."
+  }),
   /** Daily quota of the Google Cloud project, in units (default 10000). */
-  dailyQuota: int(1, 100_000_000, 10_000),
+  dailyQuota: int(1, 100_000_000, 10_000).annotate({
+    description: "Daily quota of the Google Cloud project, in units (default 10000)."
+  }),
   /** Units kept for moderation actions: polling stops short of them (default 1000, i.e. 20 action calls). */
-  quotaReserve: int(0, 100_000_000, 1000),
+  quotaReserve: int(0, 100_000_000, 1000).annotate({
+    description: "Units kept for moderation actions: polling stops short of them (default 1000, i.e. 20 action calls)."
+  }),
   /** Re-read this far below the newest comment seen, to catch late-indexed comments (default 10 minutes). */
-  overlap: duration("10 minutes"),
+  overlap: duration("10 minutes").annotate({
+    description: "Re-read this far below the newest comment seen, to catch late-indexed comments (default 10 minutes)."
+  }),
   /** Without a checkpoint, start with the comments of this last period (default 1 day). */
-  backfill: duration("1 day"),
+  backfill: duration("1 day").annotate({
+    description: "Without a checkpoint, start with the comments of this last period (default 1 day)."
+  }),
   /** At most this many pages of 100 threads per list per poll (default 20). */
-  maxPagesPerPoll: int(1, 1000, 20),
+  maxPagesPerPoll: int(1, 1000, 20).annotate({
+    description: "At most this many pages of 100 threads per list per poll (default 20)."
+  }),
   /** How often comments Warden held are checked for a moderator's approval (default 5 minutes). */
-  reversalCheckInterval: duration("5 minutes", "50 millis"),
+  reversalCheckInterval: duration("5 minutes", "50 millis").annotate({
+    description: "How often comments Warden held are checked for a moderator's approval (default 5 minutes)."
+  }),
   /** Moderation actions arriving within this window go out as one call of up to 50 ids (default 1 second). */
-  actionBatchWindow: duration("1 second"),
+  actionBatchWindow: duration("1 second").annotate({
+    description: "Moderation actions arriving within this window go out as one call of up to 50 ids (default 1 second)."
+  }),
   /** Timeout of one API call (default 30 seconds). */
-  timeout: duration("30 seconds", "100 millis"),
+  timeout: duration("30 seconds", "100 millis").annotate({
+    description: "Timeout of one API call (default 30 seconds)."
+  }),
   /** Backoff after a failed poll: `initial` doubles per failure up to `max`. */
   retry: Schema.Struct({
     initial: duration("10 seconds", "10 millis"),
@@ -96,7 +126,9 @@ const Fields = Schema.Struct({
     .check(ConfigDuration.ordered("initial", "max"))
     .pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
   /** YouTube Data API base URL (a proxy, or a fake in tests). */
-  apiBaseUrl: url(defaultApiBaseUrl),
+  apiBaseUrl: url(defaultApiBaseUrl).annotate({
+    description: "YouTube Data API base URL (a proxy, or a fake in tests)."
+  }),
   /** OAuth token endpoint. */
   tokenUrl: url(defaultTokenUrl)
 })

@@ -71,16 +71,14 @@ const annotationsOf = (ast: SchemaAST.AST): Record<string, unknown> => ({
 export const fields = (schema: Schema.Top): ReadonlyArray<Field> => {
   const found: Array<Field> = []
   const seen = new Set<SchemaAST.AST>()
-  const walk = (ast: SchemaAST.AST, path: ReadonlyArray<string>): void => {
+  // `member`: a union's member, whose description is of that member, not of the field.
+  const walk = (ast: SchemaAST.AST, path: ReadonlyArray<string>, member = false): void => {
     if (seen.has(ast)) return
     const annotations = annotationsOf(ast)
-    if (path.length > 0) {
-      const description = annotations.description
-      found.push({
-        path,
-        description: typeof description === "string" ? description : undefined,
-        secret: annotations[secretKey] === true
-      })
+    const secret = annotations[secretKey] === true
+    if (path.length > 0 && (!member || secret)) {
+      const description = member ? undefined : annotations.description
+      found.push({ path, description: typeof description === "string" ? description : undefined, secret })
     }
     seen.add(ast)
     switch (ast._tag) {
@@ -92,7 +90,7 @@ export const fields = (schema: Schema.Top): ReadonlyArray<Field> => {
         for (const element of [...ast.elements, ...ast.rest]) walk(element, [...path, "*"])
         break
       case "Union":
-        for (const member of ast.types) walk(member, path)
+        for (const type of ast.types) walk(type, path, true)
         break
       case "Suspend":
         walk(ast.thunk(), path)

@@ -71,4 +71,16 @@ describe("ConfigField", () => {
     assert.match(json.properties.every.description, /^Time between two polls\. A duration such as '500ms'/u)
     assert.strictEqual(json.properties.every.default, "1 minute")
   })
+
+  it("a union member's description stays on the member, not on the field", () => {
+    const Feed = Schema.Struct({
+      feeds: Schema.Array(
+        Schema.Union([Schema.String.annotate({ description: "A URL" }), Schema.Struct({ url: Schema.String })])
+      ).annotate({ description: "The feeds" })
+    })
+    const json = ConfigField.markJsonSchema(Feed, Schema.toJsonSchemaDocument(Feed).schema as never) as any
+    assert.strictEqual(json.properties.feeds.description, "The feeds")
+    assert.strictEqual(json.properties.feeds.items.description, undefined)
+    assert.strictEqual(json.properties.feeds.items.anyOf[0].description, "A URL")
+  })
 })
