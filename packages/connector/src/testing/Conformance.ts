@@ -663,6 +663,38 @@ export const actions = (options: Options): Effect.Effect<void, ConformanceFailur
     })
   )
 
+/**
+ * A poll-based source's `pollOnce` (when it has one) reads the upstream once and ends by itself, with
+ * the items published before it; with the upstream down it fails with a ConnectorError (no `error`
+ * event, no defect, no wait). A source without `pollOnce` passes.
+ */
+export const pollOnce = (options: Options): Effect.Effect<void, ConformanceFailure> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const check = "pollOnce"
+      const harness = yield* setupHarness(options, check)
+      yield* harness.upstream.publish(2)
+      const source = yield* startSource(options, harness, check)
+      if (source.pollOnce === undefined) return
+      const up = yield* collect(source.pollOnce(Option.none()), () => false, settings(options).timeout)
+      if (up.timedOut) return yield* fail(check, "pollOnce did not end by itself within the timeout")
+      if (Exit.isFailure(up.exit)) return yield* fail(check, `pollOnce failed: ${describeExit(up.exit)}`)
+      if (up.events.some(SourceEvent.isErrorEvent))
+        return yield* fail(check, "pollOnce emitted an error event (it must fail with the ConnectorError instead)")
+      yield* expectItems(check, up, 2)
+      yield* harness.upstream.stop
+      const down = yield* collect(source.pollOnce(Option.none()), () => false, settings(options).timeout)
+      yield* harness.upstream.start
+      if (down.timedOut) return yield* fail(check, "with the upstream down, pollOnce did not end within the timeout")
+      const error = Exit.isFailure(down.exit) ? Cause.findErrorOption(down.exit.cause) : Option.none()
+      if (Option.isNone(error) || !(error.value instanceof ConnectorError))
+        return yield* fail(
+          check,
+          `with the upstream down, pollOnce must fail with a ConnectorError: ${describeExit(down.exit)}`
+        )
+    })
+  )
+
 const setupHarness = (options: Options, check: string) =>
   options.setup.pipe(Effect.mapError((e) => new ConformanceFailure({ check, message: `setup failed: ${String(e)}` })))
 
@@ -677,7 +709,8 @@ export const checks = {
   actions,
   boundedCheckpoint,
   cleanShutdown,
-  upstreamDown
+  upstreamDown,
+  pollOnce
 } as const
 
 /** Runs every check in turn; fails with the first failure. */
