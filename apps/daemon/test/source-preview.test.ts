@@ -51,6 +51,7 @@ describe("warden source preview", () => {
     writeFileSync(
       file,
       [
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax in a config file
         "api: { apiKey: '${env:PREVIEW_KEY}' }",
         "sources:",
         "  - id: news",

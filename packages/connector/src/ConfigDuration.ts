@@ -51,12 +51,20 @@ export const parse = (input: string): Option.Option<Duration.Duration> => {
 }
 
 /**
+ * A duration as code may write one: any `Duration.Input`, or a string in any form {@link parse}
+ * reads (`"1s"`, `"5m"`).
+ *
+ * @since 0.1.0
+ */
+export type Input = Duration.Input | string
+
+/**
  * A duration from a string in any form {@link parse} reads, or any other `Duration.Input`; throws on
  * an invalid one (for constants written in code, never for user input).
  *
  * @since 0.1.0
  */
-export const decodeUnsafe = (input: Duration.Input): Duration.Duration =>
+export const decodeUnsafe = (input: Input): Duration.Duration =>
   typeof input === "string"
     ? Option.getOrThrowWith(parse(input), () => new Error(`not a duration: '${input}'`))
     : Duration.fromInputUnsafe(input)
@@ -106,7 +114,7 @@ export const DurationString = Schema.String.annotate({ description }).pipe(
  *
  * @since 0.1.0
  */
-export const isAtLeast = (minimum: Duration.Input) => {
+export const isAtLeast = (minimum: Input) => {
   const min = decodeUnsafe(minimum)
   return Schema.makeFilter<Duration.Duration>(
     (d) =>
@@ -134,7 +142,7 @@ export const ordered = <K extends string>(low: K, high: K) =>
  *
  * @since 0.1.0
  */
-export const atLeast = (minimum: Duration.Input) => DurationString.check(isAtLeast(minimum))
+export const atLeast = (minimum: Input) => DurationString.check(isAtLeast(minimum))
 
 /**
  * A duration key written as a string (`5m`, `5 minutes`) with a default (shown in the JSON Schema)
@@ -142,7 +150,7 @@ export const atLeast = (minimum: Duration.Input) => DurationString.check(isAtLea
  *
  * @since 0.1.0
  */
-export const withDefault = (value: string, minimum: Duration.Input = 0) =>
+export const withDefault = (value: string, minimum: Input = 0) =>
   Schema.String.annotate({ description, default: value })
     .pipe(Schema.decodeTo(Schema.Duration, transformation))
     .check(isAtLeast(minimum))
