@@ -26,10 +26,12 @@ const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
  */
 const MAX_GAP_MS = 1_500
 
+/** The sink's complete lines: the last one may still be being written. */
 const jsonLines = (path: string): Array<{ reference: string; version: number }> =>
   existsSync(path)
     ? readFileSync(path, "utf8")
         .split("\n")
+        .slice(0, -1)
         .filter((l) => l.trim() !== "")
         .map((l) => JSON.parse(l))
     : []

@@ -30,36 +30,41 @@ export const run = (sink: Sink, idleMillis = 100) =>
      */
     const measure = Effect.flatMap(store.sinkBacklog(sink.name), (n) => Metric.update(backlog, n))
     yield* measure.pipe(Effect.catchCause((cause) => Effect.logWarning("sink backlog not measured", cause)))
-    const step = Effect.gen(function* () {
-      const rows = yield* store.pendingOutbox(sink.name, sink.batchSize)
-      if (rows.length === 0) return false
-      const results = yield* sink.deliver(rows.map((r) => JSON.parse(r.payload) as VerdictRecord))
-      const delivered: Array<string> = []
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i]!
-        const error = results[i]
-        if (error === undefined) {
-          delivered.push(row.id)
-          continue
+    // Delivering and marking the rows delivered go together: a stop between the two left the rows in
+    // the outbox, and the shutdown drain wrote them again (12 duplicate jsonl lines seen in a loaded CI
+    // run). A delivery is bounded by the sink's own timeout, so a stop waits at most that long.
+    const step = Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function* () {
+        const rows = yield* restore(store.pendingOutbox(sink.name, sink.batchSize))
+        if (rows.length === 0) return false
+        const results = yield* sink.deliver(rows.map((r) => JSON.parse(r.payload) as VerdictRecord))
+        const delivered: Array<string> = []
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i]!
+          const error = results[i]
+          if (error === undefined) {
+            delivered.push(row.id)
+            continue
+          }
+          yield* Metric.update(Metric.withAttributes(Metrics.sinkFailures, { sink: sink.name }), 1)
+          if (row.attempts + 1 >= sink.maxAttempts) {
+            yield* store.deadLetter(row, error)
+            yield* Effect.logError(`delivery failed ${row.attempts + 1} times; moved to dead letters: ${error}`).pipe(
+              Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
+            )
+          } else {
+            yield* store.markAttemptFailed(row.id, error, Date.now() + retryDelayMillis(row.attempts + 1))
+            yield* Effect.logWarning(`delivery failed, will retry: ${error}`).pipe(
+              Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
+            )
+          }
         }
-        yield* Metric.update(Metric.withAttributes(Metrics.sinkFailures, { sink: sink.name }), 1)
-        if (row.attempts + 1 >= sink.maxAttempts) {
-          yield* store.deadLetter(row, error)
-          yield* Effect.logError(`delivery failed ${row.attempts + 1} times; moved to dead letters: ${error}`).pipe(
-            Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
-          )
-        } else {
-          yield* store.markAttemptFailed(row.id, error, Date.now() + retryDelayMillis(row.attempts + 1))
-          yield* Effect.logWarning(`delivery failed, will retry: ${error}`).pipe(
-            Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
-          )
-        }
-      }
-      yield* store.markDelivered(delivered)
-      yield* Metric.update(Metric.withAttributes(Metrics.sinkDelivered, { sink: sink.name }), delivered.length)
-      yield* measure
-      return delivered.length > 0
-    })
+        yield* store.markDelivered(delivered)
+        yield* Metric.update(Metric.withAttributes(Metrics.sinkDelivered, { sink: sink.name }), delivered.length)
+        yield* measure
+        return delivered.length > 0
+      })
+    )
     /**
      * At shutdown: deliver what was recorded, so verdicts the daemon paid for reach the sink before it
      * exits (issue 19). The batches interrupted at the same moment record what they analysed as they
