@@ -84,11 +84,12 @@ interface Bucket {
   readonly queue: Array<Deferred.Deferred<void>>
   /** Completed to make the head look again (the rate changed, refill was anchored). */
   poke: Deferred.Deferred<void>
-  /** False from the start of a burst until all of its requests are answered: no refill meanwhile. */
+  /**
+   * False from the start of a burst until every request then out (`pending`) is answered: no refill
+   * meanwhile.
+   */
   anchored: boolean
   pausedSince: number
-  /** Requests unanswered since the burst started (those sent before it included). */
-  inBurst: number
   /** Requests that went out through the bucket and are not answered yet. */
   pending: number
   /** When the rate last changed: a 429 for a request sent before then says nothing new. */
@@ -185,7 +186,6 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           poke: Deferred.makeUnsafe<void>(),
           anchored: true,
           pausedSince: now,
-          inBurst: 0,
           pending: 0,
           changedAt: Number.NEGATIVE_INFINITY,
           probing: false,
@@ -225,6 +225,12 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       b.anchored = true
       b.last = now
       pokeHead(b)
+    }
+
+    /** Forgets the 429s older than the window; returns how many are left. */
+    const recent429s = (b: Bucket, now: number): number => {
+      while (b.recent429.length > 0 && b.recent429[0]! < now - RECENT_WINDOW_MS) b.recent429.shift()
+      return b.recent429.length
     }
 
     const countSend = (b: Bucket, now: number) => {
@@ -286,13 +292,11 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       if (b.anchored && b.burst >= 2 && b.tokens >= Math.max(b.burst - 1, 1.5)) {
         b.anchored = false
         b.pausedSince = now
-        b.inBurst = b.pending
         b.tokens = Math.min(b.tokens, Math.max(0, b.burst - Math.max(0, b.pending - 1)))
       }
       if (b.tokens < 1) return false
       b.tokens -= 1
       b.pending++
-      if (!b.anchored) b.inBurst++
       return true
     }
 
@@ -324,8 +328,11 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       Effect.gen(function* () {
         const start = yield* Clock.currentTimeMillis
         const b = bucket(endpoint, start)
-        countSend(b, start)
-        if (!Number.isFinite(b.rate)) return 0
+        if (!Number.isFinite(b.rate)) {
+          // what a 429 naming no value is judged against; a limited endpoint has its rate for that
+          countSend(b, start)
+          return 0
+        }
         if (b.queue.length === 0 && tryTake(b, start)) return 0
         const me = Deferred.makeUnsafe<void>()
         b.queue.push(me)
@@ -344,7 +351,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const b = bucket(endpoint, now)
         b.recent429.push(now)
-        while (b.recent429.length > 0 && b.recent429[0]! < now - RECENT_WINDOW_MS) b.recent429.shift()
+        recent429s(b, now)
         // sent before the last change: that change already answered this refusal
         if (sentAt !== undefined && sentAt < b.changedAt) return Effect.void
         const named = violations
@@ -377,19 +384,15 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         b.nextProbeAt = now + b.probeDelay
         // the server said "too many": spend what is left of the burst
         b.tokens = Math.min(b.tokens, 0)
+        const lowered = quota !== undefined && b.configured !== undefined && b.configured > quota
         const warn =
-          quota !== undefined && b.configured !== undefined && b.configured > quota && !b.warnedConfigured
+          lowered && !b.warnedConfigured
             ? Effect.logWarning(
                 `quota for ${violations.find((v) => Number(v.quotaValue) === quota)?.quotaName ?? endpoint} is ` +
                   `${quota}/s, configured ${b.configured}/s: using ${quota}/s`
-              ).pipe(
-                Effect.tap(() =>
-                  Effect.sync(() => {
-                    b.warnedConfigured = true
-                  })
-                )
               )
             : Effect.void
+        if (lowered) b.warnedConfigured = true
         return Effect.andThen(setLimit(b, limit, now), warn)
       })
 
@@ -399,9 +402,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           const b = buckets.get(endpoint)
           if (b === undefined) return
           b.pending = Math.max(0, b.pending - 1)
-          if (b.anchored) return
-          b.inBurst--
-          if (b.inBurst <= 0) anchor(b, now)
+          if (!b.anchored && b.pending === 0) anchor(b, now)
         })
       )
 
@@ -415,14 +416,13 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
 
     const statusOf = (b: Bucket, now: number): Status => {
       refill(b, now)
-      while (b.recent429.length > 0 && b.recent429[0]! < now - RECENT_WINDOW_MS) b.recent429.shift()
       return {
         endpoint: b.endpoint,
         configuredRate: b.configured,
         learntRate: b.learnt,
         currentRate: Number.isFinite(b.rate) ? b.rate : undefined,
         tokens: b.tokens,
-        recent429s: b.recent429.length
+        recent429s: recent429s(b, now)
       }
     }
     const status = (endpoint: EndpointName): Effect.Effect<Status | undefined> =>
