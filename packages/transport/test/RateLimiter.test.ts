@@ -1,6 +1,6 @@
 /**
- * The limiter on `TestClock`: pacing, the burst's anchoring at its first answer (the CI flake of
- * issue 17), learning the quota a 429 names, probing back up, and whole runs against a simulated
+ * The limiter on `TestClock`: pacing, refill held until a burst's requests are answered (the CI
+ * flake of issue 17), learning the quota a 429 names, probing back up, and whole runs against a simulated
  * server whose quota changes mid-run (after Vector's adaptive-concurrency tests: a deterministic
  * server model instead of real sleeps).
  */
@@ -13,13 +13,35 @@ import * as RateLimiter from "../src/RateLimiter.ts"
 const QUOTA_NAME = "analyze.message.requests_per_second"
 const named = (quotaValue: number): ReadonlyArray<QuotaViolation> => [{ quotaName: QUOTA_NAME, quotaValue }]
 
+/** A limiter with a rate for `analyzeText` only, and no margin. */
+const limiterAt = (requestsPerSecond: number, burst: number) =>
+  RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond, burst } }, margin: 0 })
+
+/** `n` calls go out one after the other, and all are answered (the bucket's refill is anchored). */
+const sendAndAnswer = (limiter: RateLimiter.Shape, n: number) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < n; i++) yield* limiter.acquire("analyzeText")
+    for (let i = 0; i < n; i++) yield* limiter.settle("analyzeText")
+  })
+
+/** Starts `n` callers at once; `went` receives each one's wait (ms) as it goes. */
+const startCallers = (limiter: RateLimiter.Shape, n: number) =>
+  Effect.gen(function* () {
+    const went: Array<number> = []
+    const fiber = yield* Effect.forkChild(
+      Effect.forEach(
+        Array.from({ length: n }),
+        () => Effect.tap(limiter.acquire("analyzeText"), (waited) => Effect.sync(() => went.push(waited))),
+        { concurrency: "unbounded" }
+      )
+    )
+    return { went, fiber }
+  })
+
 describe("RateLimiter: pacing (TestClock)", () => {
   it.effect("the burst goes at once, then one call per 1/rate once the burst's answers are in", () =>
     Effect.gen(function* () {
-      const limiter = yield* RateLimiter.make({
-        endpoints: { analyzeText: { requestsPerSecond: 10, burst: 3 } },
-        margin: 0
-      })
+      const limiter = yield* limiterAt(10, 3)
       for (let i = 0; i < 3; i++) assert.strictEqual(yield* limiter.acquire("analyzeText"), 0)
       for (let i = 0; i < 3; i++) yield* limiter.settle("analyzeText")
       const fiber = yield* Effect.forkChild(limiter.acquire("analyzeText"))
@@ -36,10 +58,7 @@ describe("RateLimiter: pacing (TestClock)", () => {
   it.effect("refill is credited once the burst's requests are answered, not from the first reservation", () =>
     Effect.gen(function* () {
       // the server counts our requests when they reach it: here over 80 ms
-      const limiter = yield* RateLimiter.make({
-        endpoints: { analyzeText: { requestsPerSecond: 20, burst: 5 } },
-        margin: 0
-      })
+      const limiter = yield* limiterAt(20, 5)
       for (let i = 0; i < 5; i++) yield* limiter.acquire("analyzeText")
       const sixth = yield* Effect.forkChild(limiter.acquire("analyzeText"))
       for (let i = 0; i < 4; i++) {
@@ -58,10 +77,7 @@ describe("RateLimiter: pacing (TestClock)", () => {
 
   it.effect("a burst with no answer at all is anchored after 2 s, so waiters never hang", () =>
     Effect.gen(function* () {
-      const limiter = yield* RateLimiter.make({
-        endpoints: { analyzeText: { requestsPerSecond: 10, burst: 2 } },
-        margin: 0
-      })
+      const limiter = yield* limiterAt(10, 2)
       yield* limiter.acquire("analyzeText")
       yield* limiter.acquire("analyzeText")
       const third = yield* Effect.forkChild(limiter.acquire("analyzeText"))
@@ -77,10 +93,7 @@ describe("RateLimiter: pacing (TestClock)", () => {
     "timers that fire late in clumps (a stalled event loop) never let more than the bucket's size go at once",
     () =>
       Effect.gen(function* () {
-        const limiter = yield* RateLimiter.make({
-          endpoints: { analyzeText: { requestsPerSecond: 20, burst: 4 } },
-          margin: 0
-        })
+        const limiter = yield* limiterAt(20, 4)
         // every timer fires on the next 250 ms boundary, late, together with the others due by then
         const inner = yield* Clock.Clock
         const coarse: Clock.Clock = {
@@ -118,26 +131,15 @@ describe("RateLimiter: pacing (TestClock)", () => {
 
   it.effect("calls still unanswered when a burst starts take tokens from it (they may arrive with it)", () =>
     Effect.gen(function* () {
-      const limiter = yield* RateLimiter.make({
-        endpoints: { analyzeText: { requestsPerSecond: 20, burst: 4 } },
-        margin: 0
-      })
-      for (let i = 0; i < 4; i++) yield* limiter.acquire("analyzeText")
-      for (let i = 0; i < 4; i++) yield* limiter.settle("analyzeText")
+      const limiter = yield* limiterAt(20, 4)
+      yield* sendAndAnswer(limiter, 4)
       // two calls go out and stay unanswered (the server is stalled)
       yield* TestClock.adjust(Duration.millis(100))
       yield* limiter.acquire("analyzeText")
       yield* limiter.acquire("analyzeText")
       // long enough for the bucket to be full again
       yield* TestClock.adjust(Duration.millis(500))
-      const went: Array<number> = []
-      const callers = yield* Effect.forkChild(
-        Effect.forEach(
-          Array.from({ length: 4 }),
-          () => Effect.tap(limiter.acquire("analyzeText"), (waited) => Effect.sync(() => went.push(waited))),
-          { concurrency: "unbounded" }
-        )
-      )
+      const { went, fiber: callers } = yield* startCallers(limiter, 4)
       yield* TestClock.adjust(Duration.millis(1))
       // a bucket of four, less the second unanswered call: three go; the server sees at most five at once
       assert.deepStrictEqual(went, [0, 0, 0])
@@ -153,21 +155,10 @@ describe("RateLimiter: pacing (TestClock)", () => {
 
   it.effect("a bucket within a token of full starts a burst too (the server's, a token larger, is full)", () =>
     Effect.gen(function* () {
-      const limiter = yield* RateLimiter.make({
-        endpoints: { analyzeText: { requestsPerSecond: 20, burst: 4 } },
-        margin: 0
-      })
-      for (let i = 0; i < 4; i++) yield* limiter.acquire("analyzeText")
-      for (let i = 0; i < 4; i++) yield* limiter.settle("analyzeText")
+      const limiter = yield* limiterAt(20, 4)
+      yield* sendAndAnswer(limiter, 4)
       yield* TestClock.adjust(Duration.millis(160))
-      const went: Array<number> = []
-      const callers = yield* Effect.forkChild(
-        Effect.forEach(
-          Array.from({ length: 4 }),
-          () => Effect.tap(limiter.acquire("analyzeText"), (waited) => Effect.sync(() => went.push(waited))),
-          { concurrency: "unbounded" }
-        )
-      )
+      const { went, fiber: callers } = yield* startCallers(limiter, 4)
       yield* TestClock.adjust(Duration.millis(500))
       // 3.2 tokens: three go, and nothing more until they are answered
       assert.deepStrictEqual(went, [0, 0, 0])
@@ -250,12 +241,9 @@ describe("RateLimiter: learning from 429s (TestClock)", () => {
     })
   )
 
-  it.effect("waiters re-reserve at the lower rate when a 429 arrives", () =>
+  it.effect("waiting callers go at the lower rate when a 429 arrives", () =>
     Effect.gen(function* () {
-      const limiter = yield* RateLimiter.make({
-        endpoints: { analyzeText: { requestsPerSecond: 100, burst: 1 } },
-        margin: 0
-      })
+      const limiter = yield* limiterAt(100, 1)
       yield* limiter.acquire("analyzeText")
       yield* limiter.settle("analyzeText")
       const waiters = yield* Effect.forkChild(
@@ -263,7 +251,7 @@ describe("RateLimiter: learning from 429s (TestClock)", () => {
       )
       yield* TestClock.adjust(Duration.millis(1))
       yield* limiter.penalize("analyzeText", named(10))
-      // at 10/s the three waiters need about 300 ms, not the 30 ms they had reserved at 100/s
+      // at 10/s the three waiters need about 300 ms, not the 30 ms they would have at 100/s
       yield* TestClock.adjust(Duration.millis(100))
       assert.isUndefined(waiters.pollUnsafe())
       yield* TestClock.adjust(Duration.millis(300))
