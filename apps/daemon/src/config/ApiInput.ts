@@ -21,11 +21,8 @@ export const toApiConfigInput = (api: ApiSection): ApiConfig.Input => {
     legacyApiKey: api.legacyApiKey,
     timeout: api.timeout,
     retry: api.retry,
-    quotas: {
-      default: api.quotas.default,
-      endpoints,
-      adaptive: api.quotas.adaptive
-    },
+    // `api.quotas.adaptive` is still read from old files but means nothing: the limiter learns quotas
+    quotas: { default: api.quotas.default, endpoints },
     failover: api.regions.policy === "failover" ? api.regions.failover : [],
     failoverRecoverAfter: api.regions.recoverAfter,
     userAgentSuffix: api.userAgentSuffix

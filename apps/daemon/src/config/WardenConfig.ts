@@ -52,7 +52,10 @@ export type Rate = typeof Rate.Type
 /** The endpoint names of `@warden/core`'s `PATHS`, the keys of `api.quotas`. */
 export const ENDPOINT_NAMES = Object.keys(PATHS) as ReadonlyArray<keyof typeof PATHS>
 
-/** Client-side quotas: a rate per endpoint, a `default` for the others, and the adaptation after a 429. */
+/**
+ * Client-side quotas: a rate per endpoint and a `default` for the others, all optional (the limiter
+ * learns each quota from the value a 429 names). `adaptive` is accepted so older files load, and ignored.
+ */
 export const Quotas = Schema.Struct({
   default: Schema.optionalKey(Rate),
   adaptive: Schema.optionalKey(
