@@ -74,10 +74,15 @@ export const typeOf = (classifications: ReadonlyArray<string>): string =>
       ? "SUPPORTIVE"
       : "NEUTRAL"
 
-const severityOf = (classifications: ReadonlyArray<string>, hits: Hits | undefined, directed: boolean): string => {
+const severityOf = (
+  classifications: ReadonlyArray<string>,
+  hits: Hits | undefined,
+  directed: boolean,
+  industry: string | undefined
+): string => {
   if (classifications.includes("THREAT")) return directed ? "VERY_HIGH" : "HIGH"
   if (classifications.includes("HATRED")) return "HIGH"
-  if (classifications.includes("INSULT")) return (hits?.INSULT ?? 1) >= 2 ? "HIGH" : "MEDIUM"
+  if (classifications.includes("INSULT")) return Industry.insultSeverity(hits?.INSULT ?? 1, industry)
   if (classifications.includes("CRITICISM")) return "LOW"
   return "NONE"
 }
@@ -116,12 +121,7 @@ export const classify = (input: TextInput): TextVerdict => {
   }
   const type = typeOf(classifications)
   const severity =
-    markers.severity ??
-    Industry.adjustSeverity(
-      severityOf(classifications, forced.length > 0 ? undefined : hits, directed),
-      classifications,
-      input.industry
-    )
+    markers.severity ?? severityOf(classifications, forced.length > 0 ? undefined : hits, directed, input.industry)
   const language = markers.language ?? input.language?.toLowerCase() ?? Language.resolve(text, input.defaultLanguage)
   return { type, classifications, severity, directedAt, language, recommendedAction: actionOf(type, severity) }
 }

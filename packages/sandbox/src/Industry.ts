@@ -5,10 +5,10 @@
  * severity (`REMOVE` from `MEDIUM`), so a single insult is kept on a gaming channel and removed
  * everywhere else. Deterministic and documented in the package README.
  */
-import { SEVERITIES } from "@warden/core"
+import type { Industry } from "@warden/core"
 
 /** Severity steps an industry applies to insult verdicts: `-1` tolerant, `+1` strict, `0` none. */
-export const INSULT_SHIFT: Readonly<Record<string, number>> = {
+export const INSULT_SHIFT: Readonly<Record<Industry, number>> = {
   INDUSTRY_GAMING: -1,
   INDUSTRY_SPORT: -1,
   INDUSTRY_MEDIA: 1,
@@ -18,22 +18,15 @@ export const INSULT_SHIFT: Readonly<Record<string, number>> = {
   INDUSTRY_OTHER: 0
 }
 
+/** The severities an insult can have: an industry moves it within them, so an insult stays an insult. */
+const INSULT_SEVERITIES = ["LOW", "MEDIUM", "HIGH"] as const
+
 /**
- * The severity of a verdict once `industry` is applied: moved by {@link INSULT_SHIFT} when the
- * verdict is an insult without threat or hatred, kept otherwise (and kept when no industry is sent).
- * Never moves below `LOW` or above `HIGH`: an insult stays an insult.
+ * The severity of an insult verdict (`MEDIUM` for one insult, `HIGH` for several), moved by
+ * {@link INSULT_SHIFT} when an industry is sent; never below `LOW` nor above `HIGH`.
  */
-export const adjustSeverity = (
-  severity: string,
-  classifications: ReadonlyArray<string>,
-  industry: string | undefined
-): string => {
-  const shift = industry === undefined ? 0 : (INSULT_SHIFT[industry] ?? 0)
-  if (shift === 0 || !classifications.includes("INSULT")) return severity
-  if (classifications.includes("THREAT") || classifications.includes("HATRED")) return severity
-  const rank = (SEVERITIES as ReadonlyArray<string>).indexOf(severity)
-  if (rank === -1) return severity
-  const low = SEVERITIES.indexOf("LOW")
-  const high = SEVERITIES.indexOf("HIGH")
-  return SEVERITIES[Math.min(high, Math.max(low, rank + shift))]!
+export const insultSeverity = (insults: number, industry: string | undefined): string => {
+  const shift = industry === undefined ? 0 : (INSULT_SHIFT[industry as Industry] ?? 0)
+  const rank = (insults >= 2 ? 2 : 1) + shift
+  return INSULT_SEVERITIES[Math.min(2, Math.max(0, rank))]!
 }
