@@ -29,14 +29,14 @@ import * as ImageClassifier from "./ImageClassifier.ts"
 import { type ApiKey, KeyRing } from "./Keys.ts"
 import { LegacyStore } from "./LegacyStore.ts"
 import * as Markers from "./Markers.ts"
-
-/** The answers as the server writes them (strings, not the client's typed names). */
-type ImageAnalysisWire = (typeof ImageAnalysis)["Encoded"]
-type LegacyAnalysisWire = (typeof LegacyAnalysis)["Encoded"]
 import { QUOTA_NAMES, type QuotaConfig, QuotaLimiter } from "./Quotas.ts"
 import { RequestLog } from "./RequestLog.ts"
 import type { SandboxOptions } from "./SandboxConfig.ts"
 import * as UsernameClassifier from "./UsernameClassifier.ts"
+
+/** The answers as the server writes them (strings, not the client's typed names). */
+type ImageAnalysisWire = (typeof ImageAnalysis)["Encoded"]
+type LegacyAnalysisWire = (typeof LegacyAnalysis)["Encoded"]
 
 /** What to do with a request: answer, or misbehave as a marker asked. */
 export interface Outcome {
