@@ -238,7 +238,7 @@ export class Runtime<R> {
     this.#debug = resolved.logLevel === "debug" ? logger : undefined
     const layer = services.pipe(
       Layer.provideMerge(Transport.layer),
-      Layer.provideMerge(Layer.succeed(ApiConfig, (config as Exit.Success<ApiConfig["Service"]>).value)),
+      Layer.provideMerge(Layer.succeed(ApiConfig, config.value)),
       Layer.provide(dispatcher),
       Layer.provideMerge(loggerLayer(logger, resolved.logLevel))
     )
@@ -246,17 +246,65 @@ export class Runtime<R> {
   }
 
   /** Runs one call; see `RequestOptions`. Rejects with a `WardenError` whose stack starts at the caller. */
-  run<A>(
+  async run<A>(
     endpoint: string,
     effect: Effect.Effect<A, Failure, R | Transport | RateLimiter | ApiConfig>,
-    options: RequestOptions | undefined
+    options: RequestOptions = {}
   ): Promise<A> {
-    return runCall(this, endpoint, effect, options ?? {})
-  }
-
-  /** @internal */
-  get state() {
-    return { runtime: this.#runtime, timeout: this.#timeout, debug: this.#debug, closed: this.#closed }
+    const requestId = options.requestId ?? crypto.randomUUID()
+    const facts = { endpoint, requestId }
+    if (this.#closed) {
+      throw stackFromCaller(
+        new WardenErrors.WardenError({ ...facts, code: "CLIENT_CLOSED", detail: `${endpoint}: the client was closed` })
+      )
+    }
+    const signal = options.signal
+    if (signal?.aborted) {
+      throw stackFromCaller(
+        new WardenErrors.AbortError({
+          ...facts,
+          attempts: 0,
+          code: "ABORTED",
+          detail: `${endpoint} was cancelled before it was sent`,
+          cause: signal.reason
+        })
+      )
+    }
+    const timeout = options.timeout ?? this.#timeout
+    // one controller stops the fiber, whichever of the caller's signal or the deadline comes first
+    const controller = new AbortController()
+    let stoppedBy: "abort" | "timeout" | undefined
+    const onAbort = () => {
+      stoppedBy ??= "abort"
+      controller.abort()
+    }
+    signal?.addEventListener("abort", onAbort, { once: true })
+    const timer = setTimeout(() => {
+      stoppedBy ??= "timeout"
+      controller.abort()
+    }, timeout)
+    const debug = this.#debug
+    const started = debug === undefined ? 0 : performance.now()
+    let exit: Exit.Exit<A, Failure>
+    try {
+      exit = await this.#runtime.runPromiseExit(
+        Effect.provideService(effect, CallOptions, {
+          requestId,
+          maxAttempts: options.maxRetries === undefined ? undefined : options.maxRetries + 1
+        }),
+        { signal: controller.signal }
+      )
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener("abort", onAbort)
+    }
+    if (Exit.isSuccess(exit)) {
+      debug?.debug(`${endpoint} ok in ${(performance.now() - started).toFixed(1)} ms (request ${requestId})`)
+      return exit.value
+    }
+    const error = toWardenError(exit.cause, stoppedBy, { ...facts, timeout, signal })
+    debug?.debug(`${error.message} in ${(performance.now() - started).toFixed(1)} ms`)
+    throw stackFromCaller(error)
   }
 
   /** Closes the connection pool; calls after it reject with `WardenError` code `CLIENT_CLOSED`. */
@@ -270,72 +318,10 @@ export class Runtime<R> {
 const stackFromCaller = (error: WardenErrors.WardenError): WardenErrors.WardenError => {
   // the client's own frames are hidden (and Node's tick queue, which resumed the await): the stack
   // starts at the code that made the call
-  Error.captureStackTrace(error, runCall)
+  Error.captureStackTrace(error, Runtime.prototype.run)
   const lines = String(error.stack).split("\n")
   error.stack = [lines[0], ...lines.slice(1).filter((line) => !line.includes("(node:internal/"))].join("\n")
   return error
-}
-
-async function runCall<A, R>(
-  client: Runtime<R>,
-  endpoint: string,
-  effect: Effect.Effect<A, Failure, R | Transport | RateLimiter | ApiConfig>,
-  options: RequestOptions
-): Promise<A> {
-  const { runtime, timeout: defaultTimeout, debug, closed } = client.state
-  const requestId = options.requestId ?? crypto.randomUUID()
-  const facts = { endpoint, requestId }
-  if (closed) {
-    throw stackFromCaller(
-      new WardenErrors.WardenError({ ...facts, code: "CLIENT_CLOSED", detail: `${endpoint}: the client was closed` })
-    )
-  }
-  const signal = options.signal
-  if (signal?.aborted) {
-    throw stackFromCaller(
-      new WardenErrors.AbortError({
-        ...facts,
-        attempts: 0,
-        code: "ABORTED",
-        detail: `${endpoint} was cancelled before it was sent`,
-        cause: signal.reason
-      })
-    )
-  }
-  const timeout = options.timeout ?? defaultTimeout
-  // one controller stops the fiber, whichever of the caller's signal or the deadline comes first
-  const controller = new AbortController()
-  let stoppedBy: "abort" | "timeout" | undefined
-  const onAbort = () => {
-    stoppedBy ??= "abort"
-    controller.abort()
-  }
-  signal?.addEventListener("abort", onAbort, { once: true })
-  const timer = setTimeout(() => {
-    stoppedBy ??= "timeout"
-    controller.abort()
-  }, timeout)
-  const started = debug === undefined ? 0 : performance.now()
-  let exit: Exit.Exit<A, Failure>
-  try {
-    exit = await runtime.runPromiseExit(
-      Effect.provideService(effect, CallOptions, {
-        requestId,
-        maxAttempts: options.maxRetries === undefined ? undefined : options.maxRetries + 1
-      }),
-      { signal: controller.signal }
-    )
-  } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener("abort", onAbort)
-  }
-  if (Exit.isSuccess(exit)) {
-    debug?.debug(`${endpoint} ok in ${(performance.now() - started).toFixed(1)} ms (request ${requestId})`)
-    return exit.value
-  }
-  const error = toWardenError(exit.cause, stoppedBy, { ...facts, timeout, signal })
-  debug?.debug(`${error.message} in ${(performance.now() - started).toFixed(1)} ms`)
-  throw stackFromCaller(error)
 }
 
 const toWardenError = (
