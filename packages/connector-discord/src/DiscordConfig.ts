@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { ConfigDuration, ConfigField } from "@warden/connector"
+import { Backoff, ConfigDuration, ConfigField } from "@warden/connector"
 import { Effect, Schema } from "effect"
 
 /** A Discord id (snowflake): 1 to 20 decimal digits. */
@@ -45,10 +45,7 @@ export const Guild = Schema.Struct({
 export type Guild = typeof Guild.Type
 
 /** Backoff of reconnects and failed REST reads: `initial` doubles per failure up to `max`. */
-export const Retry = Schema.Struct({
-  initial: ConfigDuration.withDefault("1 second", "10 millis"),
-  max: ConfigDuration.withDefault("5 minutes", "10 millis")
-}).check(ConfigDuration.ordered("initial", "max"))
+export const Retry = Backoff.Settings({ initial: "1 second", max: "5 minutes" })
 
 /** The whole Discord source config; every field but `token` and `guilds` has a default. */
 export const Config = Schema.Struct({
@@ -116,7 +113,7 @@ export const Config = Schema.Struct({
    */
   history: defaulted(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 })), 0),
   /** Reconnect / retry backoff. */
-  retry: defaulted(Retry, {}).annotate({ description: "Reconnect / retry backoff." }),
+  retry: Retry.annotate({ description: "Reconnect / retry backoff." }),
   /** Timeout of one REST request (default 15 seconds). */
   requestTimeout: ConfigDuration.withDefault("15 seconds", "100 millis")
 })

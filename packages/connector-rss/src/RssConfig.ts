@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { ConfigDuration } from "@warden/connector"
+import { Backoff, ConfigDuration } from "@warden/connector"
 import { Effect, Schema } from "effect"
 
 /** An absolute http(s) URL. */
@@ -83,12 +83,7 @@ export const Config = Schema.Struct({
   /** Redirects followed per fetch (default 5). */
   maxRedirects: int(0, 20, 5).annotate({ description: "Redirects followed per fetch (default 5)." }),
   /** Backoff after a failed poll: `initial` doubles per failure up to `max`; a `Retry-After` wins when longer. */
-  retry: Schema.Struct({
-    initial: duration("10 seconds", "10 millis"),
-    max: duration("30 minutes", "10 millis")
-  })
-    .check(ConfigDuration.ordered("initial", "max"))
-    .pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
+  retry: Backoff.Settings({ initial: "10 seconds", max: "30 minutes" }),
   /** The User-Agent sent. */
   userAgent: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("Warden-RSS/0.1"))).annotate({
     description: "The User-Agent sent."

@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { ConfigDuration, ConfigField } from "@warden/connector"
+import { Backoff, ConfigDuration, ConfigField } from "@warden/connector"
 import { Effect, Schema } from "effect"
 
 const duration = ConfigDuration.withDefault
@@ -119,12 +119,7 @@ const Fields = Schema.Struct({
     description: "Timeout of one API call (default 30 seconds)."
   }),
   /** Backoff after a failed poll: `initial` doubles per failure up to `max`. */
-  retry: Schema.Struct({
-    initial: duration("10 seconds", "10 millis"),
-    max: duration("15 minutes", "10 millis")
-  })
-    .check(ConfigDuration.ordered("initial", "max"))
-    .pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
+  retry: Backoff.Settings({ initial: "10 seconds", max: "15 minutes" }),
   /** YouTube Data API base URL (a proxy, or a fake in tests). */
   apiBaseUrl: url(defaultApiBaseUrl).annotate({
     description: "YouTube Data API base URL (a proxy, or a fake in tests)."
