@@ -77,8 +77,9 @@ export class BadRequestError extends Schema.Error<BadRequestError>("BadRequestEr
   get fieldViolations(): ReadonlyArray<FieldViolation> {
     return this.error.details.badRequestError.fieldViolations
   }
-  override get message(): string {
-    return `BAD_REQUEST_ERROR: ${formatViolations(this.fieldViolations)}`
+  /** What went wrong, after the code: `message` is `CODE: detail`. */
+  get detail(): string {
+    return formatViolations(this.fieldViolations)
   }
 }
 
@@ -102,8 +103,9 @@ export class AuthenticationError extends Schema.Error<AuthenticationError>("Auth
   get reason(): string {
     return this.error.details.authenticationError.reason
   }
-  override get message(): string {
-    return `AUTHENTICATION_ERROR: ${this.reason}`
+  /** What went wrong, after the code: `message` is `CODE: detail`. */
+  get detail(): string {
+    return this.reason
   }
 }
 
@@ -135,8 +137,9 @@ export class PermissionDeniedError extends Schema.Error<PermissionDeniedError>("
   get resourceIdentifier(): string {
     return this.error.details.permissionDeniedError.resourceIdentifier
   }
-  override get message(): string {
-    return `PERMISSION_DENIED_ERROR: ${this.permission} on ${this.resourceIdentifier}`
+  /** What went wrong, after the code: `message` is `CODE: detail`. */
+  get detail(): string {
+    return `${this.permission} on ${this.resourceIdentifier}`
   }
 }
 
@@ -160,8 +163,9 @@ export class NotFoundError extends Schema.Error<NotFoundError>("NotFoundError")(
   get resourceIdentifier(): string {
     return this.error.details.notFoundError.resourceIdentifier
   }
-  override get message(): string {
-    return `NOT_FOUND_ERROR: ${this.resourceIdentifier}`
+  /** What went wrong, after the code: `message` is `CODE: detail`. */
+  get detail(): string {
+    return this.resourceIdentifier
   }
 }
 
@@ -185,8 +189,9 @@ export class ConflictError extends Schema.Error<ConflictError>("ConflictError")(
   get reason(): string {
     return this.error.details.conflictError.reason
   }
-  override get message(): string {
-    return `CONFLICT_ERROR: ${this.reason}`
+  /** What went wrong, after the code: `message` is `CODE: detail`. */
+  get detail(): string {
+    return this.reason
   }
 }
 
@@ -210,8 +215,9 @@ export class PreconditionFailedError extends Schema.Error<PreconditionFailedErro
   get reason(): string {
     return this.error.details.preconditionFailedError.reason
   }
-  override get message(): string {
-    return `PRECONDITION_FAILED_ERROR: ${this.reason}`
+  /** What went wrong, after the code: `message` is `CODE: detail`. */
+  get detail(): string {
+    return this.reason
   }
 }
 
@@ -235,8 +241,9 @@ export class QuotaError extends Schema.Error<QuotaError>("QuotaError")(
   get violations(): ReadonlyArray<QuotaViolation> {
     return this.error.details.quotaError.violations
   }
-  override get message(): string {
-    return `QUOTA_ERROR: ${this.violations.map((v) => `${v.quotaName}=${v.quotaValue}`).join(", ")}`
+  /** What went wrong, after the code: `message` is `CODE: detail`. */
+  get detail(): string {
+    return this.violations.map((v) => `${v.quotaName}=${v.quotaValue}`).join(", ")
   }
 }
 
@@ -260,8 +267,9 @@ export class TransientError extends Schema.Error<TransientError>("TransientError
   get reason(): string {
     return this.error.details.transientError.reason
   }
-  override get message(): string {
-    return `TRANSIENT_ERROR: ${this.reason}`
+  /** What went wrong, after the code: `message` is `CODE: detail`. */
+  get detail(): string {
+    return this.reason
   }
 }
 
@@ -322,6 +330,11 @@ for (const ErrorClass of Object.values(ERROR_CLASSES)) {
     code: {
       get(this: ApiError) {
         return this.error.code
+      }
+    },
+    message: {
+      get(this: ApiError) {
+        return `${this.error.code}: ${this.detail}`
       }
     },
     requestId: {

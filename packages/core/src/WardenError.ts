@@ -291,7 +291,7 @@ export const fromFailure = (failure: Failure, endpoint?: string): WardenError =>
             ...base,
             code: "CONNECTION_ERROR",
             reason: failure.reason,
-            detail: `${failure.reason} failure calling ${failure.endpoint}: ${failure.detail}`
+            detail: failure.message
           })
     case "ResponseDecodeError":
       return new UnexpectedResponseError({
@@ -303,7 +303,7 @@ export const fromFailure = (failure: Failure, endpoint?: string): WardenError =>
       })
   }
   const api = { ...base, status: failure.status, code: failure.code }
-  const detail = failure.message.slice(failure.code.length + 2)
+  const detail = failure.detail
   switch (failure._tag) {
     case "BadRequestError":
       return new BadRequestError({ ...api, detail, fieldViolations: failure.fieldViolations })
