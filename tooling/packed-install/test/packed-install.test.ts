@@ -102,6 +102,14 @@ const project = (name: string, dependencies: Record<string, string> = {}) => {
   return dir
 }
 
+/** A project folder holding `fixtures/NAME`, its `dependencies` in package.json and `specs` installed. */
+const fixtureProject = async (name: string, dependencies: Record<string, string>, specs: ReadonlyArray<string>) => {
+  const dir = project(name, dependencies)
+  cpSync(join(fixtures, name), dir, { recursive: true })
+  await npmInstall(dir, specs)
+  return dir
+}
+
 /** The directories that hold a package named `name` under `dir`'s node_modules (nested included). */
 const copiesOf = (dir: string, name: string): Array<string> => {
   const found: Array<string> = []
@@ -123,11 +131,14 @@ const copiesOf = (dir: string, name: string): Array<string> => {
 
 const version = (pkgDir: string): string => JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).version
 
-/** A warden.yaml with one source (`id`, then the rest of its keys as YAML lines) and a stdout sink. */
-const writeConfig = (dir: string, file: string, id: string, source: string) =>
+/**
+ * A warden.yaml with one source and a stdout sink: `id`, `kind` (`type: rss`, `module: FILE`), the
+ * test channel, then `config` (YAML lines indented by six).
+ */
+const writeConfig = (dir: string, file: string, id: string, kind: string, config: string) =>
   writeFileSync(
     join(dir, file),
-    `api:\n  apiKey: \${env:WARDEN_API_KEY}\n  baseUrl: http://127.0.0.1:9\nsources:\n  - id: ${id}\n${source}sinks:\n  - type: stdout\n`
+    `api:\n  apiKey: \${env:WARDEN_API_KEY}\n  baseUrl: http://127.0.0.1:9\nsources:\n  - id: ${id}\n    ${kind}\n    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c\n    config:\n${config}sinks:\n  - type: stdout\n`
   )
 
 // The typescript of the workspace (the user's own tsc would do the same).
@@ -180,6 +191,22 @@ describe("an operator installs the daemon with npm", () => {
       WARDEN_API_KEY: "sandbox-standard-key",
       ...extraEnv
     })
+  /** `warden config check FILE`, which must pass: nothing on stderr, exit 0. */
+  const checkPasses = async (file: string, extraEnv?: Record<string, string>) => {
+    const r = await warden(["config", "check", file], extraEnv)
+    expect(r.stderr).toBe("")
+    expect(r.code).toBe(0)
+    return r
+  }
+  /** `warden source preview ARGS --limit 3 --timeout TIMEOUT`, which must exit 0: the events it printed. */
+  const preview = async (args: ReadonlyArray<string>, timeout: string): Promise<Array<any>> => {
+    const r = await warden(["source", "preview", ...args, "--limit", "3", "--timeout", timeout])
+    expect(r.code, r.stderr).toBe(0)
+    return r.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+  }
 
   beforeAll(async () => {
     daemon = project("daemon")
@@ -206,27 +233,10 @@ describe("an operator installs the daemon with npm", () => {
   })
 
   it("checks a config with an RSS source and previews the feed", async () => {
-    writeConfig(
-      daemon,
-      "warden.yaml",
-      "blog",
-      `    type: rss
-    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
-    config:
-      feeds: [${feedUrl}]
-`
-    )
-    const check = await warden(["config", "check", "warden.yaml"])
-    expect(check.stderr).toBe("")
-    expect(check.code).toBe(0)
-    expect(check.stdout).toContain("OK")
+    writeConfig(daemon, "warden.yaml", "blog", "type: rss", `      feeds: [${feedUrl}]\n`)
+    expect((await checkPasses("warden.yaml")).stdout).toContain("OK")
 
-    const preview = await warden(["source", "preview", "--url", feedUrl, "--limit", "3", "--timeout", "10 seconds"])
-    expect(preview.code, preview.stderr).toBe(0)
-    const events = preview.stdout
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line))
+    const events = await preview(["--url", feedUrl], "10 seconds")
     expect(events.map((e) => e.content?.text)).toEqual(
       expect.arrayContaining(
         ["packed comment 1", "packed comment 2", "packed comment 3"].map((t) => expect.stringContaining(t))
@@ -240,10 +250,8 @@ describe("an operator installs the daemon with npm", () => {
       daemon,
       "discord.yaml",
       "server",
-      `    type: discord
-    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
-    config:
-      token: \${env:DISCORD_BOT_TOKEN}
+      "type: discord",
+      `      token: \${env:DISCORD_BOT_TOKEN}
       guilds: [{ id: "123456789012345678" }]
 `
     )
@@ -255,9 +263,7 @@ describe("an operator installs the daemon with npm", () => {
     )
 
     await npmInstall(daemon, [tgz("@warden/connector-discord")])
-    const loaded = await warden(["config", "check", "discord.yaml"], token)
-    expect(loaded.stderr).toBe("")
-    expect(loaded.code).toBe(0)
+    const loaded = await checkPasses("discord.yaml", token)
     expect(loaded.stdout).toContain("server (discord)")
     expect(copiesOf(daemon, "effect")).toHaveLength(1)
   })
@@ -266,9 +272,11 @@ describe("an operator installs the daemon with npm", () => {
     let plugin = ""
 
     beforeAll(async () => {
-      plugin = project("plugin", { "@warden/connector": `file:${tgz("@warden/connector")}`, effect: OTHER_EFFECT })
-      cpSync(join(fixtures, "plugin"), plugin, { recursive: true })
-      await npmInstall(plugin, ["@types/node@24"])
+      plugin = await fixtureProject(
+        "plugin",
+        { "@warden/connector": `file:${tgz("@warden/connector")}`, effect: OTHER_EFFECT },
+        ["@types/node@24"]
+      )
       await ok(tsc, ["-p", "tsconfig.json"], plugin)
     })
 
@@ -282,38 +290,20 @@ describe("an operator installs the daemon with npm", () => {
         daemon,
         "plugin.yaml",
         "hello",
-        `    module: ${module}
-    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
-    config:
-      greeting: hi
+        `module: ${module}`,
+        `      greeting: hi
       every: 1 second
       token: \${env:PLUGIN_TOKEN}
       count: 2
 `
       )
-      const check = await warden(["config", "check", "plugin.yaml"], { PLUGIN_TOKEN: "s3cret" })
-      expect(check.stderr).toBe("")
-      expect(check.code).toBe(0)
+      await checkPasses("plugin.yaml", { PLUGIN_TOKEN: "s3cret" })
 
       writeFileSync(join(daemon, "hello.yaml"), "greeting: hi\nevery: 1 second\ntoken: s3cret\n")
-      const preview = await warden([
-        "source",
-        "preview",
-        "--module",
-        module,
-        "--config",
-        "hello.yaml",
-        "--limit",
-        "3",
-        "--timeout",
-        "5 seconds"
-      ])
-      expect(preview.code, preview.stderr).toBe(0)
-      const texts = preview.stdout
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line).content?.text)
-      expect(texts).toEqual([1, 2, 3].map((i) => `hi #${i} every 1000 ms (token of 6 chars)`))
+      const events = await preview(["--module", module, "--config", "hello.yaml"], "5 seconds")
+      expect(events.map((e) => e.content?.text)).toEqual(
+        [1, 2, 3].map((i) => `hi #${i} every 1000 ms (token of 6 chars)`)
+      )
     })
   })
 
@@ -321,12 +311,22 @@ describe("an operator installs the daemon with npm", () => {
     let app = ""
     let sandbox: ChildProcess | undefined
     let baseUrl = ""
-    const sandboxEnv = () => ({ WARDEN_API_KEY: "sandbox-standard-key", WARDEN_BASE_URL: baseUrl })
+    /** Runs a script of the app against the sandbox, which must exit 0: the JSON line it printed. */
+    const runAgainstSandbox = async (script: string) =>
+      JSON.parse(
+        (
+          await ok(process.execPath, [script], app, {
+            WARDEN_API_KEY: "sandbox-standard-key",
+            WARDEN_BASE_URL: baseUrl
+          })
+        ).stdout.trim()
+      )
 
     beforeAll(async () => {
-      app = project("app", { effect: OTHER_EFFECT })
-      cpSync(join(fixtures, "v1-app"), app, { recursive: true })
-      await npmInstall(app, ["@types/node@24", ...["@warden/v1", "@warden/core", "@warden/transport"].map(tgz)])
+      app = await fixtureProject("v1-app", { effect: OTHER_EFFECT }, [
+        "@types/node@24",
+        ...["@warden/v1", "@warden/core", "@warden/transport"].map(tgz)
+      ])
       const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["sandbox", "--port", "0"], {
         cwd: daemon,
         env,
@@ -370,8 +370,7 @@ describe("an operator installs the daemon with npm", () => {
     })
 
     it("runs the README's Promise example against warden sandbox: typed answer, feedback id, a 401 as a one-line WardenError", async () => {
-      const r = await ok(process.execPath, ["main.ts"], app, sandboxEnv())
-      const answer = JSON.parse(r.stdout.trim())
+      const answer = await runAgainstSandbox("main.ts")
       expect(answer.type).toBe("HATEFUL")
       expect(typeof answer.feedbackId).toBe("string")
       expect(answer.error.status).toBe(401)
@@ -382,29 +381,29 @@ describe("an operator installs the daemon with npm", () => {
     })
 
     describe("bundled with esbuild", () => {
-      const esbuild = () => join(app, "node_modules", ".bin", "esbuild")
+      /** Bundles the app's bundle.js with esbuild into `outfile`. */
+      const bundle = (platform: "node" | "browser", format: "cjs" | "esm", outfile: string) =>
+        ok(
+          join(app, "node_modules", ".bin", "esbuild"),
+          ["bundle.js", "--bundle", `--platform=${platform}`, `--format=${format}`, `--outfile=${outfile}`],
+          app
+        )
       beforeAll(async () => {
         await npmInstall(app, ["esbuild@0.28"])
       })
 
       it("as CommonJS, runs against the sandbox", async () => {
-        await ok(esbuild(), ["bundle.js", "--bundle", "--platform=node", "--format=cjs", "--outfile=out/app.cjs"], app)
-        const r = await ok(process.execPath, ["out/app.cjs"], app, sandboxEnv())
-        expect(JSON.parse(r.stdout.trim())).toEqual({ type: "HATEFUL" })
+        await bundle("node", "cjs", "out/app.cjs")
+        expect(await runAgainstSandbox("out/app.cjs")).toEqual({ type: "HATEFUL" })
       })
 
       it("as ESM without a banner, runs against the sandbox (undici is left out of the bundle and required from node_modules)", async () => {
-        await ok(esbuild(), ["bundle.js", "--bundle", "--platform=node", "--format=esm", "--outfile=out/app.mjs"], app)
-        const r = await ok(process.execPath, ["out/app.mjs"], app, sandboxEnv())
-        expect(JSON.parse(r.stdout.trim())).toEqual({ type: "HATEFUL" })
+        await bundle("node", "esm", "out/app.mjs")
+        expect(await runAgainstSandbox("out/app.mjs")).toEqual({ type: "HATEFUL" })
       })
 
       it("for a browser, the bundle throws server-only at load", async () => {
-        await ok(
-          esbuild(),
-          ["bundle.js", "--bundle", "--platform=browser", "--format=esm", "--outfile=out/browser.mjs"],
-          app
-        )
+        await bundle("browser", "esm", "out/browser.mjs")
         const r = await run(process.execPath, ["out/browser.mjs"], app)
         expect(r.code).not.toBe(0)
         expect(r.stderr).toContain("server-only: API keys must not be used client-side")
