@@ -130,15 +130,61 @@ const runOnce = (
     })
   )
 
+/** Why a run ended: for failure messages. */
+const ending = (collected: Collected): string => (collected.timedOut ? "timed out" : describeExit(collected.exit))
+
 const expectItems = (check: string, collected: Collected, count: number) => {
   const refs = distinctReferences(collected.events)
   return refs.length >= count
     ? Effect.succeed(refs)
-    : fail(
-        check,
-        `expected ${count} item events, got ${refs.length} (${collected.timedOut ? "timed out" : describeExit(collected.exit)})`
-      )
+    : fail(check, `expected ${count} item events, got ${refs.length} (${ending(collected)})`)
 }
+
+/** A first run, from no checkpoint: publishes `count` items once the source started and waits for them. */
+const firstRun = (options: Options, harness: Harness, check: string, count: number) =>
+  Effect.gen(function* () {
+    const collected = yield* runOnce(
+      options,
+      harness,
+      check,
+      Option.none(),
+      (es) => distinctReferences(es).length >= count,
+      harness.upstream.publish(count)
+    )
+    const seen = yield* expectItems(check, collected, count)
+    return { ...collected, seen }
+  })
+
+/**
+ * A run resumed from `from`, until `count` items not in `seen` came (`onStarted` publishes them);
+ * fails with `problem` and the count when fewer did.
+ */
+const resumedRun = (
+  options: Options,
+  harness: Harness,
+  check: string,
+  from: Checkpoint.Checkpoint,
+  seen: ReadonlyArray<string>,
+  count: number,
+  onStarted: Effect.Effect<void>,
+  problem: string
+) =>
+  Effect.gen(function* () {
+    const isNew = (r: string) => !seen.includes(r)
+    const collected = yield* runOnce(
+      options,
+      harness,
+      check,
+      Option.some(from),
+      (es) => distinctReferences(es).filter(isNew).length >= count,
+      onStarted
+    )
+    const fresh = distinctReferences(collected.events).filter(isNew)
+    if (fresh.length < count) {
+      return yield* fail(check, `${problem}expected ${count} new items, got ${fresh.length} (${ending(collected)})`)
+    }
+    return collected
+  })
 
 /** Every event decodes with the SourceEvent schema; references are non-empty and at most 256 characters. */
 export const validEvents = (options: Options): Effect.Effect<void, ConformanceFailure> =>
@@ -146,15 +192,7 @@ export const validEvents = (options: Options): Effect.Effect<void, ConformanceFa
     Effect.gen(function* () {
       const check = "validEvents"
       const harness = yield* setupHarness(options, check)
-      const collected = yield* runOnce(
-        options,
-        harness,
-        check,
-        Option.none(),
-        (es) => distinctReferences(es).length >= 3,
-        harness.upstream.publish(3)
-      )
-      yield* expectItems(check, collected, 3)
+      const collected = yield* firstRun(options, harness, check, 3)
       for (const event of collected.events) {
         const exit = SourceEvent.decodeUnknownExit(event)
         if (Exit.isFailure(exit)) {
@@ -174,10 +212,8 @@ export const stableReferences = (options: Options): Effect.Effect<void, Conforma
     Effect.gen(function* () {
       const check = "stableReferences"
       const harness = yield* setupHarness(options, check)
-      const done = (es: ReadonlyArray<SourceEvent.SourceEvent>) => distinctReferences(es).length >= 3
-      const first = yield* runOnce(options, harness, check, Option.none(), done, harness.upstream.publish(3))
-      const a = yield* expectItems(check, first, 3)
-      const second = yield* runOnce(options, harness, check, Option.none(), done)
+      const a = (yield* firstRun(options, harness, check, 3)).seen
+      const second = yield* runOnce(options, harness, check, Option.none(), (es) => distinctReferences(es).length >= 3)
       const b = yield* expectItems(check, second, 3)
       const missing = a.filter((r) => !b.includes(r))
       if (missing.length > 0) {
@@ -199,15 +235,8 @@ export const resume = (options: Options): Effect.Effect<void, ConformanceFailure
     Effect.gen(function* () {
       const check = "resume"
       const harness = yield* setupHarness(options, check)
-      const first = yield* runOnce(
-        options,
-        harness,
-        check,
-        Option.none(),
-        (es) => distinctReferences(es).length >= 3,
-        harness.upstream.publish(3)
-      )
-      const seen = yield* expectItems(check, first, 3)
+      const first = yield* firstRun(options, harness, check, 3)
+      const { seen } = first
       const last = first.events.filter(SourceEvent.isItemEvent).at(-1)!
       const checkpoint = yield* Checkpoint.roundTrip(last.checkpoint).pipe(
         Effect.mapError(() => new ConformanceFailure({ check, message: "checkpoint is not JSON" }))
@@ -215,21 +244,16 @@ export const resume = (options: Options): Effect.Effect<void, ConformanceFailure
       // One item arrives while no source runs, one after the restart.
       yield* harness.upstream.publish(1)
       const isNew = (r: string) => !seen.includes(r)
-      const second = yield* runOnce(
+      const second = yield* resumedRun(
         options,
         harness,
         check,
-        Option.some(checkpoint),
-        (es) => distinctReferences(es).filter(isNew).length >= 2,
-        harness.upstream.publish(1)
+        checkpoint,
+        seen,
+        2,
+        harness.upstream.publish(1),
+        "gap after resume: "
       )
-      const fresh = distinctReferences(second.events).filter(isNew)
-      if (fresh.length < 2) {
-        return yield* fail(
-          check,
-          `gap after resume: expected 2 new items, got ${fresh.length} (${second.timedOut ? "timed out" : describeExit(second.exit)})`
-        )
-      }
       if (options.connector.capabilities.duplicates === "never") {
         // Keep watching a little: a duplicate may come after the new items.
         const more = yield* runOnce(
@@ -266,32 +290,18 @@ export const boundedCheckpoint = (options: Options): Effect.Effect<void, Conform
     Effect.gen(function* () {
       const check = "boundedCheckpoint"
       const harness = yield* setupHarness(options, check)
-      const first = yield* runOnce(
-        options,
-        harness,
-        check,
-        Option.none(),
-        (es) => distinctReferences(es).length >= 3,
-        harness.upstream.publish(3)
-      )
-      const seen = yield* expectItems(check, first, 3)
+      const first = yield* firstRun(options, harness, check, 3)
       const small = checkpointAfter(first.events)!
-      const isNew = (r: string) => !seen.includes(r)
-      const second = yield* runOnce(
+      const second = yield* resumedRun(
         options,
         harness,
         check,
-        Option.some(small),
-        (es) => distinctReferences(es).filter(isNew).length >= growthItems,
-        harness.upstream.publish(growthItems)
+        small,
+        first.seen,
+        growthItems,
+        harness.upstream.publish(growthItems),
+        ""
       )
-      const fresh = distinctReferences(second.events).filter(isNew)
-      if (fresh.length < growthItems) {
-        return yield* fail(
-          check,
-          `expected ${growthItems} new items, got ${fresh.length} (${second.timedOut ? "timed out" : describeExit(second.exit)})`
-        )
-      }
       for (const event of [...first.events, ...second.events]) {
         if (!SourceEvent.isItemEvent(event)) continue
         const size = Checkpoint.byteLength(event.checkpoint)
@@ -391,16 +401,8 @@ export const cleanShutdown = (options: Options): Effect.Effect<void, Conformance
       yield* Effect.sleep("50 millis")
       const before = resourceCounts()
       const tracker = yield* trackHandles
-      const run = yield* runOnce(
-        options,
-        harness,
-        check,
-        Option.none(),
-        (es) => distinctReferences(es).length >= 1,
-        harness.upstream.publish(1)
-      )
+      yield* firstRun(options, harness, check, 1)
       tracker.stop()
-      yield* expectItems(check, run, 1)
       // Sockets close asynchronously: give them up to 2 seconds.
       for (let i = 0; i < 40 && (tracker.alive().length > 0 || countDelta(before).length > 0); i++) {
         yield* Effect.sleep("50 millis")
@@ -497,6 +499,16 @@ const observe = (options: Options, harness: Harness, check: string, from: Option
     }
   })
 
+/** {@link observe} from no checkpoint, once `count` items came (fails naming how many did). */
+const observeItems = (options: Options, harness: Harness, check: string, count: number) =>
+  Effect.gen(function* () {
+    const run = yield* observe(options, harness, check, Option.none())
+    if (!(yield* run.waitUntil((es) => distinctReferences(es).length >= count))) {
+      return yield* fail(check, `expected ${count} item events, got ${distinctReferences(run.events).length}`)
+    }
+    return run
+  })
+
 const upserts = (events: ReadonlyArray<SourceEvent.SourceEvent>) =>
   events.filter((e): e is SourceEvent.Upsert => e.kind === "upsert")
 
@@ -511,10 +523,7 @@ export const noDuplicates = (options: Options): Effect.Effect<void, ConformanceF
       if (options.connector.capabilities.duplicates === "possible") return
       const harness = yield* setupHarness(options, check)
       yield* harness.upstream.publish(3)
-      const run = yield* observe(options, harness, check, Option.none())
-      if (!(yield* run.waitUntil((es) => distinctReferences(es).length >= 3))) {
-        return yield* fail(check, `expected 3 item events, got ${distinctReferences(run.events).length}`)
-      }
+      const run = yield* observeItems(options, harness, check, 3)
       yield* run.settle
       const seen = new Set<string>()
       for (const event of upserts(run.events)) {
@@ -541,10 +550,7 @@ export const checkpointsForward = (options: Options): Effect.Effect<void, Confor
       const check = "checkpointsForward"
       const harness = yield* setupHarness(options, check)
       yield* harness.upstream.publish(4)
-      const first = yield* observe(options, harness, check, Option.none())
-      if (!(yield* first.waitUntil((es) => distinctReferences(es).length >= 4))) {
-        return yield* fail(check, `expected 4 item events, got ${distinctReferences(first.events).length}`)
-      }
+      const first = yield* observeItems(options, harness, check, 4)
       const items = first.events.filter(SourceEvent.isItemEvent).slice(0, 4)
       let previous: { reference: string; reads: ReadonlyArray<string> } | undefined
       for (const event of items) {
@@ -587,10 +593,7 @@ export const editsAndDeletes = (options: Options): Effect.Effect<void, Conforman
       const { edit, remove } = harness.upstream
       if (edit === undefined || remove === undefined) return
       yield* harness.upstream.publish(2)
-      const run = yield* observe(options, harness, check, Option.none())
-      if (!(yield* run.waitUntil((es) => distinctReferences(es).length >= 2))) {
-        return yield* fail(check, `expected 2 item events, got ${distinctReferences(run.events).length}`)
-      }
+      const run = yield* observeItems(options, harness, check, 2)
       const [edited, deleted] = distinctReferences(run.events)
       const before = upserts(run.events).find((e) => e.reference === edited)
       const seenBefore = run.events.length
