@@ -12,16 +12,14 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { connector as rss } from "@warden/connector-rss"
-import { Sandbox } from "@warden/sandbox"
-import { Layer, Schema } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildConsole } from "../console/build.ts"
-import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
+import { rssSource } from "./support/FeedPipeline.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
-import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
+import { ADMIN_TOKEN } from "./support/InProcess.ts"
+import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
 
 const bin = new URL("../src/bin.ts", import.meta.url).pathname
 
@@ -214,31 +212,14 @@ describe("review console in Chromium against warden demo", () => {
 describe("review console live list", () => {
   it("a decision recorded after the page loaded appears without a reload", async () => {
     const feed = await startFeedServer([{ guid: "g1", title: "first", description: "The first comment." }])
-    const sandbox = await Sandbox.startPromise()
-    const daemon = await startDaemonInProcess({
-      state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-live-")), "state.db") },
-      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-      sources: [
-        {
-          settings: {
-            id: "news",
-            connector: "rss",
-            channelId: "00000000-0000-4000-8000-000000000001",
-            mode: "v1",
-            analyse: new Set(["text"]),
-            oversize: "split",
-            dryRun: false
-          },
-          connector: rss,
-          config: Schema.decodeUnknownSync(rss.configSchema)({
-            feeds: [{ url: feed.url, id: "f", content: "summary" }],
-            pollInterval: "200 millis"
-          })
-        }
-      ],
-      sinks: Layer.succeed(SinkList, []),
-      sinkNames: [],
-      includeContent: false
+    const { daemon, close } = await startSandboxDaemon({
+      platforms: 0,
+      sources: () => [
+        rssSource(
+          { feeds: [{ url: feed.url, id: "f", content: "summary" }], pollInterval: "200 millis" },
+          { id: "news", channelId: "00000000-0000-4000-8000-000000000001" }
+        )
+      ]
     })
     try {
       const page = await newPage()
@@ -259,8 +240,7 @@ describe("review console live list", () => {
       )
       await page.context().close()
     } finally {
-      await daemon.close()
-      await sandbox.close()
+      await close()
       await feed.close()
     }
   }, 60_000)

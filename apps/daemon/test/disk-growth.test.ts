@@ -3,27 +3,22 @@
  * state with polls x window. The cluster tables hold only the batches in flight (processed messages are
  * purged once acknowledged), no persisted message carries a checkpoint, and the checkpoint stays small.
  */
-import { execFile } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { promisify } from "node:util"
 import { Checkpoint } from "@warden/connector"
-import { connector as rss } from "@warden/connector-rss"
 import { Sandbox } from "@warden/sandbox"
-import { Effect, Fiber, Layer, Redacted, Schema } from "effect"
+import { Effect, Fiber, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Daemon from "../src/Daemon.ts"
-import * as JsonlSink from "../src/sinks/JsonlSink.ts"
-import { SinkList } from "../src/sinks/SinkList.ts"
 import type * as StateStats from "../src/state/StateStats.ts"
+import { waitFor, writeConfig } from "./support/DaemonProcess.ts"
+import { jsonlRecords, jsonlSink, rssSource } from "./support/FeedPipeline.ts"
 import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
 import { freshDatabase } from "./support/Postgres.ts"
+import { warden } from "./support/WardenCli.ts"
 
-const run = promisify(execFile)
-const bin = new URL("../src/bin.ts", import.meta.url).pathname
-const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 const WINDOW = 300
 const PER_POLL = 15
 
@@ -34,16 +29,6 @@ const window = (total: number): Array<FeedItem> => {
     out.push({ guid: `c-${i}`, title: `Comment ${i}`, description: `Comment number ${i}, thanks for the article` })
   }
   return out
-}
-
-const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, what: string) => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    // The tables appear once the daemon has migrated: until then a query fails.
-    if (await check().catch(() => false)) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 interface Snapshot {
@@ -78,45 +63,16 @@ describe.each(["sqlite", "postgres"] as const)("polling a large-window feed on %
   })
 
   it("keeps the cluster tables and the checkpoint bounded over many polls, and delivers every item once", async () => {
+    const out = join(dir, `${database}.jsonl`)
     const spec: Daemon.DaemonSpec = {
       state,
       api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-      sources: [
-        {
-          settings: {
-            id: "feed",
-            connector: "rss",
-            channelId: CHANNEL,
-            mode: "v1",
-            analyse: new Set(["text"]),
-            oversize: "split",
-            dryRun: false
-          },
-          connector: rss,
-          config: Schema.decodeUnknownSync(rss.configSchema)({
-            feeds: [feed.url],
-            pollInterval: "50 millis",
-            maxItemsPerPoll: 1000
-          })
-        }
-      ],
-      sinks: Layer.effect(
-        SinkList,
-        Effect.map(JsonlSink.make({ name: "jsonl", path: join(dir, `${database}.jsonl`) }), (s) => [s])
-      ),
-      sinkNames: ["jsonl"],
+      sources: [rssSource({ feeds: [feed.url], pollInterval: "50 millis", maxItemsPerPoll: 1000 })],
+      ...jsonlSink(out),
       admin: undefined,
       includeContent: false
     }
-    const jsonLines = (): Array<{ reference: string }> => {
-      const path = join(dir, `${database}.jsonl`)
-      return existsSync(path)
-        ? readFileSync(path, "utf8")
-            .split("\n")
-            .filter((l) => l !== "")
-            .map((l) => JSON.parse(l))
-        : []
-    }
+    const jsonLines = () => jsonlRecords<{ reference: string }>(out)
     const snapshot = () =>
       Effect.runPromise(
         Effect.gen(function* () {
@@ -138,29 +94,35 @@ describe.each(["sqlite", "postgres"] as const)("polling a large-window feed on %
           } satisfies Snapshot
         }).pipe(Effect.provide(Daemon.sqlLayer(state)), Effect.scoped)
       )
+    // The tables appear once the daemon has migrated: until then a query fails.
+    const items = () =>
+      snapshot().then(
+        (s) => s.items,
+        () => 0
+      )
     const fiber = Effect.runFork(Layer.launch(Daemon.layer(spec)))
     try {
       let total = WINDOW
-      await waitFor(async () => (await snapshot()).items >= total, 60_000, "the first window")
+      await waitFor(async () => (await items()) >= total, 60_000, "the first window")
       const samples: Array<Snapshot> = []
       // 30 polls' worth of growth: each new document repeats WINDOW - PER_POLL items already analysed.
       for (let round = 0; round < 30; round++) {
         total += PER_POLL
         feed.setItems(window(total))
         const target = total
-        await waitFor(async () => (await snapshot()).items >= target, 30_000, `${target} items`)
+        await waitFor(async () => (await items()) >= target, 30_000, `${target} items`)
         const hits = feed.hits()
-        await waitFor(async () => feed.hits() >= hits + 2, 10_000, "two more polls")
+        await waitFor(() => feed.hits() >= hits + 2, 10_000, "two more polls")
         samples.push(await snapshot())
       }
       total += PER_POLL
       feed.setItems(window(total))
-      await waitFor(async () => (await snapshot()).items >= total, 30_000, "the last items")
+      await waitFor(async () => (await items()) >= total, 30_000, "the last items")
       const last = await snapshot()
       samples.push(last)
 
       expect(last.items).toBe(total)
-      await waitFor(async () => jsonLines().length >= total, 30_000, "every verdict in the sink")
+      await waitFor(() => jsonLines().length >= total, 30_000, "every verdict in the sink")
       const lines = jsonLines()
       expect(lines.length).toBe(total)
       expect(new Set(lines.map((l) => l.reference)).size).toBe(total)
@@ -180,17 +142,9 @@ describe.each(["sqlite", "postgres"] as const)("polling a large-window feed on %
     }
     if (database === "sqlite") {
       // `warden state stats` reads the same numbers an operator sees.
-      const config = join(dir, "warden.yaml")
-      writeFileSync(config, JSON.stringify({ state: { sqlite: join(dir, "state.db") } }))
-      const { stdout } = await run(process.execPath, [
-        "--conditions=@warden/source",
-        bin,
-        "state",
-        "stats",
-        "--config",
-        config,
-        "--json"
-      ])
+      const config = writeConfig(dir, { state: { sqlite: join(dir, "state.db") } })
+      const { code, stdout, stderr } = await warden(["state", "stats", "--config", config, "--json"])
+      expect(code, stderr).toBe(0)
       const stats = JSON.parse(stdout) as StateStats.Stats
       const table = (name: string) => stats.tables.find((t) => t.table === name)
       expect(table("warden_items")?.rows).toBe(WINDOW + 31 * PER_POLL)

@@ -2,29 +2,17 @@
  * API failures: a flaky API loses nothing and only transient failures are retried; refused credentials
  * pause the source (readiness fails) until the key works, then it carries on.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { connector as rss } from "@warden/connector-rss"
 import { Sandbox } from "@warden/sandbox"
-import { Effect, Layer, Schema } from "effect"
+import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import type * as Daemon from "../src/Daemon.ts"
-import * as JsonlSink from "../src/sinks/JsonlSink.ts"
-import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
+import { jsonlRecords as lines, jsonlSink, rssSource } from "./support/FeedPipeline.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
-
-const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
-
-const lines = (file: string): Array<any> =>
-  existsSync(file)
-    ? readFileSync(file, "utf8")
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l))
-    : []
 
 const specFor = (options: { dir: string; feedUrl: string; apiUrl: string; apiKey: string }) => {
   const out = join(options.dir, "verdicts.jsonl")
@@ -36,26 +24,8 @@ const specFor = (options: { dir: string; feedUrl: string; apiUrl: string; apiKey
       timeout: "2 seconds",
       retry: { maxAttempts: 6, baseDelay: "20 millis", maxDelay: "200 millis" }
     },
-    sources: [
-      {
-        settings: {
-          id: "feed",
-          connector: "rss",
-          channelId: CHANNEL,
-          mode: "v1",
-          analyse: new Set(["text"]),
-          oversize: "split",
-          dryRun: false
-        },
-        connector: rss,
-        config: Schema.decodeUnknownSync(rss.configSchema)({ feeds: [options.feedUrl], pollInterval: "200 millis" })
-      }
-    ],
-    sinks: Layer.effect(
-      SinkList,
-      Effect.map(JsonlSink.make({ name: "jsonl", path: out }), (s) => [s])
-    ),
-    sinkNames: ["jsonl"],
+    sources: [rssSource({ feeds: [options.feedUrl], pollInterval: "200 millis" })],
+    ...jsonlSink(out),
     includeContent: false,
     pipeline: { pauseRetry: "300 millis" }
   }

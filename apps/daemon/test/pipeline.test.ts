@@ -1,18 +1,16 @@
-import { mkdtempSync, readFileSync, existsSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { connector as rss } from "@warden/connector-rss"
 import { Sandbox } from "@warden/sandbox"
-import { Effect, Fiber, Layer, Redacted, Schema } from "effect"
+import { Effect, Fiber, Layer, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Daemon from "../src/Daemon.ts"
-import { SinkList } from "../src/sinks/SinkList.ts"
-import * as JsonlSink from "../src/sinks/JsonlSink.ts"
 import { StateStore } from "../src/state/StateStore.ts"
+import { waitFor } from "./support/DaemonProcess.ts"
+import { jsonlRecords as jsonLines, jsonlSink, rssSource } from "./support/FeedPipeline.ts"
 import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
 import { freshDatabase } from "./support/Postgres.ts"
 
-const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 const texts = [
   "What a lovely article, thank you!",
   "You are an idiot and everyone hates you",
@@ -27,23 +25,6 @@ const items = (n: number): Array<FeedItem> =>
     title: `Comment ${i}`,
     description: texts[i % texts.length]!
   }))
-
-const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (await check()) return
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
-const jsonLines = (path: string): Array<any> =>
-  existsSync(path)
-    ? readFileSync(path, "utf8")
-        .split("\n")
-        .filter((l) => l.trim() !== "")
-        .map((l) => JSON.parse(l))
-    : []
 
 describe.each([
   ["v1", "sqlite"],
@@ -79,29 +60,12 @@ describe.each([
       state,
       api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url }, legacyBaseUrl: sandbox.url },
       sources: [
-        {
-          settings: {
-            id: "feed",
-            connector: "rss",
-            channelId: CHANNEL,
-            mode,
-            analyse: new Set(["text"]),
-            oversize: "split",
-            dryRun: false
-          },
-          connector: rss,
-          config: Schema.decodeUnknownSync(rss.configSchema)({
-            feeds: [feed.url],
-            pollInterval: "200 millis",
-            retry: { initial: "100 millis", max: "1 second" }
-          })
-        }
+        rssSource(
+          { feeds: [feed.url], pollInterval: "200 millis", retry: { initial: "100 millis", max: "1 second" } },
+          { mode }
+        )
       ],
-      sinks: Layer.effect(
-        SinkList,
-        Effect.map(JsonlSink.make({ name: "jsonl", path: out }), (s) => [s])
-      ),
-      sinkNames: ["jsonl"],
+      ...jsonlSink(out),
       admin: undefined,
       includeContent: false
     }
@@ -115,7 +79,9 @@ describe.each([
       expect(lines.some((l) => l.verdict.recommendedAction === "REMOVE")).toBe(true)
       // A few more polls of the unchanged feed cost no API call.
       const calls = (await Effect.runPromise(sandbox.requests)).length
-      await new Promise((r) => setTimeout(r, 800))
+      const hits = feed.hits()
+      // the third poll's request arrived: the two before it have been handled
+      await waitFor(() => feed.hits() >= hits + 3, 10_000, "three more polls")
       const after = (await Effect.runPromise(sandbox.requests)).length
       expect(after).toBe(calls)
       expect(jsonLines(out).length).toBe(N)

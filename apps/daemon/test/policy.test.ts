@@ -2,24 +2,21 @@
  * Policies and actions: rule matching, actions on the platform after the verdict, dry runs, retries,
  * feedback by reference and from moderators, and the failure modes while the API is down.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
-import { Effect, Layer, Schema } from "effect"
+import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Rule } from "../src/config/WardenConfig.ts"
 import type * as Daemon from "../src/Daemon.ts"
 import * as Policy from "../src/engine/Policy.ts"
 import type { FailurePolicy } from "../src/engine/SourceSettings.ts"
-import * as JsonlSink from "../src/sinks/JsonlSink.ts"
-import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
+import { jsonlRecords, jsonlSink } from "./support/FeedPipeline.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import * as StateDb from "./support/StateDb.ts"
-import { connector, startPlatform, TestPlatformConfig } from "./support/TestPlatform.ts"
-
-const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
+import { platformSource, startPlatform } from "./support/TestPlatform.ts"
 
 describe("rule matching", () => {
   const verdict = {
@@ -113,40 +110,21 @@ const setup = async (options: {
       retry: { maxAttempts: options.apiRetries ?? 3, baseDelay: "10 millis", maxDelay: "50 millis" }
     },
     sources: [
-      {
-        settings: {
-          id: "platform",
-          connector: "testplatform",
-          channelId: CHANNEL,
-          mode: "v1",
-          analyse: new Set(["text"]),
-          oversize: "split",
-          dryRun: options.dryRun ?? false,
-          rules,
-          failure: options.failure,
-          autoFeedback: options.autoFeedback ?? false
-        },
-        connector,
-        config: Schema.decodeUnknownSync(TestPlatformConfig)({ url: platform.url, pollMillis: 50 })
-      }
+      platformSource(platform.url, {
+        id: "platform",
+        dryRun: options.dryRun ?? false,
+        rules,
+        failure: options.failure,
+        autoFeedback: options.autoFeedback ?? false
+      })
     ],
-    sinks: Layer.effect(
-      SinkList,
-      Effect.map(JsonlSink.make({ name: "jsonl", path: out }), (s) => [s])
-    ),
-    sinkNames: ["jsonl"],
+    ...jsonlSink(out),
     includeContent: false,
     pipeline: { pauseRetry: "200 millis", maxWait: "20 millis" }
   }
   const daemon = await startDaemonInProcess(spec)
   cleanups.push(daemon.close)
-  const lines = (): Array<any> =>
-    existsSync(out)
-      ? readFileSync(out, "utf8")
-          .split("\n")
-          .filter((l) => l.startsWith("{"))
-          .map((l) => JSON.parse(l))
-      : []
+  const lines = () => jsonlRecords(out)
   const actions = () =>
     StateDb.query<{ reference: string; kind: string; status: string; attempts: number }>(
       state,

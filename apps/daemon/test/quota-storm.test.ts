@@ -4,21 +4,18 @@
  * pipeline never stops while a backlog waits; every item is analysed once (one answer 200 per item)
  * and delivered once.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { connector as rss } from "@warden/connector-rss"
 import { Sandbox } from "@warden/sandbox"
-import { Effect, Fiber, Layer, Schema } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Daemon from "../src/Daemon.ts"
-import * as JsonlSink from "../src/sinks/JsonlSink.ts"
-import { SinkList } from "../src/sinks/SinkList.ts"
 import { StateStore } from "../src/state/StateStore.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
+import { jsonlRecords, jsonlSink, rssSource } from "./support/FeedPipeline.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
 
-const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 /**
  * The longest time without any request while items wait. The target is under a second; the test shares
  * two cores with the other suites, so it allows for a busy event loop, and still fails on what it
@@ -26,15 +23,7 @@ const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
  */
 const MAX_GAP_MS = 1_500
 
-/** The sink's complete lines: the last one may still be being written. */
-const jsonLines = (path: string): Array<{ reference: string; version: number }> =>
-  existsSync(path)
-    ? readFileSync(path, "utf8")
-        .split("\n")
-        .slice(0, -1)
-        .filter((l) => l.trim() !== "")
-        .map((l) => JSON.parse(l))
-    : []
+const jsonLines = (path: string) => jsonlRecords<{ reference: string; version: number }>(path)
 
 /** A daemon on the sandbox and the feed, no `api.quotas`, a fresh SQLite file, a jsonl sink at `out`. */
 const specOf = (o: {
@@ -47,30 +36,8 @@ const specOf = (o: {
   state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-quota-")), "state.db") },
   // no quotas: the limiter starts unlimited and learns from the first 429
   api: { apiKey: "sandbox-standard-key", baseUrls: { global: o.api }, legacyBaseUrl: o.api },
-  sources: [
-    {
-      settings: {
-        id: "feed",
-        connector: "rss",
-        channelId: CHANNEL,
-        mode: o.mode,
-        analyse: new Set(["text"]),
-        oversize: "split",
-        dryRun: false
-      },
-      connector: rss,
-      config: Schema.decodeUnknownSync(rss.configSchema)({
-        feeds: [o.feed],
-        pollInterval: "1 hour",
-        maxItemsPerPoll: 100_000
-      })
-    }
-  ],
-  sinks: Layer.effect(
-    SinkList,
-    Effect.map(JsonlSink.make({ name: "jsonl", path: o.out }), (s) => [s])
-  ),
-  sinkNames: ["jsonl"],
+  sources: [rssSource({ feeds: [o.feed], pollInterval: "1 hour", maxItemsPerPoll: 100_000 }, { mode: o.mode })],
+  ...jsonlSink(o.out),
   admin: undefined,
   includeContent: false,
   ...(o.pipeline === undefined ? {} : { pipeline: o.pipeline })

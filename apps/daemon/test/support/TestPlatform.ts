@@ -11,6 +11,9 @@ import { Duration, Effect, Option, Schema, Stream } from "effect"
 import type { SourceSpec } from "../../src/engine/Pipeline.ts"
 import type { SourceSettings } from "../../src/engine/SourceSettings.ts"
 
+/** The channel id of the tests' sources. */
+export const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
+
 /** An event the platform serves, with its sequence number. */
 export type PlatformEvent =
   | { readonly kind: "upsert"; readonly reference: string; readonly text: string }
@@ -195,7 +198,7 @@ export const platformSource = (url: string, settings: Partial<SourceSettings> = 
   settings: {
     id: "plat",
     connector: "testplatform",
-    channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+    channelId: CHANNEL,
     mode: "v1",
     analyse: new Set(["text"]),
     oversize: "split",
