@@ -3,7 +3,7 @@
  * or an answer that is not what the contract says.
  */
 import * as Schema from "effect/Schema"
-import { callInfoOf } from "./CallInfo.ts"
+import { attachCallInfo, type CallInfo, callInfoOf } from "./CallInfo.ts"
 import { FieldViolation, formatViolations } from "./FieldViolation.ts"
 
 /**
@@ -49,6 +49,17 @@ export class ResponseDecodeError extends Schema.TaggedError<ResponseDecodeError>
   body: Schema.String,
   detail: Schema.String
 }) {
+  /** The error for a call's answer (its status and text), carrying the call's request id and attempts. */
+  static fromAnswer(
+    endpoint: string,
+    answer: { readonly status: number; readonly body: string } & CallInfo,
+    detail: string
+  ): ResponseDecodeError {
+    return attachCallInfo(new ResponseDecodeError({ endpoint, status: answer.status, body: answer.body, detail }), {
+      requestId: answer.requestId,
+      attempts: answer.attempts
+    })
+  }
   override get message(): string {
     return `unexpected ${this.status} answer from ${this.endpoint}: ${this.detail}`
   }

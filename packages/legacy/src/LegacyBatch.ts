@@ -8,7 +8,6 @@
  * 429, ...) fails the batch with its typed error.
  */
 import {
-  attachCallInfo,
   Limits,
   LegacyAnalyzeRequest,
   LegacyAnalyzeResponse,
@@ -89,14 +88,7 @@ export const make = (options: Options = {}): Effect.Effect<Shape, never, Transpo
       Effect.gen(function* () {
         const body = JSON.stringify(encodeRequest({ channelUuid, contents: messages }))
         const answer = yield* transport.send({ endpoint: "legacyAnalyze", body })
-        const fail = (detail: string) =>
-          attachCallInfo(
-            new ResponseDecodeError({ endpoint: LABEL, status: answer.status, body: answer.body, detail }),
-            {
-              requestId: answer.requestId,
-              attempts: answer.attempts
-            }
-          )
+        const fail = (detail: string) => ResponseDecodeError.fromAnswer(LABEL, answer, detail)
         let json: unknown
         try {
           json = JSON.parse(answer.body)

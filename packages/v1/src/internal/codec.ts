@@ -1,6 +1,5 @@
 /** Local validation with core's schemas, and decoding of answers: shared by AnalyzeV1 and FeedbackV1. */
 import {
-  attachCallInfo,
   type CallInfo,
   FieldViolations,
   type FieldViolation,
@@ -52,17 +51,10 @@ export const decodeAnswer = <S extends Schema.Top>(
   endpoint: string,
   answer: { readonly status: number; readonly body: string } & CallInfo
 ): Effect.Effect<WithRaw<S["Type"]>, ResponseDecodeError> => {
-  const { status, body } = answer
-  const fail = (detail: string) =>
-    Effect.fail(
-      attachCallInfo(new ResponseDecodeError({ endpoint, status, body, detail }), {
-        requestId: answer.requestId,
-        attempts: answer.attempts
-      })
-    )
+  const fail = (detail: string) => Effect.fail(ResponseDecodeError.fromAnswer(endpoint, answer, detail))
   let json: unknown
   try {
-    json = JSON.parse(body)
+    json = JSON.parse(answer.body)
   } catch {
     return fail("the body is not JSON")
   }
