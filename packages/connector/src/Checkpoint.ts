@@ -49,14 +49,21 @@ export const maxBytes = 4096
 /** The size of a checkpoint as the daemon stores it (UTF-8 bytes of its JSON text). */
 export const byteLength = (checkpoint: Checkpoint): number => Buffer.byteLength(toJsonText(checkpoint), "utf8")
 
+/** Where a checkpoint is not JSON: the path from its root (`checkpoint.cursor.seq`) and what was found there. */
+export interface NonJson {
+  readonly path: string
+  readonly message: string
+}
+
 /**
  * Where a value is not JSON (a BigInt, `undefined`, NaN, a function, a Date's prototype...), as a
- * path from the checkpoint's root (`checkpoint.cursor.seq`), with what was found; `undefined` when it
- * is plain JSON. Says which field broke a checkpoint the daemon cannot store.
+ * path from the checkpoint's root with what was found; `undefined` when it is plain JSON. Says which
+ * field broke a checkpoint the daemon cannot store.
  */
-export const findNonJson = (value: unknown, path = "checkpoint"): string | undefined => {
+export const findNonJson = (value: unknown, path = "checkpoint"): NonJson | undefined => {
   if (value === null || typeof value === "string" || typeof value === "boolean") return undefined
-  if (typeof value === "number") return Number.isFinite(value) ? undefined : `${path}: ${value} is not a JSON number`
+  if (typeof value === "number")
+    return Number.isFinite(value) ? undefined : { path, message: `${value} is not a JSON number` }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const found = findNonJson(value[i], `${path}[${i}]`)
@@ -67,14 +74,14 @@ export const findNonJson = (value: unknown, path = "checkpoint"): string | undef
   if (typeof value === "object") {
     const proto = Object.getPrototypeOf(value)
     if (proto !== Object.prototype && proto !== null)
-      return `${path}: a ${value.constructor?.name ?? "class instance"} is not a plain JSON object`
+      return { path, message: `a ${value.constructor?.name ?? "class instance"} is not a plain JSON object` }
     for (const [key, v] of Object.entries(value)) {
       const found = findNonJson(v, `${path}.${key}`)
       if (found !== undefined) return found
     }
     return undefined
   }
-  return `${path}: a ${typeof value} is not JSON`
+  return { path, message: `a ${typeof value} is not JSON` }
 }
 
 /**

@@ -200,8 +200,7 @@ export const problems = (event: unknown): ReadonlyArray<Problem> => {
     if (field === "checkpoint") {
       const where = findNonJson((event as { checkpoint?: unknown }).checkpoint)
       if (where !== undefined) {
-        const [path, ...rest] = where.split(": ")
-        out.push({ field: path!, message: rest.join(": ") })
+        out.push({ field: where.path, message: where.message })
         continue
       }
     }
