@@ -30,8 +30,7 @@ export type State = typeof State.Type
 
 /** What the connector remembers of one feed while it runs: validators and `items` (item hash -> content hash, oldest first). */
 export const FeedState = Schema.Struct({
-  etag: Schema.optionalKey(Schema.String),
-  lastModified: Schema.optionalKey(Schema.String),
+  ...FeedCheckpoint.fields,
   items: Schema.Record(Schema.String, Schema.String)
 })
 /** @see {@link FeedState} */
