@@ -10,26 +10,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
-import type { VerdictRecord } from "../src/engine/VerdictRecord.ts"
 import * as SinkWorker from "../src/sinks/SinkWorker.ts"
 import * as StdoutSink from "../src/sinks/StdoutSink.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
 import * as SqliteClient from "../src/state/SqliteClient.ts"
 import { StateStore } from "../src/state/StateStore.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
-
-const record = (reference: string): VerdictRecord => ({
-  source: "s",
-  reference,
-  version: 1,
-  status: "analysed",
-  contentType: "text",
-  mode: "v1",
-  verdict: { type: "HATEFUL", classifications: ["INSULT"], severity: "HIGH", recommendedAction: "REMOVE" },
-  segments: 1,
-  analysedAt: "2026-01-01T00:00:00.000Z",
-  dryRun: false
-})
+import { itemRecord, verdictRecord } from "./support/ItemRecords.ts"
 
 describe("the webhook sink", () => {
   it("signs, retries with backoff, and dead-letters after maxAttempts", async () => {
@@ -63,26 +50,9 @@ describe("the webhook sink", () => {
       Effect.gen(function* () {
         const store = yield* StateStore
         for (const [i, ref] of ["ok", "flaky", "always-fails"].entries()) {
-          const r = record(ref)
+          const r = verdictRecord(ref)
           yield* store.recordItem(
-            {
-              source: "s",
-              reference: ref,
-              version: 1,
-              contentHash: `h${i}`,
-              contentType: "text",
-              status: "analysed",
-              mode: "v1",
-              endpoint: "/analyze/v1/text",
-              request: "{}",
-              response: "{}",
-              verdict: r.verdict,
-              error: undefined,
-              segments: [],
-              event: "{}",
-              analysedAt: r.analysedAt,
-              createdAt: Date.now() + i
-            },
+            itemRecord("s", ref, 1, { verdict: r.verdict, analysedAt: r.analysedAt, createdAt: Date.now() + i }),
             ["hook"],
             JSON.stringify(r)
           )
@@ -124,7 +94,7 @@ describe("the webhook sink", () => {
 
 describe("the stdout sink", () => {
   it("prints one readable line per verdict on a terminal", () => {
-    const line = StdoutSink.prettyLine({ ...record("rss:f/1"), text: "you idiot" }, false)
+    const line = StdoutSink.prettyLine({ ...verdictRecord("rss:f/1"), text: "you idiot" }, false)
     expect(line).toContain("REMOVE")
     expect(line).toContain("INSULT")
     expect(line).toContain("rss:f/1 v1")

@@ -2,60 +2,20 @@
  * The state store's queries behind issue 21, on SQLite and PostgreSQL alike: which sources recorded a
  * reference, keyset paging of decisions, and asking for items to be analysed again.
  */
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { Effect, Layer, Redacted } from "effect"
-import { afterAll, describe, expect, it } from "vitest"
+import { Effect, Layer } from "effect"
+import { describe, expect, it } from "vitest"
 import { sqlLayer } from "../src/Daemon.ts"
 import { type ItemRecord, type RecordEntry, StateStore } from "../src/state/StateStore.ts"
-import { freshDatabase } from "./support/Postgres.ts"
+import { itemRecord } from "./support/ItemRecords.ts"
+import { stateBackends } from "./support/StateBackends.ts"
 
 const entry = (source: string, reference: string, version: number, fields: Partial<ItemRecord> = {}): RecordEntry => ({
-  item: {
-    source,
-    reference,
-    version,
-    contentHash: `h-${reference}`,
-    contentType: "text",
-    status: "analysed",
-    mode: "v1",
-    endpoint: "/analyze/v1/text",
-    request: "{}",
-    response: "{}",
-    verdict: { type: "NEUTRAL", classifications: [] },
-    error: undefined,
-    segments: [],
-    event: JSON.stringify({ kind: "upsert", reference, content: { type: "text", text: "hi" } }),
-    analysedAt: new Date().toISOString(),
-    createdAt: 1000 + version,
-    ...fields
-  },
+  item: itemRecord(source, reference, version, fields),
   sinks: [],
   payload: "{}"
 })
 
-const drops: Array<() => Promise<void>> = []
-afterAll(async () => {
-  for (const drop of drops) await drop()
-})
-
-const backends = [
-  [
-    "sqlite",
-    async () => ({ _tag: "sqlite" as const, filename: join(mkdtempSync(join(tmpdir(), "warden-q-")), "s.db") })
-  ],
-  [
-    "postgres",
-    async () => {
-      const db = await freshDatabase()
-      drops.push(db.drop)
-      return { _tag: "postgres" as const, url: Redacted.make(db.url) }
-    }
-  ]
-] as const
-
-for (const [name, location] of backends) {
+for (const [name, location] of stateBackends()) {
   describe(`state queries on ${name}`, () => {
     it("sources of a reference, paging with a cursor, and re-analysis requests", async () => {
       const state = await location()

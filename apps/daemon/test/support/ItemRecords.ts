@@ -1,4 +1,5 @@
-/** Item versions to record straight into the state store, for the tests of its queries. */
+/** Item versions to record straight into the state store, and the records sinks deliver, for the tests of both. */
+import type { VerdictRecord } from "../../src/engine/VerdictRecord.ts"
 import type { ItemRecord } from "../../src/state/StateStore.ts"
 
 /** An analysed text item version (NEUTRAL, one request, no segments); `fields` override any part. */
@@ -25,4 +26,18 @@ export const itemRecord = (
   analysedAt: new Date().toISOString(),
   createdAt: 1000 + version,
   ...fields
+})
+
+/** What a sink delivers for version 1 of `reference` from source `s`: a HATEFUL, HIGH, REMOVE verdict. */
+export const verdictRecord = (reference: string): VerdictRecord => ({
+  source: "s",
+  reference,
+  version: 1,
+  status: "analysed",
+  contentType: "text",
+  mode: "v1",
+  verdict: { type: "HATEFUL", classifications: ["INSULT"], severity: "HIGH", recommendedAction: "REMOVE" },
+  segments: 1,
+  analysedAt: "2026-01-01T00:00:00.000Z",
+  dryRun: false
 })
