@@ -4,18 +4,16 @@
  * letters, feedback, the `sql` sink's table) and keep what dedupe needs; on SQLite the erased text is
  * not in the files' bytes either. Retention erases old versions only and dedupe still knows them.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { Effect, Layer, Redacted } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { sqlLayer } from "../src/Daemon.ts"
 import * as SqlSink from "../src/sinks/SqlSink.ts"
 import { Erasure, hashOf } from "../src/state/Erasure.ts"
 import { type ItemRecord, type RecordEntry, StateStore } from "../src/state/StateStore.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
-import { freshDatabase } from "./support/Postgres.ts"
+import { stateBackends } from "./support/StateBackends.ts"
 
 const SECRET_1 = "SECRET-ALPHA-7f3c9e the first erased text"
 const SECRET_2 = "SECRET-BRAVO-1d44aa the second erased text"
@@ -53,26 +51,6 @@ const entry = (
   }
 }
 
-const drops: Array<() => Promise<void>> = []
-afterAll(async () => {
-  for (const drop of drops) await drop()
-})
-
-const backends = [
-  [
-    "sqlite",
-    async () => ({ _tag: "sqlite" as const, filename: join(mkdtempSync(join(tmpdir(), "warden-e-")), "s.db") })
-  ],
-  [
-    "postgres",
-    async () => {
-      const db = await freshDatabase()
-      drops.push(db.drop)
-      return { _tag: "postgres" as const, url: Redacted.make(db.url) }
-    }
-  ]
-] as const
-
 /** Every row of every table, as one string: where a text could still be. */
 const everything = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -89,7 +67,7 @@ const everything = Effect.gen(function* () {
   return all
 })
 
-for (const [name, location] of backends) {
+for (const [name, location] of stateBackends()) {
   describe(`erasure on ${name}`, () => {
     it("erase by reference, then by author: every copy goes, the audit keeps counts, dedupe still knows the items", async () => {
       const state = await location()
@@ -168,13 +146,15 @@ for (const [name, location] of backends) {
 
           const second = yield* erasure.erase({ _tag: "Author", author: "u-42" }, "admin-api")
           // e/1 was erased already: only e/2's copies are counted
-          expect(second.counts).toMatchObject({
+          expect(second.counts).toEqual({
             items: 1,
             segments: 2,
             outbox: 1,
             deadLetters: 1,
+            sourceDeadLetters: 1,
             feedback: 1,
-            sqlSink: 1
+            sqlSink: 1,
+            clusterMessages: 0
           })
           all = yield* everything
           expect(all).not.toContain("SECRET-BRAVO")

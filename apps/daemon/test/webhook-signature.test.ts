@@ -9,21 +9,10 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { VerdictRecord } from "../src/engine/VerdictRecord.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
+import { verdictRecord } from "./support/ItemRecords.ts"
 
-const record: VerdictRecord = {
-  source: "s",
-  reference: "r/1",
-  version: 1,
-  status: "analysed",
-  contentType: "text",
-  mode: "v1",
-  verdict: { type: "HATEFUL", classifications: ["INSULT"], severity: "HIGH", recommendedAction: "REMOVE" },
-  segments: 1,
-  analysedAt: "2026-01-01T00:00:00.000Z",
-  dryRun: false
-}
+const record = verdictRecord("r/1")
 
 const keyBytes = randomBytes(24)
 const SECRET = `whsec_${keyBytes.toString("base64")}`
@@ -129,6 +118,11 @@ describe("Standard Webhooks signatures", () => {
     expect(a!.headers["webhook-id"]).toBe(b!.headers["webhook-id"])
     expect(a!.headers["webhook-id"]).toMatch(/^msg_[A-Za-z0-9_-]+$/u)
     expect(Number(b!.headers["webhook-timestamp"])).toBeGreaterThanOrEqual(Number(a!.headers["webhook-timestamp"]))
+    // b is signed over its own id, timestamp and body, not given a's signature again
+    const signed = `${b!.headers["webhook-id"]}.${b!.headers["webhook-timestamp"]}.${b!.body}`
+    expect(String(b!.headers["webhook-signature"]).split(" ")).toContain(
+      `v1,${createHmac("sha256", keyBytes).update(signed).digest("base64")}`
+    )
   })
 
   it("still sends the deprecated X-Warden-Signature (HMAC-SHA256 hex of the body with the secret) for one release", async () => {
