@@ -47,7 +47,8 @@ export class WardenLegacy {
     return this.#runtime.run(
       LABEL,
       LegacyBatch.use((batch) => batch.analyze(channelUuid, messages)),
-      options
+      options,
+      "many"
     )
   }
 
@@ -60,7 +61,8 @@ export class WardenLegacy {
     return this.#runtime.run(
       LABEL,
       LegacyBatch.use((batch) => batch.analyzeWithRequests(channelUuid, messages)),
-      options
+      options,
+      "many"
     )
   }
 

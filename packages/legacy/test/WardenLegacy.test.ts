@@ -30,6 +30,21 @@ describe("WardenLegacy", () => {
     assert.lengthOf(result.chunks, 2)
   })
 
+  it("each chunk of a batch has its own request id, unless the caller chose one for all", async () => {
+    const legacy = new WardenLegacy({ apiKey: "sandbox-standard-key", legacyBaseUrl: sandbox.url, env: {} })
+    const messages = Array.from({ length: 150 }, (_, i) => ({ text: `message ${i}`, reference: `r-${i}` }))
+    const own = await legacy.analyzeWithRequests(CHANNEL, messages)
+    const chosen = await legacy.analyzeWithRequests(CHANNEL, messages, { requestId: "req_batch" })
+    await legacy.close()
+    const ids = own.chunks.map((c) => c.requestId)
+    assert.lengthOf(ids, 2)
+    assert.notStrictEqual(ids[0], ids[1])
+    assert.deepStrictEqual(
+      chosen.chunks.map((c) => c.requestId),
+      ["req_batch", "req_batch"]
+    )
+  })
+
   it("needs a legacy base URL and a key, naming them", () => {
     expect(() => new WardenLegacy({ apiKey: "k", env: {} })).toThrow(WardenConfigError)
     expect(() => new WardenLegacy({ apiKey: "k", env: {} })).toThrow(/legacyBaseUrl or set WARDEN_LEGACY_BASE_URL/)

@@ -245,13 +245,19 @@ export class Runtime<R> {
     this.#runtime = ManagedRuntime.make(layer)
   }
 
-  /** Runs one call; see `RequestOptions`. Rejects with a `WardenError` whose stack starts at the caller. */
+  /**
+   * Runs one call; see `RequestOptions`. Rejects with a `WardenError` whose stack starts at the caller.
+   * `requests: "one"` (one HTTP request, e.g. `analyze.text`) gives it a request id known before it
+   * goes, so even a timeout names it; `"many"` (a legacy batch in chunks) lets each request have its
+   * own, unless the caller chose one.
+   */
   async run<A>(
     endpoint: string,
     effect: Effect.Effect<A, Failure, R | Transport | RateLimiter | ApiConfig>,
-    options: RequestOptions = {}
+    options: RequestOptions = {},
+    requests: "one" | "many" = "one"
   ): Promise<A> {
-    const requestId = options.requestId ?? crypto.randomUUID()
+    const requestId = options.requestId ?? (requests === "one" ? crypto.randomUUID() : undefined)
     const facts = { endpoint, requestId }
     if (this.#closed) {
       throw stackFromCaller(
@@ -327,7 +333,7 @@ const stackFromCaller = (error: WardenErrors.WardenError): WardenErrors.WardenEr
 const toWardenError = (
   cause: Cause.Cause<Failure>,
   stoppedBy: "abort" | "timeout" | undefined,
-  facts: { endpoint: string; requestId: string; timeout: number; signal: AbortSignal | undefined }
+  facts: { endpoint: string; requestId: string | undefined; timeout: number; signal: AbortSignal | undefined }
 ): WardenErrors.WardenError => {
   const failure = Cause.findErrorOption(cause)
   if (failure._tag === "Some") return WardenErrors.fromFailure(failure.value, facts.endpoint)
