@@ -14,6 +14,20 @@ export const EXIT_CONFIG = 78
 /** Exit code of any other failure. */
 export const EXIT_FAILURE = 1
 
+/**
+ * A failure already printed on stderr, carrying the process exit code: every command ends with one
+ * (see `Refusal.refuser`), so the top level neither prints it again nor maps its code.
+ */
+export class CliFailure extends Error {
+  override readonly [Runtime.errorExitCode]: number
+  override readonly [Runtime.errorReported] = false
+  constructor(code: number, line: string) {
+    super(line)
+    this.name = "CliFailure"
+    this[Runtime.errorExitCode] = code
+  }
+}
+
 /** Folds a message onto one line. */
 export const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, " ").trim()
 

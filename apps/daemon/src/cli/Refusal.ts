@@ -4,15 +4,27 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Flag } from "effect/cli"
-import { CliFailure } from "./commands/Analyze.ts"
+import { type ConfigError, formatLocated } from "../config/index.ts"
+import { CliFailure, EXIT_CONFIG } from "./Outcome.ts"
+
+/** Prints `lines` on stderr, one `Console.error` each, and fails with `exitCode` (reported: not printed again). */
+export const printed = (lines: ReadonlyArray<string>, exitCode: number): Effect.Effect<never, CliFailure> =>
+  Effect.forEach(lines, (line) => Console.error(line), { discard: true }).pipe(
+    Effect.andThen(Effect.fail(new CliFailure(exitCode, lines.join("\n"))))
+  )
 
 /** Prints `warden <command>: <message>` on stderr and fails with `exitCode`. */
 export const refuser =
   (command: string) =>
-  (message: string, exitCode: 1 | 2 | 78): Effect.Effect<never, CliFailure> => {
-    const line = `warden ${command}: ${message}`
-    return Console.error(line).pipe(Effect.andThen(Effect.fail(new CliFailure(exitCode, line))))
-  }
+  (message: string, exitCode: 1 | 2 | 78): Effect.Effect<never, CliFailure> =>
+    printed([`warden ${command}: ${message}`], exitCode)
+
+/**
+ * A config file refused (`config check`, `config print`, `config schema`, `run`): every problem as
+ * `FILE:LINE:COL: path: message` on stderr, then the `more` lines; exit 78.
+ */
+export const invalidConfig = (error: ConfigError, more: ReadonlyArray<string> = []): Effect.Effect<never, CliFailure> =>
+  printed([...error.problems.map((problem) => formatLocated(problem)), ...more], EXIT_CONFIG)
 
 /** `--config FILE` (`-c`, default `warden.yaml`), described for the command. */
 export const configFlag = (description: string) =>

@@ -7,22 +7,12 @@
 import { writeFile } from "node:fs/promises"
 import { Transport } from "@warden/transport"
 import { AnalyzeV1 } from "@warden/v1"
-import { Console, Effect, Layer, Option, type Redacted, Runtime } from "effect"
+import { Console, Effect, Layer, Option, type Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Verdict from "../../engine/Verdict.ts"
 import * as ImageInput from "../ImageInput.ts"
+import { CliFailure } from "../Outcome.ts"
 import * as Writable from "../Writable.ts"
-
-/** A failure already printed on stderr, carrying the process exit code. */
-export class CliFailure extends Error {
-  override readonly [Runtime.errorExitCode]: number
-  override readonly [Runtime.errorReported] = false
-  constructor(code: number, line: string) {
-    super(line)
-    this.name = "CliFailure"
-    this[Runtime.errorExitCode] = code
-  }
-}
 
 /** Exit code 2: the request or the command line is wrong (fix it, do not retry). */
 const USAGE_TAGS = new Set(["RequestValidationError", "ApiConfigError", "ConfigError", "UsageError"])

@@ -6,26 +6,13 @@
  * the config of the plugins F names.
  */
 import { ConfigDuration } from "@warden/connector"
-import { Config, Console, Duration, Effect, Option, Redacted, Runtime, Schema } from "effect"
+import { Config, Console, Duration, Effect, Option, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { stringify } from "yaml"
 import { checkConfig, formatLocated } from "../../config/index.ts"
 import * as ConfigJsonSchema from "../../config/ConfigJsonSchema.ts"
 import * as Connect from "../Connect.ts"
-
-/** The problems were printed already: exit 78 without a second report. */
-class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", { file: Schema.String }) {
-  override readonly [Runtime.errorExitCode] = 78
-  override readonly [Runtime.errorReported] = false
-}
-
-/** A probe of `--connect` failed (printed already): exit 78 when the file is at fault, else 1. */
-class ConnectFailed extends Schema.TaggedError<ConnectFailed>()("ConnectFailed", { exitCode: Schema.Int }) {
-  override get [Runtime.errorExitCode]() {
-    return this.exitCode
-  }
-  override readonly [Runtime.errorReported] = false
-}
+import { invalidConfig, printed } from "../Refusal.ts"
 
 const connectFlag = Flag.Boolean("connect").pipe(
   Flag.withDescription(
@@ -43,18 +30,14 @@ const fileArgument = Argument.String("file").pipe(
 const check = Command.make("check", { file: fileArgument, connect: connectFlag }, ({ file, connect }) =>
   Effect.gen(function* () {
     const checked = yield* checkConfig(file).pipe(
-      Effect.catchTag("ConfigError", (error) =>
-        Effect.gen(function* () {
-          for (const problem of error.problems) yield* Console.error(formatLocated(problem))
-          // Warnings beside the errors: every finding at once, not revealed one round of fixes later.
-          const warnings = error.warnings ?? []
-          for (const warning of warnings) yield* Console.error(formatLocated(warning, "warning"))
-          yield* Console.error(
-            `${file}: ${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}${warnings.length === 0 ? "" : `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}`}`
-          )
-          return yield* new InvalidConfig({ file })
-        })
-      )
+      Effect.catchTag("ConfigError", (error) => {
+        // Warnings beside the errors: every finding at once, not revealed one round of fixes later.
+        const warnings = error.warnings ?? []
+        return invalidConfig(error, [
+          ...warnings.map((warning) => formatLocated(warning, "warning")),
+          `${file}: ${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}${warnings.length === 0 ? "" : `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}`}`
+        ])
+      })
     )
     for (const warning of checked.warnings) yield* Console.error(formatLocated(warning, "warning"))
     const { config } = checked
@@ -75,10 +58,11 @@ const check = Command.make("check", { file: fileArgument, connect: connectFlag }
     }
     const failures = probes.filter((p) => p.problem !== undefined)
     if (failures.length > 0) {
-      yield* Console.error(
-        `${file}: ${failures.length} of ${probes.length} connection check${probes.length === 1 ? "" : "s"} failed`
+      // Exit 78 when the file is at fault, else 1.
+      return yield* printed(
+        [`${file}: ${failures.length} of ${probes.length} connection check${probes.length === 1 ? "" : "s"} failed`],
+        failures.some((p) => p.exitCode === 78) ? 78 : 1
       )
-      return yield* new ConnectFailed({ exitCode: failures.some((p) => p.exitCode === 78) ? 78 : 1 })
     }
   })
 ).pipe(
@@ -123,14 +107,7 @@ export const printable = (value: unknown): unknown => {
 
 const print = Command.make("print", { file: fileArgument }, ({ file }) =>
   Effect.gen(function* () {
-    const checked = yield* checkConfig(file).pipe(
-      Effect.catchTag("ConfigError", (error) =>
-        Effect.gen(function* () {
-          for (const problem of error.problems) yield* Console.error(formatLocated(problem))
-          return yield* new InvalidConfig({ file })
-        })
-      )
-    )
+    const checked = yield* checkConfig(file).pipe(Effect.catchTag("ConfigError", (error) => invalidConfig(error)))
     const { path, dataDir, state, api, ...rest } = checked.config
     // In the file's own shape: `state.dir` and `sqlite` or `postgres`, not the decoded union.
     const view = {
@@ -167,14 +144,7 @@ const schema = Command.make("schema", { config: schemaConfigFlag }, ({ config })
     const doc = yield* Option.match(config, {
       onNone: () => ConfigJsonSchema.document,
       onSome: (file) =>
-        ConfigJsonSchema.documentFor(file).pipe(
-          Effect.catchTag("ConfigError", (error) =>
-            Effect.gen(function* () {
-              for (const problem of error.problems) yield* Console.error(formatLocated(problem))
-              return yield* new InvalidConfig({ file })
-            })
-          )
-        )
+        ConfigJsonSchema.documentFor(file).pipe(Effect.catchTag("ConfigError", (error) => invalidConfig(error)))
     })
     yield* Console.log(JSON.stringify(doc, null, 2))
   })

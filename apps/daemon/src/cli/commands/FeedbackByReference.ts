@@ -4,21 +4,13 @@
  * exact request stored for that item version as `analyzeRequest`. The admin URL and token come from
  * the flags, else `WARDEN_ADMIN_URL` / `WARDEN_ADMIN_TOKEN`, else the config file's `admin` section.
  */
-import { Console, Effect, Option, Redacted, Runtime, Schema } from "effect"
+import { Console, Effect, Option, Redacted } from "effect"
 import { Flag } from "effect/cli"
-import * as Writable from "../Writable.ts"
 import { loadConfig } from "../../config/index.ts"
+import { refuser } from "../Refusal.ts"
+import * as Writable from "../Writable.ts"
 
-/** Feedback refused (printed already): exit 1, or 2 for a usage error. */
-class FeedbackFailed extends Schema.TaggedError<FeedbackFailed>()("FeedbackFailed", { exitCode: Schema.Int }) {
-  override get [Runtime.errorExitCode]() {
-    return this.exitCode
-  }
-  override readonly [Runtime.errorReported] = false
-}
-
-const fail = (message: string, exitCode: 1 | 2 | 78) =>
-  Console.error(`warden feedback: ${message}`).pipe(Effect.andThen(Effect.fail(new FeedbackFailed({ exitCode }))))
+const fail = refuser("feedback")
 
 /** The flags of the by-reference form (on `warden feedback` itself). */
 export const referenceFlags = {

@@ -16,7 +16,8 @@ import { FieldViolations, LegacyMessageOnWire, Limits } from "@warden/core"
 import { LegacyBatch } from "@warden/legacy"
 import { Console, Effect, Layer, Option, Result, Schema, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { CliFailure, connectionFlags, report, runWith, transportFor, UsageError } from "./Analyze.ts"
+import { CliFailure } from "../Outcome.ts"
+import { connectionFlags, report, runWith, transportFor, UsageError } from "./Analyze.ts"
 
 /** One input line that held something: a message to send, or why it is not one. */
 type Entry =

@@ -4,7 +4,7 @@
  * stop taking events, hand back in-flight work and exit 0.
  */
 import { resolve as resolvePath } from "node:path"
-import { Cause, Config, Console, Effect, Redacted, Runtime, Schema } from "effect"
+import { Cause, Config, Console, Effect, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { AdminServer } from "../../admin/AdminServer.ts"
 import { checkConfig, formatLocated } from "../../config/index.ts"
@@ -14,26 +14,17 @@ import * as Logging from "../../Logging.ts"
 import * as StartupFailure from "../../StartupFailure.ts"
 import * as Telemetry from "../../Telemetry.ts"
 import * as AdminToken from "../AdminToken.ts"
+import { CliFailure } from "../Outcome.ts"
+import { invalidConfig, printed } from "../Refusal.ts"
 
-/** The configuration was refused (problems printed already): exit 78. */
-class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", { file: Schema.String }) {
-  override readonly [Runtime.errorExitCode] = 78
-  override readonly [Runtime.errorReported] = false
-}
-
-/** The daemon could not start (or stopped on a fatal error), logged already: exit 1 or 78. */
-class Fatal extends Schema.TaggedError<Fatal>()("Fatal", { message: Schema.String, exitCode: Schema.Int }) {
-  override get [Runtime.errorExitCode]() {
-    return this.exitCode
-  }
-  override readonly [Runtime.errorReported] = false
-}
-
-/** One log line, in the configured format, naming the setting at fault; then the exit. */
+/**
+ * The daemon could not start (or stopped on a fatal error): one log line, in the configured format,
+ * naming the setting at fault; then the exit (1 or 78) without a second report.
+ */
 const fatal = (failure: StartupFailure.StartupFailure) =>
   Effect.logFatal(failure.message).pipe(
     failure.setting === undefined ? (e) => e : Effect.annotateLogs({ setting: failure.setting }),
-    Effect.andThen(Effect.fail(new Fatal({ message: failure.message, exitCode: failure.exitCode })))
+    Effect.andThen(Effect.fail(new CliFailure(failure.exitCode, failure.message)))
   )
 
 /** The `run` subcommand. */
@@ -51,18 +42,10 @@ export const run = Command.make(
   },
   ({ config: file }) =>
     Effect.gen(function* () {
-      const checked = yield* checkConfig(file).pipe(
-        Effect.catchTag("ConfigError", (error) =>
-          Effect.gen(function* () {
-            for (const problem of error.problems) yield* Console.error(formatLocated(problem))
-            return yield* new InvalidConfig({ file })
-          })
-        )
-      )
+      const checked = yield* checkConfig(file).pipe(Effect.catchTag("ConfigError", (error) => invalidConfig(error)))
       for (const warning of checked.warnings) yield* Console.error(formatLocated(warning, "warning"))
       if (checked.config.sources.length === 0) {
-        yield* Console.error("sources: nothing to run; add at least one source")
-        return yield* new InvalidConfig({ file })
+        return yield* printed(["sources: nothing to run; add at least one source"], 78)
       }
       const { spec, generatedToken } = FromConfig.specOf(checked)
       const log = checked.config.log

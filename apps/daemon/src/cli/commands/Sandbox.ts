@@ -7,12 +7,8 @@ import { PATHS } from "@warden/core"
 import type { Faults, Quotas, SandboxConfig } from "@warden/sandbox"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { CliFailure } from "./Analyze.ts"
-
-/** Exit code of an invalid configuration (DESIGN.md). */
-const EXIT_CONFIG = 78
-/** Exit code of a usage error. */
-const EXIT_USAGE = 2
+import { EXIT_CONFIG, EXIT_USAGE } from "../Outcome.ts"
+import { refuser } from "../Refusal.ts"
 
 const probability = (name: string, what: string) =>
   Flag.Finite(name).pipe(Flag.withDescription(`probability (0..1) of ${what}`), Flag.optional)
@@ -46,11 +42,9 @@ const flags = {
   )
 } as const
 
-/** Prints one line and fails with the exit code. */
-const refuse = (message: string, code: number) =>
-  Console.error(message).pipe(Effect.andThen(Effect.fail(new CliFailure(code, message))))
+const refuse = refuser("sandbox")
 
-const usage = (message: string) => refuse(`warden sandbox: ${message}`, EXIT_USAGE)
+const usage = (message: string) => refuse(message, EXIT_USAGE)
 
 /** The `sandbox` subcommand. */
 export const sandbox = Command.make("sandbox", flags, (f) =>
@@ -60,7 +54,7 @@ export const sandbox = Command.make("sandbox", flags, (f) =>
     const { Sandbox, SandboxConfig } = yield* Effect.promise(() => import("@warden/sandbox"))
     const file = Option.isSome(f.config)
       ? yield* SandboxConfig.load(f.config.value).pipe(
-          Effect.catchTag("SandboxConfigError", (e) => refuse(`warden sandbox: ${e.message}`, EXIT_CONFIG))
+          Effect.catchTag("SandboxConfigError", (e) => refuse(e.message, EXIT_CONFIG))
         )
       : {}
 

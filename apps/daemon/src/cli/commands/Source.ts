@@ -11,26 +11,16 @@
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { ConfigDuration, type Connector, ConnectorRegistry, Preview, SourceEvent } from "@warden/connector"
-import { Console, Effect, Option, Runtime, Schema } from "effect"
+import { Console, Effect, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { parse } from "yaml"
 import * as Connectors from "../../config/Connectors.ts"
 import { fromIssue } from "../../config/internal/Problems.ts"
 import { SecretRef } from "../../config/index.ts"
+import { refuser } from "../Refusal.ts"
 import { checkpoint } from "./SourceCheckpoint.ts"
 
-/** A usage or configuration problem, printed already. */
-class PreviewRefused extends Schema.TaggedError<PreviewRefused>()("PreviewRefused", {
-  exitCode: Schema.Int
-}) {
-  override get [Runtime.errorExitCode]() {
-    return this.exitCode
-  }
-  override readonly [Runtime.errorReported] = false
-}
-
-const refuse = (message: string, exitCode: 1 | 2 | 78) =>
-  Console.error(`warden source preview: ${message}`).pipe(Effect.andThen(Effect.fail(new PreviewRefused({ exitCode }))))
+const refuse = refuser("source preview")
 
 /** Reads a YAML/JSON file (secret references left as written: see {@link resolveSecrets}). */
 const readConfigFile = (file: string) =>

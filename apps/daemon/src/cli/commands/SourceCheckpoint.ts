@@ -15,20 +15,13 @@ import { Command, Flag } from "effect/cli"
 import { checkConfig, formatProblem } from "../../config/index.ts"
 import { StateStore } from "../../state/StateStore.ts"
 import * as StateFromConfig from "../StateFromConfig.ts"
-import { CliFailure } from "./Analyze.ts"
 import { operator } from "../Operator.ts"
+import { configFlag, knownSource, refuser } from "../Refusal.ts"
 
-const refuse = (message: string, exitCode: 1 | 2 | 78) => {
-  const line = `warden source checkpoint: ${message}`
-  return Console.error(line).pipe(Effect.andThen(Effect.fail(new CliFailure(exitCode, line))))
-}
+const refuse = refuser("source checkpoint")
 
 const flags = {
-  config: Flag.String("config").pipe(
-    Flag.withAlias("c"),
-    Flag.withDescription("the daemon's warden.yaml (its state section and source ids are used)"),
-    Flag.withDefault("warden.yaml")
-  ),
+  config: configFlag("the daemon's warden.yaml (its state section and source ids are used)"),
   source: Flag.String("source").pipe(Flag.withDescription("the source id"))
 }
 
@@ -39,9 +32,7 @@ const withStore = <A, E>(file: string, source: string, use: (store: StateStore["
       Effect.catchTag("ConfigError", (error) => refuse(error.problems.map(formatProblem).join("\n"), 78))
     )
     const ids = checked.config.sources.map((s) => s.id)
-    if (!ids.includes(source)) {
-      return yield* refuse(`--source: no source '${source}' in ${file} (sources: ${ids.join(", ") || "(none)"})`, 2)
-    }
+    yield* knownSource(refuse, file, ids, Option.some(source))
     return yield* Effect.gen(function* () {
       return yield* use(yield* StateStore)
     }).pipe(Effect.provide(StateFromConfig.store(checked.config.state)))
