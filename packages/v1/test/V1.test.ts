@@ -105,16 +105,21 @@ describe("AnalyzeV1", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("an answer that breaks the response schema is a ResponseDecodeError with the raw body", () =>
-    Effect.gen(function* () {
-      const server = yield* startServer(() => ({ status: 200, body: '{"textAnalysis":"oops"}' }))
-      const error = yield* run(
-        { baseUrls: { global: server.url } },
-        Effect.flip(Effect.flatMap(AnalyzeV1, (c) => c.text({ channelId: CHANNEL, text: "hi" })))
-      )
-      assert.strictEqual(error._tag, "ResponseDecodeError")
-      assert.strictEqual(error._tag === "ResponseDecodeError" ? error.body : "", '{"textAnalysis":"oops"}')
-    }).pipe(Effect.scoped)
+  it.live(
+    "an answer that breaks the response schema is a ResponseDecodeError with the raw body, request id and attempts",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startServer(() => ({ status: 200, body: '{"textAnalysis":"oops"}' }))
+        const error = yield* run(
+          { baseUrls: { global: server.url } },
+          Effect.flip(Effect.flatMap(AnalyzeV1, (c) => c.text({ channelId: CHANNEL, text: "hi" })))
+        )
+        assert.strictEqual(error._tag, "ResponseDecodeError")
+        assert.strictEqual(error._tag === "ResponseDecodeError" ? error.body : "", '{"textAnalysis":"oops"}')
+        // the call's facts travel with it: the id the server saw, one attempt
+        assert.strictEqual(error.requestId, server.requests[0]!.headers["x-request-id"])
+        assert.strictEqual(error.attempts, 1)
+      }).pipe(Effect.scoped)
   )
 })
 
