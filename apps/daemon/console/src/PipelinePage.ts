@@ -3,6 +3,7 @@
  * per endpoint (`/api/quota`), sink backlogs and dead letters, items per source and status, and a
  * chart of verdicts per minute by type over the last hour (`/api/pipeline`).
  */
+import { PATHS } from "@warden/core/client"
 import { api } from "./api.ts"
 import { html, useEffect, useState } from "./html.ts"
 
@@ -28,15 +29,8 @@ interface Counters {
 
 const COLOURS: Record<string, string> = { HATEFUL: "#c0392b", SUPPORTIVE: "#2e7d32", NEUTRAL: "#607d8b" }
 const colour = (type: string) => COLOURS[type] ?? "#8e6c00"
-// The limiter names endpoints as @warden/core's PATHS does; the path is what an operator recognises.
-const PATHS: Record<string, string> = {
-  analyzeText: "/analyze/v1/text",
-  analyzeImage: "/analyze/v1/image",
-  analyzeUsername: "/analyze/v1/username",
-  feedbackText: "/feedback/v1/text",
-  feedbackImage: "/feedback/v1/image",
-  legacyAnalyze: "/api/analyze"
-}
+// The limiter names endpoints as PATHS does; the path is what an operator recognises.
+const pathOf = (endpoint: string): string => (PATHS as Record<string, string>)[endpoint] ?? endpoint
 const rate = (n: number | null) => (n === null ? "—" : `${n.toFixed(2)}/s`)
 
 /** Verdicts per minute by type, the last 60 minutes, as stacked bars. */
@@ -119,7 +113,7 @@ export const PipelinePage = () => {
       <table><thead><tr><th scope="col">Endpoint</th><th scope="col">Configured</th><th scope="col">Learnt</th><th scope="col">Enforced</th><th scope="col">429s (recent)</th></tr></thead>
       <tbody>${quota.endpoints.map(
         (e) =>
-          html`<tr><td>${PATHS[e.endpoint] ?? e.endpoint}</td><td>${rate(e.configuredRate)}</td><td>${rate(e.learntRate)}</td><td>${rate(e.currentRate)}</td><td>${e.recent429s}</td></tr>`
+          html`<tr><td>${pathOf(e.endpoint)}</td><td>${rate(e.configuredRate)}</td><td>${rate(e.learntRate)}</td><td>${rate(e.currentRate)}</td><td>${e.recent429s}</td></tr>`
       )}</tbody></table>
       ${quota.endpoints.length === 0 ? html`<p>No call made yet.</p>` : null}
     </section>
