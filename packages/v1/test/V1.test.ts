@@ -115,7 +115,8 @@ describe("AnalyzeV1", () => {
           Effect.flip(Effect.flatMap(AnalyzeV1, (c) => c.text({ channelId: CHANNEL, text: "hi" })))
         )
         assert.strictEqual(error._tag, "ResponseDecodeError")
-        assert.strictEqual(error._tag === "ResponseDecodeError" ? error.body : "", '{"textAnalysis":"oops"}')
+        if (error._tag !== "ResponseDecodeError") return
+        assert.strictEqual(error.body, '{"textAnalysis":"oops"}')
         // the call's facts travel with it: the id the server saw, one attempt
         assert.strictEqual(error.requestId, server.requests[0]!.headers["x-request-id"])
         assert.strictEqual(error.attempts, 1)
