@@ -1,24 +1,13 @@
-import { execFile } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { promisify } from "node:util"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
+import * as WardenCli from "./support/WardenCli.ts"
 
-const bin = new URL("../src/bin.ts", import.meta.url).pathname
 const fixtures = new URL("./fixtures/config/", import.meta.url).pathname
-const env = { ...process.env, WARDEN_TEST_API_KEY: "sk-cli-secret-987", WARDEN_TEST_ADMIN_TOKEN: "tok-cli-secret-654" }
+const env = { WARDEN_TEST_API_KEY: "sk-cli-secret-987", WARDEN_TEST_ADMIN_TOKEN: "tok-cli-secret-654" }
 
-/** Runs `warden ...args`, resolving with the exit code and both outputs. */
-const warden = (args: ReadonlyArray<string>) =>
-  promisify(execFile)(process.execPath, ["--conditions=@warden/source", bin, ...args], { env }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      code: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr
-    })
-  )
+const warden = (args: ReadonlyArray<string>) => WardenCli.warden(args, { env })
 
 describe("warden config check", () => {
   it("prints a summary and exits 0 for the valid example, without showing secrets", async () => {

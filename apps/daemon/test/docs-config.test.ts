@@ -4,14 +4,12 @@
  * each `${env:NAME}` set to a placeholder, each `${file:PATH}` present, each `module:` plugin a stub
  * that accepts any config and every action. First-party connectors load by `type:` in the repository.
  */
-import { execFile } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
-import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
+import { warden } from "./support/WardenCli.ts"
 
-const bin = new URL("../src/bin.ts", import.meta.url).pathname
 const docs = new URL("../../../docs/", import.meta.url).pathname
 
 const markdownFiles = (dir: string): Array<string> =>
@@ -44,7 +42,7 @@ export const connector = {
 const check = async (yaml: string) => {
   const dir = mkdtempSync(join(tmpdir(), "warden-docs-"))
   writeFileSync(join(dir, "warden.yaml"), yaml)
-  const env: Record<string, string> = { ...process.env } as Record<string, string>
+  const env: Record<string, string> = {}
   for (const [, name] of yaml.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)/gu)) {
     // A URL-valued variable gets a URL, as a reader would set it; anything else an opaque string.
     env[name!] = name!.endsWith("_URL") ? "https://placeholder.example.com" : `placeholder-${name}`
@@ -57,17 +55,7 @@ const check = async (yaml: string) => {
     mkdirSync(dirname(join(dir, path!)), { recursive: true })
     writeFileSync(join(dir, path!), stubPlugin)
   }
-  return promisify(execFile)(process.execPath, ["--conditions=@warden/source", bin, "config", "check", "warden.yaml"], {
-    cwd: dir,
-    env
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      code: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr
-    })
-  )
+  return warden(["config", "check", "warden.yaml"], { cwd: dir, env })
 }
 
 describe("the YAML examples in docs/", () => {

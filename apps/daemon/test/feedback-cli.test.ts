@@ -1,9 +1,7 @@
 /** `warden feedback --reference R`: feedback on a recorded item through the running daemon's admin API. */
-import { execFile } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { promisify } from "node:util"
 import { Sandbox } from "@warden/sandbox"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -11,14 +9,7 @@ import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
 import { platformSource, startPlatform } from "./support/TestPlatform.ts"
-
-const exec = promisify(execFile)
-const bin = new URL("../src/bin.ts", import.meta.url).pathname
-const warden = (args: Array<string>, env: Record<string, string> = {}) =>
-  exec(process.execPath, ["--conditions=@warden/source", bin, ...args], { env: { ...process.env, ...env } }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr })
-  )
+import { warden } from "./support/WardenCli.ts"
 
 describe("warden feedback --reference", () => {
   let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
@@ -59,7 +50,7 @@ describe("warden feedback --reference", () => {
         "--admin-url",
         daemon.adminUrl
       ],
-      { WARDEN_ADMIN_TOKEN: ADMIN_TOKEN }
+      { env: { WARDEN_ADMIN_TOKEN: ADMIN_TOKEN } }
     )
     expect(stderr).toBe("")
     expect(code).toBe(0)
@@ -75,12 +66,12 @@ describe("warden feedback --reference", () => {
 
   it("says why it was refused and exits non-zero", async () => {
     const unknown = await warden(["feedback", "--reference", "c/404", "--notes", "x", "--admin-url", daemon.adminUrl], {
-      WARDEN_ADMIN_TOKEN: ADMIN_TOKEN
+      env: { WARDEN_ADMIN_TOKEN: ADMIN_TOKEN }
     })
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain("never analysed")
     const noInput = await warden(["feedback", "--reference", "c/1", "--admin-url", daemon.adminUrl], {
-      WARDEN_ADMIN_TOKEN: ADMIN_TOKEN
+      env: { WARDEN_ADMIN_TOKEN: ADMIN_TOKEN }
     })
     expect(noInput.code).toBe(2)
     expect(noInput.stderr).toContain("classificationsToAdd")

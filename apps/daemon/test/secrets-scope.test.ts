@@ -3,30 +3,14 @@
  * by reference no database URL, `reanalyse`, `erase` and `policy test` only the state (and the rules);
  * `run` and `config check` still demand all.
  */
-import { execFile } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { promisify } from "node:util"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { checkConfig, formatProblem, SecretRef } from "../src/config/index.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
-
-const exec = promisify(execFile)
-const bin = new URL("../src/bin.ts", import.meta.url).pathname
-/** Runs the CLI with no WARDEN_* / DATABASE_URL in its environment. */
-const warden = (args: Array<string>) => {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith("WARDEN_") && k !== "DATABASE_URL")
-  )
-  return exec(process.execPath, ["--conditions=@warden/source", bin, ...args], {
-    env: { ...env, NODE_NO_WARNINGS: "1" }
-  }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr })
-  )
-}
+import { warden } from "./support/WardenCli.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "warden-secrets-"))
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"

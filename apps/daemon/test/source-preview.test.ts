@@ -1,21 +1,12 @@
 /** `warden source preview`, run as the real CLI against a local feed. */
-import { execFile } from "node:child_process"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startFeedServer } from "./support/FeedServer.ts"
-
-const exec = promisify(execFile)
-const bin = new URL("../src/bin.ts", import.meta.url).pathname
-const warden = (args: Array<string>, env: Record<string, string> = {}) =>
-  exec(process.execPath, ["--conditions=@warden/source", bin, ...args], { env: { ...process.env, ...env } }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr })
-  )
+import { warden } from "./support/WardenCli.ts"
 
 describe("warden source preview", () => {
   let feed: Awaited<ReturnType<typeof startFeedServer>>
@@ -61,14 +52,15 @@ describe("warden source preview", () => {
       ].join("\n")
     )
     const ok = await warden(["source", "preview", "--config", file, "--source", "news", "--limit", "2"], {
-      PREVIEW_KEY: "k",
-      FEED_TOKEN: "Bearer secret-token"
+      env: { PREVIEW_KEY: "k", FEED_TOKEN: "Bearer secret-token" }
     })
     expect(ok.code).toBe(0)
     expect(ok.stdout.trim().split("\n").length).toBe(2)
     expect(ok.stdout + ok.stderr).not.toContain("secret-token")
 
-    const missing = await warden(["source", "preview", "--config", file, "--source", "news"], { PREVIEW_KEY: "k" })
+    const missing = await warden(["source", "preview", "--config", file, "--source", "news"], {
+      env: { PREVIEW_KEY: "k" }
+    })
     expect(missing.code).toBe(78)
     expect(missing.stderr).toContain("FEED_TOKEN")
   })

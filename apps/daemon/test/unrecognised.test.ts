@@ -3,14 +3,12 @@
  * `unrecognised`: never a clean verdict, counted, shown by /readyz and /metrics, handled by the
  * source's failure mode, and analysed again with `warden reanalyse` once the API is fixed.
  */
-import { execFile } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { promisify } from "node:util"
 import { Layer } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as Verdict from "../src/engine/Verdict.ts"
@@ -18,13 +16,7 @@ import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import { platformSource, startPlatform } from "./support/TestPlatform.ts"
-
-const run = promisify(execFile)
-const bin = new URL("../src/bin.ts", import.meta.url).pathname
-const warden = (args: ReadonlyArray<string>) =>
-  run(process.execPath, ["--conditions=@warden/source", bin, ...args], {
-    env: { ...process.env, NODE_NO_WARNINGS: "1" }
-  })
+import { warden } from "./support/WardenCli.ts"
 
 describe("recognising a verdict", () => {
   it("an answer without a verdict is unrecognised, not clean", () => {
@@ -96,17 +88,15 @@ describe("warden analyze and an answer without a verdict", () => {
     cleanups.push(api.close)
     const args = ["analyze", "text", "--base-url", api.url, "--api-key", "k"]
     const channel = ["--channel", "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c", "I will kill you"]
-    const failed = await warden([...args, ...channel]).then(
-      () => undefined,
-      (e: { code: number; stdout: string; stderr: string }) => e
-    )
-    expect(failed?.code).toBe(1)
-    expect(JSON.parse(failed!.stdout)).toEqual({ foo: 1 })
-    expect(failed!.stderr.trim()).toBe(
+    const failed = await warden([...args, ...channel])
+    expect(failed.code).toBe(1)
+    expect(JSON.parse(failed.stdout)).toEqual({ foo: 1 })
+    expect(failed.stderr.trim()).toBe(
       "warden: UNRECOGNISED_ANSWER: the API answered {foo} with none of the fields a verdict is made of (type, severity, recommendedAction, classifications): not a verdict"
     )
     api.fix()
     const ok = await warden([...args, ...channel])
+    expect(ok.code, ok.stderr).toBe(0)
     expect(JSON.parse(ok.stdout).textAnalysis.type).toBe("HATEFUL")
   })
 })
@@ -194,7 +184,8 @@ describe("the daemon and an API answering without verdicts", () => {
     t.api.fix()
     const config = join(t.dir, "warden.yaml")
     writeFileSync(config, JSON.stringify({ state: { sqlite: t.db } }))
-    const { stdout } = await warden(["reanalyse", "--config", config, "--status", "unrecognised"])
+    const { code, stdout, stderr } = await warden(["reanalyse", "--config", config, "--status", "unrecognised"])
+    expect(code, stderr).toBe(0)
     expect(stdout).toContain("queued 1 item with status unrecognised")
     await t.restart()
     await waitFor(async () => (await t.decision()).latest?.version === 2, 20_000, "the re-analysis")
@@ -205,9 +196,10 @@ describe("the daemon and an API answering without verdicts", () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-reanalyse-"))
     const config = join(dir, "warden.yaml")
     writeFileSync(config, JSON.stringify({ state: { sqlite: join(dir, "state.db") } }))
-    await expect(warden(["reanalyse", "--config", config, "--status", "clean"])).rejects.toMatchObject({ code: 2 })
-    await expect(
-      warden(["reanalyse", "--config", config, "--status", "failed", "--source", "nope"])
-    ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("no source 'nope'") })
+    expect(await warden(["reanalyse", "--config", config, "--status", "clean"])).toMatchObject({ code: 2 })
+    expect(await warden(["reanalyse", "--config", config, "--status", "failed", "--source", "nope"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no source 'nope'")
+    })
   })
 })
