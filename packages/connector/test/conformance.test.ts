@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Checkpoint, Connector, type ConnectorError, SourceEvent } from "@warden/connector"
 import { Conformance } from "@warden/connector/testing"
-import { Effect, Option, Stream } from "effect"
+import { Effect, Logger, Option, Stream } from "effect"
 import { connector as changelog } from "../examples/ChangeLogConnector.ts"
 import { connector as example } from "../examples/JsonPollConnector.ts"
 import * as ChangeLogUpstream from "./fixtures/ChangeLogUpstream.ts"
@@ -81,6 +81,17 @@ describe("conformance kit catches", () => {
       const failure = yield* Effect.flip(Conformance.cleanShutdown(options(leaky)))
       for (const t of leaked) clearInterval(t)
       assert.include(failure.message, "Timeout")
+    })
+  )
+
+  it.live("a check with nothing to drive says it did not run, rather than passing in silence", () =>
+    Effect.gen(function* () {
+      const logged: Array<string> = []
+      // the JSON upstream has no edit/remove: editsAndDeletes cannot drive anything
+      yield* Conformance.editsAndDeletes(options(example)).pipe(
+        Effect.provide(Logger.layer([Logger.make((o) => logged.push(String(o.message)))]))
+      )
+      assert.deepStrictEqual(logged, ["conformance: editsAndDeletes did not run: the driver has no edit and remove"])
     })
   )
 

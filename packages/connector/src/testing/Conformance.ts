@@ -583,7 +583,8 @@ export const checkpointsForward = (options: Options): Effect.Effect<void, Confor
 /**
  * An item edited upstream comes again as an upsert with the same reference and the new content; an
  * item deleted upstream comes as a `delete` with its reference (not an upsert with empty content).
- * Needs the driver's `edit` and `remove`; without them there is nothing to drive and the check passes.
+ * Needs the driver's `edit` and `remove`; without them there is nothing to drive: the check passes and
+ * logs a warning saying it did not run, so a missing control is seen rather than taken for a pass.
  */
 export const editsAndDeletes = (options: Options): Effect.Effect<void, ConformanceFailure> =>
   Effect.scoped(
@@ -591,7 +592,7 @@ export const editsAndDeletes = (options: Options): Effect.Effect<void, Conforman
       const check = "editsAndDeletes"
       const harness = yield* setupHarness(options, check)
       const { edit, remove } = harness.upstream
-      if (edit === undefined || remove === undefined) return
+      if (edit === undefined || remove === undefined) return yield* notRun(check, "the driver has no edit and remove")
       yield* harness.upstream.publish(2)
       const run = yield* observeItems(options, harness, check, 2)
       const [edited, deleted] = distinctReferences(run.events)
@@ -639,7 +640,7 @@ export const actions = (options: Options): Effect.Effect<void, ConformanceFailur
         return yield* fail(check, `declares actions [${declared.join(", ")}] but its source has no act`)
       }
       const done = harness.upstream.actionsDone
-      if (done === undefined) return
+      if (done === undefined) return yield* notRun(check, "the driver has no actionsDone (only `act` was checked)")
       yield* harness.upstream.publish(1)
       const run = yield* observe(options, harness, check, Option.none())
       if (!(yield* run.waitUntil((es) => distinctReferences(es).length >= 1))) {
@@ -697,6 +698,9 @@ export const pollOnce = (options: Options): Effect.Effect<void, ConformanceFailu
         )
     })
   )
+
+/** A check with nothing to drive passes, and says so where the test output shows it. */
+const notRun = (check: string, why: string) => Effect.logWarning(`conformance: ${check} did not run: ${why}`)
 
 const setupHarness = (options: Options, check: string) =>
   options.setup.pipe(Effect.mapError((e) => new ConformanceFailure({ check, message: `setup failed: ${String(e)}` })))
