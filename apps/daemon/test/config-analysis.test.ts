@@ -4,8 +4,6 @@
  * takes), what each endpoint's request carries, and a daemon whose requests, read back from the
  * sandbox's request log, carry them.
  */
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { Effect, Layer } from "effect"
@@ -15,21 +13,16 @@ import { v1Bodies } from "../src/engine/RequestBuilder.ts"
 import type { SourceSettings } from "../src/engine/SourceSettings.ts"
 import { specOf } from "../src/FromConfig.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
+import { configFiles } from "./support/ConfigFiles.ts"
+import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import { connector, startPlatform } from "./support/TestPlatform.ts"
 import { warden } from "./support/WardenCli.ts"
 
-const dir = mkdtempSync(join(tmpdir(), "warden-analysis-"))
+const { dir, write } = configFiles("warden-analysis-")
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 const env = { WARDEN_TEST_API_KEY: "sk-test-123456" }
 const CONTEXT_OK = `A gaming community for a strategy game. ${"Players trade friendly banter about matches. ".repeat(12)}`
-
-let n = 0
-const write = (text: string): string => {
-  const path = join(dir, `c${n++}.yaml`)
-  writeFileSync(path, text)
-  return path
-}
 
 const file = (keyKind: string | undefined, analysis: string, extra = "") =>
   `api:\n  apiKey: \${env:WARDEN_TEST_API_KEY}\n  baseUrl: https://api.example.com\n${keyKind === undefined ? "" : `  keyKind: ${keyKind}\n`}` +
@@ -220,24 +213,21 @@ describe("a daemon from a config file with analysis", () => {
     })
     cleanups.push(daemon.close)
     platform.publish({ kind: "upsert", reference: "g/1", text: "what a clown" })
-    let logged: Array<any> = []
-    for (let i = 0; i < 200 && logged.length === 0; i++) {
-      const r = await fetch(`${sandbox.url}/_sandbox/requests`)
-      logged = ((await r.json()) as any).requests.filter((q: any) => q.path === "/analyze/v1/text")
-      if (logged.length === 0) await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    const analyseRequests = async (): Promise<Array<any>> =>
+      ((await (await fetch(`${sandbox.url}/_sandbox/requests`)).json()) as any).requests.filter(
+        (q: any) => q.path === "/analyze/v1/text"
+      )
+    await waitFor(async () => (await analyseRequests()).length > 0, 20_000, "the analyse request")
+    const logged = await analyseRequests()
     expect(logged).toHaveLength(1)
     const body = typeof logged[0].body === "string" ? JSON.parse(logged[0].body) : logged[0].body
     expect(body).toMatchObject({ text: "what a clown", industry: "INDUSTRY_GAMING", defaultLanguage: "fr" })
     expect(body.customerContext).toBeUndefined()
     expect(logged[0].status).toBe(200)
     // the sandbox's gaming banter rule: one insult is LOW, KEEP
-    let verdict: any
-    for (let i = 0; i < 200 && verdict === undefined; i++) {
-      const r = await daemon.admin("/api/decisions?limit=10")
-      verdict = r.body.decisions?.[0]
-      if (verdict === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    const latest = async () => (await daemon.admin("/api/decisions?limit=10")).body.decisions?.[0]
+    await waitFor(async () => (await latest()) !== undefined, 20_000, "the decision")
+    const verdict = await latest()
     expect(verdict).toMatchObject({ reference: "g/1" })
     expect(JSON.stringify(verdict)).toContain('"LOW"')
   })

@@ -1,21 +1,13 @@
 /** The config file as operators write it: short durations, env defaults, typed references, located problems. */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the file is about ${env:...} references, written as operators write them
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Connector } from "@warden/connector"
 import { Duration, Effect, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { checkConfig, formatLocated } from "../src/config/index.ts"
+import { configFiles } from "./support/ConfigFiles.ts"
 
-const dir = mkdtempSync(join(tmpdir(), "warden-config-ops-"))
+const { write } = configFiles("warden-config-ops-")
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
-let n = 0
-const write = (text: string): string => {
-  const path = join(dir, `c${n++}.yaml`)
-  writeFileSync(path, text)
-  return path
-}
 
 /** A connector with a string, a number and a boolean key, known without importing. */
 const mod = Connector.make({

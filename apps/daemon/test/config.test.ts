@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ConfigField, Connector } from "@warden/connector"
 import { Duration, Effect, Redacted, Schema } from "effect"
@@ -14,19 +13,12 @@ import {
   loadConfig,
   toApiConfigInput
 } from "../src/config/index.ts"
+import { configFiles } from "./support/ConfigFiles.ts"
 
 const fixtures = new URL("./fixtures/config/", import.meta.url).pathname
-const dir = mkdtempSync(join(tmpdir(), "warden-config-"))
+const { dir, write } = configFiles("warden-config-")
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 const env = { WARDEN_TEST_API_KEY: "sk-test-123456", WARDEN_TEST_ADMIN_TOKEN: "admin-token-abcdef" }
-
-let n = 0
-/** Writes a config file to a temporary directory. */
-const write = (text: string): string => {
-  const path = join(dir, `c${n++}.yaml`)
-  writeFileSync(path, text)
-  return path
-}
 
 /** A connector that can hide and delete, known without importing. */
 const mod = Connector.make({
