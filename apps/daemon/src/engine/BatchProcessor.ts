@@ -202,6 +202,7 @@ const make = (options: ProcessorOptions) =>
                 : undefined,
           segments: outcome.status === "analysed" ? outcome.segments : [],
           event: JSON.stringify(event),
+          author: event.author?.identifier,
           analysedAt,
           createdAt: Date.now()
         },

@@ -48,6 +48,11 @@ export interface ItemRecord {
   readonly segments: ReadonlyArray<SegmentRecord>
   /** The source event, as JSON text: what re-analysis and actions need. */
   readonly event: string
+  /**
+   * The author's identifier (`event.author.identifier`) when the caller has the event at hand (the
+   * batch processor: no parsing `event` back per item); left out, it is read from `event`.
+   */
+  readonly author?: string | undefined
   readonly analysedAt: string | undefined
   readonly createdAt: number
 }
@@ -193,7 +198,7 @@ const itemRow = (item: ItemRecord) => {
     classifications: v.classifications ? `,${v.classifications.join(",")},` : null,
     analysed_at: item.analysedAt ?? null,
     created_at: item.createdAt,
-    author: authorOf(item.event) ?? null
+    author: ("author" in item ? item.author : authorOf(item.event)) ?? null
   }
 }
 
