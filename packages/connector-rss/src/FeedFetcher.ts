@@ -116,7 +116,7 @@ export const make = (options: FetchOptions): Effect.Effect<Fetcher, never, Scope
     const agents = yield* Effect.acquireRelease(
       Effect.sync(() => {
         // Node's own proxy support (24.5+, 22.21+): HTTP_PROXY/HTTPS_PROXY honoured, NO_PROXY too, as the
-        // API client does; an older Node ignores the option and connects directly.
+        // API client does (hence `engines`: an older Node would ignore the option and connect directly).
         const settings = { keepAlive: true, maxSockets: 4, proxyEnv: process.env }
         return { http: new Http.Agent(settings), https: new Https.Agent(settings) }
       }),
