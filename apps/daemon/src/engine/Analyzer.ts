@@ -148,13 +148,15 @@ export const analyseV1 = (
     if (unreadable !== undefined) return unrecognisedOutcome(endpoint, unreadable.request, unreadable.response)
     const verdicts = answers.map((a) => verdictOf(a.response))
     const worst = Verdict.mostSevereIndex(verdicts)
+    // Each answer encoded once: the item's response is its most severe segment's.
+    const segments = answers.map((a) => ({ request: a.request, response: JSON.stringify(a.response) }))
     const analysed: Analysed = {
       status: "analysed",
       endpoint,
-      request: answers[worst]!.request,
-      response: JSON.stringify(answers[worst]!.response),
+      request: segments[worst]!.request,
+      response: segments[worst]!.response,
       verdict: verdicts[worst]!,
-      segments: answers.map((a) => ({ request: a.request, response: JSON.stringify(a.response) }))
+      segments
     }
     return analysed
   })
