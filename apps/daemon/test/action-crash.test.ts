@@ -10,9 +10,7 @@ import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
 import * as StateDb from "./support/StateDb.ts"
-import { startPlatform } from "./support/TestPlatform.ts"
-
-const plugin = new URL("./support/test-platform-plugin.ts", import.meta.url).pathname
+import { pluginSourceConfig, startPlatform } from "./support/TestPlatform.ts"
 
 describe("kill -9 between verdict and action", () => {
   let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
@@ -33,13 +31,9 @@ describe("kill -9 between verdict and action", () => {
       api: { apiKey: "sandbox-standard-key", baseUrl: sandbox.url },
       state: { sqlite: state },
       sources: [
-        {
-          id: "platform",
-          module: plugin,
-          channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-          config: { url: platform.url, pollMillis: 50 },
+        pluginSourceConfig(platform.url, {
           rules: [{ name: "threats", when: { classifications: { anyOf: ["THREAT"] } }, actions: ["hide"] }]
-        }
+        })
       ],
       sinks: [{ type: "jsonl", path: join(dir, "out.jsonl") }],
       admin: { listen: "127.0.0.1:0" },

@@ -17,11 +17,8 @@ import { specOf } from "../src/FromConfig.ts"
 import { waitFor, writeConfig } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import * as StateDb from "./support/StateDb.ts"
-import { startPlatform } from "./support/TestPlatform.ts"
+import { pluginSourceConfig, startPlatform } from "./support/TestPlatform.ts"
 import { warden } from "./support/WardenCli.ts"
-
-const plugin = new URL("./support/test-platform-plugin.ts", import.meta.url).pathname
-const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 
 let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
 let platform: Awaited<ReturnType<typeof startPlatform>>
@@ -44,14 +41,10 @@ beforeAll(async () => {
     api: { apiKey: "sandbox-standard-key", baseUrl: sandbox.url },
     state: { sqlite: state },
     sources: [
-      {
-        id: "platform",
-        module: plugin,
-        channelId: CHANNEL,
-        config: { url: platform.url, pollMillis: 50 },
+      pluginSourceConfig(platform.url, {
         retention: "30 days",
         rules: [{ name: "remove", when: { recommendedAction: ["REMOVE"] }, actions: ["hide"] }]
-      }
+      })
     ],
     sinks: [{ type: "sql" }],
     // verdict records then carry the text: the sql sink's table holds a copy to erase

@@ -11,9 +11,8 @@ import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort, startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
-import { startPlatform } from "./support/TestPlatform.ts"
+import { pluginSourceConfig, startPlatform } from "./support/TestPlatform.ts"
 
-const plugin = new URL("./support/test-platform-plugin.ts", import.meta.url).pathname
 const ADMIN_TOKEN = "otel-admin-token-5b1f0c"
 const CONTENT = "[[THREAT]] otel-content-marker you will regret this"
 
@@ -78,13 +77,9 @@ describe("OpenTelemetry export", () => {
       api: { apiKey: "sandbox-standard-key", baseUrl: sandbox.url },
       state: { dir },
       sources: [
-        {
-          id: "platform",
-          module: plugin,
-          channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-          config: { url: platform.url, pollMillis: 50 },
+        pluginSourceConfig(platform.url, {
           rules: [{ name: "threats", when: { classifications: { anyOf: ["THREAT"] } }, actions: ["hide"] }]
-        }
+        })
       ],
       sinks: [],
       admin: { listen: `127.0.0.1:${port}`, token: ADMIN_TOKEN },

@@ -209,4 +209,16 @@ export const platformSource = (url: string, settings: Partial<SourceSettings> = 
   config: Schema.decodeUnknownSync(TestPlatformConfig)({ url, pollMillis: 50 })
 })
 
+/**
+ * A `sources[]` entry of a warden.yaml for a daemon process: the test platform at `url` through its
+ * `module:` plugin (id `platform`); `fields` add keys (rules, retention) or override them.
+ */
+export const pluginSourceConfig = (url: string, fields: Record<string, unknown> = {}) => ({
+  id: "platform",
+  module: new URL("./test-platform-plugin.ts", import.meta.url).pathname,
+  channelId: CHANNEL,
+  config: { url, pollMillis: 50 },
+  ...fields
+})
+
 export default connector
