@@ -9,10 +9,11 @@
  *   pnpm bench daemon-memory
  *   node --conditions=@warden/source bench/daemon-memory.ts [--source] [--items 1000000] [--rate 200] [--seconds 90] [--no-write]
  */
-import { join } from "node:path"
 import {
+  analyzeTextQuota,
   apiSection,
   CHANNEL,
+  daemonConfig,
   flag,
   has,
   lineCounter,
@@ -22,6 +23,7 @@ import {
   startDaemon,
   startSandbox,
   tempDir,
+  verdictsFile,
   writeDocSection,
   writeResult
 } from "./support/common.ts"
@@ -31,20 +33,21 @@ const items = flag("items", 1_000_000)
 const rate = flag("rate", 200)
 const maxSeconds = flag("seconds", 90)
 
-const sandbox = await startSandbox({ quotas: { "*": { analyzeText: { requestsPerSecond: rate } } } })
+const quotas = analyzeTextQuota(rate)
+const sandbox = await startSandbox({ quotas })
 const dir = tempDir("memory")
 const plugin = writeGeneratorPlugin(dir)
 progress(`generator source of ${items.toLocaleString("en-US")} items; API quota ${rate} requests/s; ${machine()}`)
-const out = join(dir, "verdicts.jsonl")
-const daemon = startDaemon(dir, {
-  api: apiSection(sandbox.url, { analyzeText: { requestsPerSecond: rate } }),
-  state: { sqlite: join(dir, "state.db") },
-  sources: [{ id: "backlog", module: plugin, channelId: CHANNEL, config: { count: items } }],
-  sinks: [{ type: "jsonl", name: "out", path: out }],
-  admin: { listen: "127.0.0.1:0" },
-  log: { format: "json", level: "warning" }
-})
-const count = lineCounter(out)
+const daemon = startDaemon(
+  dir,
+  daemonConfig(dir, apiSection(sandbox.url, quotas["*"]), {
+    id: "backlog",
+    module: plugin,
+    channelId: CHANNEL,
+    config: { count: items }
+  })
+)
+const count = lineCounter(verdictsFile(dir))
 const start = performance.now()
 const samples: Array<{ t: number; rss: number }> = []
 let baseline = 0

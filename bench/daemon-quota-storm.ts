@@ -18,17 +18,19 @@
  *   node --conditions=@warden/source bench/daemon-quota-storm.ts [--source] [--rate 80] [--rounds 1]
  *     [--case capacity|shared|unconfigured|configured|storm|shutdown] [--no-write]
  */
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import {
+  analyzeTextQuota,
   apiSection,
-  CHANNEL,
+  daemonConfig,
   feedXml,
   flag,
   has,
   machine,
   progress,
+  readJsonl,
+  rssSource,
   type SandboxProcess,
   serve,
   sleep,
@@ -36,6 +38,7 @@ import {
   startDaemon,
   startSandbox,
   tempDir,
+  verdictsFile,
   writeDocSection,
   writeResult
 } from "./support/common.ts"
@@ -54,7 +57,7 @@ const LOW = 0.4
 // far larger than any run: the whole feed is one poll, the backlog never runs out
 const ITEMS = Math.ceil(Q * 120)
 
-const quota = (rate: number) => ({ "*": { analyzeText: { requestsPerSecond: rate, burst: BURST } } })
+const quota = (rate: number) => analyzeTextQuota(rate, BURST)
 
 interface Sample {
   /** ms since the case's first answer */
@@ -153,13 +156,7 @@ const audit = (dir: string) => {
     )
     .get() as { n: number; refs: number; analysed: number }
   db.close()
-  let lines: Array<{ reference: string; version: number }> = []
-  try {
-    lines = readFileSync(join(dir, "verdicts.jsonl"), "utf8")
-      .split("\n")
-      .filter((l) => l !== "")
-      .map((l) => JSON.parse(l))
-  } catch {}
+  const lines = readJsonl<{ reference: string; version: number }>(verdictsFile(dir))
   const delivered = new Set(lines.map((l) => `${l.reference}@${l.version}`))
   return {
     recorded: Number(items.n),
@@ -174,22 +171,14 @@ const feed = await serve(feedXml(ITEMS))
 const sandbox = await startSandbox({ quotas: quota(Q) })
 progress(`sandbox quota ${Q} requests/s (burst ${BURST}) on analyzeText; feed of ${ITEMS} items; ${machine()}`)
 
-const config = (dir: string, configured: boolean) => ({
-  api: apiSection(sandbox.url, configured ? { analyzeText: { requestsPerSecond: Q, burst: BURST } } : {}),
-  state: { sqlite: join(dir, "state.db") },
-  sources: [
-    {
-      id: "bench",
-      type: "rss",
-      channelId: CHANNEL,
-      config: { feeds: [{ url: feed.url, id: "bench" }], pollInterval: "1 hour", maxItemsPerPoll: 100_000 }
-    }
-  ],
-  sinks: [{ type: "jsonl", name: "out", path: join(dir, "verdicts.jsonl") }],
-  admin: { listen: "127.0.0.1:0" },
-  // info: the limiter logs each change of its rate (more than 20%), kept in the result
-  log: { format: "json", level: "info" }
-})
+const config = (dir: string, configured: boolean) =>
+  daemonConfig(
+    dir,
+    apiSection(sandbox.url, configured ? quota(Q)["*"] : {}),
+    rssSource(feed.url),
+    // info: the limiter logs each change of its rate (more than 20%), kept in the result
+    "info"
+  )
 
 /** The limiter's log lines (rate changes, a configured rate above the learnt one), as `t message`. */
 const quotaLines = (stderr: string) =>
@@ -355,32 +344,32 @@ for (let round = 1; round <= rounds; round++) {
     await sandbox.setQuotas(quota(Q))
     const dir = tempDir("storm-shutdown")
     const before = await sandbox.answers()
-    const first = startDaemon(dir, config(dir, false))
-    const s = sampler(sandbox)
-    await s.until(SECONDS.shutdown, first)
-    await first.stop()
-    await s.stop()
-    const afterFirst = await sandbox.answers()
-    const firstStop = audit(dir)
-    const ok1 = (afterFirst["200"] ?? 0) - (before["200"] ?? 0)
-    const again = startDaemon(dir, config(dir, false))
-    const s2 = sampler(sandbox)
-    await s2.until(SECONDS.shutdown, again)
-    await again.stop()
-    await s2.stop()
-    const afterSecond = await sandbox.answers()
-    const secondStop = audit(dir)
-    const ok2 = (afterSecond["200"] ?? 0) - (before["200"] ?? 0)
+    /** Starts the daemon on `dir`, SIGTERMs it once it has been answered for a while: answers 200 since `before`, the audit. */
+    const runAndStop = async () => {
+      const daemon = startDaemon(dir, config(dir, false))
+      const s = sampler(sandbox)
+      await s.until(SECONDS.shutdown, daemon)
+      await daemon.stop()
+      await s.stop()
+      const after = await sandbox.answers()
+      return { answered200: (after["200"] ?? 0) - (before["200"] ?? 0), ...audit(dir) }
+    }
+    const firstStop = await runAndStop()
+    const secondStop = await runAndStop()
     const out = {
-      firstStop: { answered200: ok1, recordedAnalysed: firstStop.recordedAnalysed, sinkLines: firstStop.sinkLines },
+      firstStop: {
+        answered200: firstStop.answered200,
+        recordedAnalysed: firstStop.recordedAnalysed,
+        sinkLines: firstStop.sinkLines
+      },
       afterRestart: {
-        answered200: ok2,
+        answered200: secondStop.answered200,
         recordedAnalysed: secondStop.recordedAnalysed,
         sinkLines: secondStop.sinkLines,
         sinkDuplicates: secondStop.sinkDuplicates
       },
       /** answers 200 that left no record: analysed and lost, or analysed again after the restart */
-      answeredNotRecorded: ok2 - secondStop.recordedAnalysed
+      answeredNotRecorded: secondStop.answered200 - secondStop.recordedAnalysed
     }
     keep("shutdown", out)
   }

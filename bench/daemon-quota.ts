@@ -7,15 +7,16 @@
  *   pnpm bench daemon-quota
  *   node --conditions=@warden/source bench/daemon-quota.ts [--source] [--rate 200] [--seconds 15] [--no-write]
  */
-import { join } from "node:path"
 import {
+  analyzeTextQuota,
   apiSection,
-  CHANNEL,
+  daemonConfig,
   feedXml,
   flag,
   has,
   machine,
   progress,
+  rssSource,
   serve,
   sleep,
   spread,
@@ -33,28 +34,15 @@ const warmup = 3
 const items = Math.ceil(rate * (seconds + warmup + 10))
 
 const feed = await serve(feedXml(items))
-const sandbox = await startSandbox({ quotas: { "*": { analyzeText: { requestsPerSecond: rate } } } })
+const quotas = analyzeTextQuota(rate)
+const sandbox = await startSandbox({ quotas })
 progress(`sandbox quota ${rate} requests/s on analyzeText; feed of ${items} items; ${machine()}`)
 
 const runs: Array<{ sustained: number; ratio: number; answered: number; quota429: number; share429: number }> = []
 for (let round = 1; round <= rounds; round++) {
   const dir = tempDir("quota")
   const before = await sandbox.answers()
-  const daemon = startDaemon(dir, {
-    api: apiSection(sandbox.url, { analyzeText: { requestsPerSecond: rate } }),
-    state: { sqlite: join(dir, "state.db") },
-    sources: [
-      {
-        id: "bench",
-        type: "rss",
-        channelId: CHANNEL,
-        config: { feeds: [{ url: feed.url, id: "bench" }], pollInterval: "1 hour", maxItemsPerPoll: 100_000 }
-      }
-    ],
-    sinks: [{ type: "jsonl", name: "out", path: join(dir, "verdicts.jsonl") }],
-    admin: { listen: "127.0.0.1:0" },
-    log: { format: "json", level: "warning" }
-  })
+  const daemon = startDaemon(dir, daemonConfig(dir, apiSection(sandbox.url, quotas["*"]), rssSource(feed.url)))
   const ok = async () => ((await sandbox.answers())["200"] ?? 0) - (before["200"] ?? 0)
   const deadline = Date.now() + 60_000
   while ((await ok()) === 0) {

@@ -10,24 +10,25 @@
  *
  * Every produced item must arrive once: the run waits for the daemon to catch up after the feed stops.
  */
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { existsSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import {
   apiSection,
-  CHANNEL,
+  daemonConfig,
   feedXml,
   flag,
-  itemText,
+  lineCounter,
   machine,
   progress,
+  readJsonl,
+  rssSource,
   serve,
   sleep,
   startDaemon,
   startSandbox,
   tempDir,
+  verdictsFile,
   writeDocSection,
   writeResult
 } from "./support/common.ts"
@@ -37,72 +38,19 @@ const rate = flag("rate", 40)
 const windowSize = flag("window", 500)
 const baselineItems = flag("baseline", 5000)
 
-/** CPU time (user + system) of a process, in ms, from /proc (clock ticks of 10 ms). */
-const cpuOf = (pid: number): number => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return 0
-  }
-}
-
-const escapeXml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-
 /** A feed producing `rate` items/s from its start (until `stop`), answering the newest `windowSize`. */
 const growingFeed = async () => {
   const start = performance.now()
   let stoppedAt: number | undefined
   const produced = () => Math.floor((((stoppedAt ?? performance.now()) - start) / 1000) * rate)
-  const server = createServer((_req, res) => {
-    const n = produced()
-    const parts = [
-      `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Soak</title><link>http://127.0.0.1/</link><description>growing</description>\n`
-    ]
-    for (let i = n; i >= Math.max(1, n - windowSize + 1); i--) {
-      parts.push(
-        `<item><guid isPermaLink="false">item-${i}</guid><title>Item ${i}</title><link>http://127.0.0.1/p/${i}</link><description>${escapeXml(itemText(i))}</description></item>\n`
-      )
-    }
-    parts.push("</channel></rss>\n")
-    const body = Buffer.from(parts.join(""))
-    res.writeHead(200, { "content-type": "application/rss+xml; charset=utf-8", "content-length": body.length })
-    res.end(body)
-  })
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  const server = await serve(() => feedXml(produced(), windowSize))
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.xml`,
+    ...server,
     produced,
     stop: () => {
       stoppedAt = performance.now()
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections()
-        server.close(() => r())
-      })
+    }
   }
-}
-
-/** The distinct references and the lines of the jsonl file. */
-const verdicts = (file: string) => {
-  if (!existsSync(file)) return { lines: 0, distinct: 0 }
-  const refs = new Set<string>()
-  let lines = 0
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    if (line === "") continue
-    lines++
-    refs.add((JSON.parse(line) as { reference: string }).reference)
-  }
-  return { lines, distinct: refs.size }
-}
-
-const countLines = (file: string): number => {
-  if (!existsSync(file)) return 0
-  let n = 0
-  const text = readFileSync(file)
-  for (const b of text) if (b === 10) n++
-  return n
 }
 
 const fileBytes = (db: string) => [db, `${db}-wal`].reduce((sum, f) => sum + (existsSync(f) ? statSync(f).size : 0), 0)
@@ -130,48 +78,29 @@ const clusterTables = (db: string) => {
   }
 }
 
-const daemonConfig = (sandboxUrl: string, feedUrl: string, dir: string, pollInterval: string) => ({
-  api: apiSection(sandboxUrl),
-  state: { sqlite: join(dir, "state.db") },
-  sources: [
-    {
-      id: "soak",
-      type: "rss",
-      channelId: CHANNEL,
-      mode: "v1",
-      config: {
-        feeds: [{ url: feedUrl, id: "soak" }],
-        pollInterval,
-        maxItemsPerPoll: 100_000,
-        maxBytes: 256 * 1024 * 1024
-      }
-    }
-  ],
-  sinks: [{ type: "jsonl", name: "out", path: join(dir, "verdicts.jsonl") }],
-  admin: { listen: "127.0.0.1:0" },
-  log: { format: "json", level: "warning" }
-})
+const soakConfig = (sandboxUrl: string, feedUrl: string, dir: string, pollInterval: string) =>
+  daemonConfig(dir, apiSection(sandboxUrl), rssSource(feedUrl, { pollInterval, maxBytes: 256 * 1024 * 1024 }, "v1"))
 
 /** CPU per item of one poll of `baselineItems` items, first verdict to last. */
 const onePoll = async (sandboxUrl: string) => {
   const feed = await serve(feedXml(baselineItems))
   const dir = tempDir("soak-baseline")
-  const out = join(dir, "verdicts.jsonl")
-  const daemon = startDaemon(dir, daemonConfig(sandboxUrl, feed.url, dir, "1 hour"))
+  const count = lineCounter(verdictsFile(dir))
+  const daemon = startDaemon(dir, soakConfig(sandboxUrl, feed.url, dir, "1 hour"))
   let cpuAtFirst: number | undefined
   let firstCount = 0
   const deadline = performance.now() + 180_000
   while (performance.now() < deadline) {
     await sleep(100)
-    const n = countLines(out)
+    const n = count()
     if (cpuAtFirst === undefined && n > 0) {
-      cpuAtFirst = cpuOf(daemon.pid)
+      cpuAtFirst = daemon.cpu()
       firstCount = n
     }
     if (n >= baselineItems) break
   }
-  const cpu = cpuOf(daemon.pid) - (cpuAtFirst ?? 0)
-  const items = countLines(out) - firstCount
+  const cpu = daemon.cpu() - (cpuAtFirst ?? 0)
+  const items = count() - firstCount
   await daemon.stop()
   await feed.close()
   return { items, cpuMicrosPerItem: (cpu * 1000) / Math.max(1, items) }
@@ -199,8 +128,9 @@ const main = async () => {
   const feed = await growingFeed()
   const dir = tempDir("soak")
   const db = join(dir, "state.db")
-  const out = join(dir, "verdicts.jsonl")
-  const daemon = startDaemon(dir, daemonConfig(sandbox.url, feed.url, dir, "2 seconds"))
+  const out = verdictsFile(dir)
+  const count = lineCounter(out)
+  const daemon = startDaemon(dir, soakConfig(sandbox.url, feed.url, dir, "2 seconds"))
   const start = performance.now()
   const samples: Array<Sample> = []
   const sample = () => {
@@ -208,11 +138,11 @@ const main = async () => {
     const s: Sample = {
       minute: (performance.now() - start) / 60_000,
       produced: feed.produced(),
-      delivered: countLines(out),
+      delivered: count(),
       stateBytes: fileBytes(db),
       ...c,
       rssMb: daemon.rss() / 2 ** 20,
-      cpuMs: cpuOf(daemon.pid)
+      cpuMs: daemon.cpu()
     }
     samples.push(s)
     progress(
@@ -227,14 +157,16 @@ const main = async () => {
   feed.stop()
   const produced = feed.produced()
   const catchUp = performance.now() + 120_000
-  while (countLines(out) < produced && performance.now() < catchUp) await sleep(200)
+  while (count() < produced && performance.now() < catchUp) await sleep(200)
   sample()
   const peakRssMb = daemon.peakRss() / 2 ** 20
   await daemon.stop()
   await feed.close()
   await sandbox.close()
 
-  const { lines, distinct } = verdicts(out)
+  const delivered = readJsonl<{ reference: string }>(out)
+  const lines = delivered.length
+  const distinct = new Set(delivered.map((v) => v.reference)).size
   const last = samples.at(-1)!
   const after2 = samples.filter((s) => s.minute >= 2)
   const growth =

@@ -17,7 +17,7 @@ import { fork } from "node:child_process"
 import { join } from "node:path"
 import {
   apiSection,
-  CHANNEL,
+  daemonConfig,
   feedXml,
   flag,
   has,
@@ -25,6 +25,7 @@ import {
   machine,
   measureCapacity,
   progress,
+  rssSource,
   type SandboxProcess,
   serve,
   sleep,
@@ -32,6 +33,7 @@ import {
   startDaemon,
   startSandbox,
   tempDir,
+  verdictsFile,
   writeDocSection,
   writeResult
 } from "./support/common.ts"
@@ -61,33 +63,18 @@ const runDaemon = async (
   options: { readonly target: number; readonly quotas?: Record<string, unknown>; readonly windowSeconds?: number }
 ): Promise<DaemonRun> => {
   const dir = tempDir(`throughput-${mode}`)
-  const out = join(dir, "verdicts.jsonl")
   const endpoint = mode === "v1" ? "analyzeText" : "legacyAnalyze"
   const before = await sandbox.answers(endpoint)
   const start = performance.now()
-  const daemon = startDaemon(dir, {
-    api: apiSection(sandbox.url, options.quotas),
-    state: { sqlite: join(dir, "state.db") },
-    sources: [
-      {
-        id: "bench",
-        type: "rss",
-        channelId: CHANNEL,
-        mode,
-        config: {
-          feeds: [{ url: feedUrl, id: "bench" }],
-          pollInterval: "1 hour",
-          maxItemsPerPoll: 100_000,
-          retain: 100_000,
-          maxBytes: 256 * 1024 * 1024
-        }
-      }
-    ],
-    sinks: [{ type: "jsonl", name: "out", path: out }],
-    admin: { listen: "127.0.0.1:0" },
-    log: { format: "json", level: "warning" }
-  })
-  const count = lineCounter(out)
+  const daemon = startDaemon(
+    dir,
+    daemonConfig(
+      dir,
+      apiSection(sandbox.url, options.quotas),
+      rssSource(feedUrl, { retain: 100_000, maxBytes: 256 * 1024 * 1024 }, mode)
+    )
+  )
+  const count = lineCounter(verdictsFile(dir))
   let first: number | undefined
   let firstCount = 0
   let done = 0

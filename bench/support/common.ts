@@ -71,12 +71,12 @@ export const itemText = (i: number): string => {
 
 const escapeXml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
-/** An RSS 2.0 feed of `n` generated items (newest first). */
-export const feedXml = (n: number): string => {
+/** An RSS 2.0 feed of generated items `newest` down to 1, or only the newest `count` of them. */
+export const feedXml = (newest: number, count = newest): string => {
   const parts: Array<string> = [
     `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Bench</title><link>http://127.0.0.1/</link><description>generated</description>\n`
   ]
-  for (let i = n; i >= 1; i--) {
+  for (let i = newest; i >= Math.max(1, newest - count + 1); i--) {
     parts.push(
       `<item><guid isPermaLink="false">item-${i}</guid><title>Item ${i}</title><link>http://127.0.0.1/p/${i}</link><description>${escapeXml(itemText(i))}</description></item>\n`
     )
@@ -85,10 +85,11 @@ export const feedXml = (n: number): string => {
   return parts.join("")
 }
 
-/** Serves one fixed body on loopback (the feed). */
-export const serve = async (body: string, contentType = "application/rss+xml; charset=utf-8") => {
-  const bytes = Buffer.from(body)
+/** Serves a body on loopback (the feed): a fixed one, or one made for each request. */
+export const serve = async (body: string | (() => string), contentType = "application/rss+xml; charset=utf-8") => {
+  const fixed = typeof body === "string" ? Buffer.from(body) : undefined
   const server: Server = createServer((_req, res) => {
+    const bytes = fixed ?? Buffer.from((body as () => string)())
     res.writeHead(200, { "content-type": contentType, "content-length": bytes.length })
     res.end(bytes)
   })
@@ -185,6 +186,24 @@ export const rssOf = (pid: number): number => {
   }
 }
 
+/** CPU time (user + system) of a process in ms (Linux /proc, clock ticks of 10 ms; 0 elsewhere). */
+export const cpuOf = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
+/** The complete lines of a jsonl file, parsed (none when it is missing; a partly written last line is left out). */
+export const readJsonl = <A = any>(file: string): Array<A> => {
+  if (!existsSync(file)) return []
+  const lines = readFileSync(file, "utf8").split("\n")
+  lines.pop()
+  return lines.filter((l) => l !== "").map((l) => JSON.parse(l) as A)
+}
+
 /** Counts the lines of a growing file, reading only what was appended since the last call. */
 export const lineCounter = (file: string) => {
   let offset = 0
@@ -245,6 +264,8 @@ export const startDaemon = (dir: string, config: unknown, extraArgs: Array<strin
     pid: child.pid!,
     stderr: () => err,
     rss: () => rssOf(child.pid!),
+    /** CPU time used so far, in ms. */
+    cpu: () => cpuOf(child.pid!),
     peakRss: () => Math.max(peakRss, rssOf(child.pid!)),
     exited: () => child.exitCode !== null,
     stop: async () => {
@@ -265,6 +286,41 @@ export const apiSection = (url: string, quotas: Record<string, unknown> = {}) =>
   baseUrl: url,
   legacyBaseUrl: url,
   quotas
+})
+
+/** The sandbox's quota of `rate` requests/s on `analyzeText`, for every organisation. */
+export const analyzeTextQuota = (rate: number, burst?: number) => ({
+  "*": { analyzeText: { requestsPerSecond: rate, ...(burst === undefined ? {} : { burst }) } }
+})
+
+/** The jsonl file the sink of {@link daemonConfig} writes in `dir`. */
+export const verdictsFile = (dir: string) => join(dir, "verdicts.jsonl")
+
+/**
+ * The RSS source `bench` reading `feedUrl`: polled once an hour (one poll takes the whole feed) unless
+ * `config` says otherwise; `config` adds to or replaces the connector's settings.
+ */
+export const rssSource = (feedUrl: string, config: Record<string, unknown> = {}, mode?: "v1" | "legacy") => ({
+  id: "bench",
+  type: "rss",
+  channelId: CHANNEL,
+  ...(mode === undefined ? {} : { mode }),
+  config: { feeds: [{ url: feedUrl, id: "bench" }], pollInterval: "1 hour", maxItemsPerPoll: 100_000, ...config }
+})
+
+/** A benchmark daemon's config: `api`, one `source`, SQLite state and a jsonl sink in `dir`, JSON logs. */
+export const daemonConfig = (
+  dir: string,
+  api: ReturnType<typeof apiSection>,
+  source: unknown,
+  logLevel = "warning"
+) => ({
+  api,
+  state: { sqlite: join(dir, "state.db") },
+  sources: [source],
+  sinks: [{ type: "jsonl", name: "out", path: verdictsFile(dir) }],
+  admin: { listen: "127.0.0.1:0" },
+  log: { format: "json", level: logLevel }
 })
 
 // ------------------------------------------------------------------------------------ the doc
