@@ -6,6 +6,7 @@
  * against a one-poll run of the same daemon in the same process tree (5,000 items, one poll).
  *
  *   node --conditions=@warden/source bench/daemon-soak.ts --source [--minutes 10] [--rate 40] [--window 500]
+ *     [--baseline 5000] [--no-write]
  *   pnpm bench daemon-soak -- --minutes 3
  *
  * Every produced item must arrive once: the run waits for the daemon to catch up after the feed stops.
@@ -18,6 +19,7 @@ import {
   daemonConfig,
   feedXml,
   flag,
+  has,
   lineCounter,
   machine,
   progress,
@@ -209,9 +211,10 @@ const main = async () => {
       (s) =>
         `| ${f(s.minute, 1)} | ${f(s.delivered)} | ${f(s.stateBytes / 2 ** 20, 1)} MB | ${s.messages} / ${f(s.messageBytes / 1024)} KB | ${s.replies} | ${f(s.rssMb)} MB |`
     )
-  writeDocSection(
-    "daemon-soak",
-    `### Soak: a growing feed polled every 2 s (${f(minutes)} min)
+  if (!has("no-write"))
+    writeDocSection(
+      "daemon-soak",
+      `### Soak: a growing feed polled every 2 s (${f(minutes)} min)
 
 \`node --conditions=@warden/source bench/daemon-soak.ts --source --minutes ${minutes}\` — ${result.machine}.
 RSS feed growing by ${rate} items/s, each poll the newest ${windowSize}, \`pollInterval: 2 seconds\`, sandbox
@@ -230,7 +233,7 @@ without quota, SQLite, jsonl sink.
 | minute | delivered | state | cluster messages | replies | RSS |
 |---:|---:|---:|---:|---:|---:|
 ${rows.join("\n")}`
-  )
+    )
   console.log(JSON.stringify({ ...result, samples: undefined }, null, 2))
 }
 
