@@ -12,39 +12,15 @@
  * Targets: Promise / Effect <= 1.1 (time per call and CPU per request); node_modules without effect
  * <= 15 MB, no redis/ws; import <= 250 ms.
  */
-import { execFileSync, fork } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { cpus, tmpdir } from "node:os"
+import { execFileSync } from "node:child_process"
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { cpus } from "node:os"
 import { join } from "node:path"
-import { pathToFileURL } from "node:url"
-import { Sandbox } from "../packages/sandbox/src/index.ts"
 import { AnalyzeV1, V1Client, Warden } from "../packages/v1/src/index.ts"
-
-const fromV1 = createRequire(new URL("../packages/v1/package.json", import.meta.url))
-const { Effect, ManagedRuntime } = (await import(
-  pathToFileURL(fromV1.resolve("effect")).href
-)) as typeof import("../packages/v1/node_modules/effect/dist/index.js")
+import { Effect, ManagedRuntime, REQUEST } from "./support/client.ts"
+import { flag, has, KEY, median, root, startSandbox, tempDir } from "./support/common.ts"
 
 const CONCURRENCY = 64
-const args = process.argv.slice(2)
-const flag = (name: string, fallback: number) => {
-  const i = args.indexOf(`--${name}`)
-  return i === -1 ? fallback : Number(args[i + 1])
-}
-const KEY = "sandbox-standard-key"
-const REQUEST = {
-  channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-  text: "you are such an idiot, I will find you",
-  author: { username: "bob" }
-} as const
-const root = new URL("..", import.meta.url).pathname
-
-const median = (xs: ReadonlyArray<number>) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 async function calls(url: string, seconds: number, rounds: number) {
   const runtime = ManagedRuntime.make(V1Client.layerOptions({ apiKey: KEY, baseUrls: { global: url } }))
@@ -169,7 +145,7 @@ const packagesIn = (modules: string): Array<string> =>
 function install() {
   const unbuilt = ["core", "transport", "v1"].filter((p) => !existsSync(join(root, "packages", p, "dist")))
   if (unbuilt.length > 0) throw new Error(`build first (pnpm build): no dist/ in packages ${unbuilt.join(", ")}`)
-  const work = mkdtempSync(join(tmpdir(), "warden-bench-install-"))
+  const work = tempDir("install")
   try {
     const tgz = join(work, "tgz")
     for (const p of ["core", "transport", "v1"]) {
@@ -234,16 +210,13 @@ function install() {
 async function main() {
   const seconds = flag("seconds", 2)
   const rounds = flag("rounds", 6)
-  const child = fork(new URL(import.meta.url).pathname, ["--serve"], {
-    execArgv: ["--conditions=@warden/source"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"]
-  })
-  const url = await new Promise<string>((resolve) => child.once("message", (m: { url: string }) => resolve(m.url)))
-  console.error(`sandbox (child process ${child.pid}) at ${url}; ${rounds} rounds of ${seconds}s per contender`)
-  const perCall = await calls(url, seconds, rounds)
-  child.disconnect()
-  child.kill()
-  const installed = args.includes("--skip-install") ? undefined : install()
+  const sandbox = await startSandbox()
+  console.error(
+    `sandbox (child process ${sandbox.pid}) at ${sandbox.url}; ${rounds} rounds of ${seconds}s per contender`
+  )
+  const perCall = await calls(sandbox.url, seconds, rounds)
+  await sandbox.close()
+  const installed = has("skip-install") ? undefined : install()
   const result = {
     bench: "client-promise",
     seconds,
@@ -267,11 +240,4 @@ async function main() {
   console.log(JSON.stringify(result))
 }
 
-// last: the helpers above are initialised before main runs
-if (args.includes("--serve")) {
-  const sandbox = await Sandbox.startPromise({ requestLogSize: 0 })
-  process.send?.({ url: sandbox.url })
-  process.on("disconnect", () => process.exit(0))
-} else {
-  await main()
-}
+await main()

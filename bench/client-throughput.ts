@@ -9,52 +9,24 @@
  * Prints progress, then one JSON line with the figures: `ratio` is the median of the per-round ratios
  * (each round runs both back to back, in alternating order). Target: ratio >= 0.90.
  */
-import { fork } from "node:child_process"
 import { createRequire } from "node:module"
 import { cpus } from "node:os"
-import { pathToFileURL } from "node:url"
-import { Sandbox } from "../packages/sandbox/src/index.ts"
 import { Version } from "../packages/transport/src/index.ts"
 import { AnalyzeV1, V1Client } from "../packages/v1/src/index.ts"
-
-// the repository root has no `effect`: load the very copy the client packages resolve
-const fromV1 = createRequire(new URL("../packages/v1/package.json", import.meta.url))
-const { Effect, ManagedRuntime } = (await import(
-  pathToFileURL(fromV1.resolve("effect")).href
-)) as typeof import("../packages/v1/node_modules/effect/dist/index.js")
+import { Effect, ManagedRuntime, REQUEST } from "./support/client.ts"
+import { flag, has, KEY, median, startSandbox } from "./support/common.ts"
 
 const CONCURRENCY = 64
-const args = process.argv.slice(2)
-const flag = (name: string, fallback: number) => {
-  const i = args.indexOf(`--${name}`)
-  return i === -1 ? fallback : Number(args[i + 1])
-}
-const KEY = "sandbox-standard-key"
-const REQUEST = {
-  channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-  text: "you are such an idiot, I will find you",
-  author: { username: "bob" }
-} as const
 
-// ---------------------------------------------------------------- sandbox process
-if (args.includes("--serve")) {
-  const sandbox = await Sandbox.startPromise({ requestLogSize: 0 })
-  process.send?.({ url: sandbox.url })
-  process.on("disconnect", () => process.exit(0))
-} else {
-  await main()
-}
+await main()
 
 async function main() {
   const seconds = flag("seconds", 3)
   const rounds = flag("rounds", 10)
-  const child = fork(new URL(import.meta.url).pathname, ["--serve"], {
-    execArgv: ["--conditions=@warden/source"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"]
-  })
-  const url = await new Promise<string>((resolve) => child.once("message", (m: { url: string }) => resolve(m.url)))
+  const sandbox = await startSandbox()
+  const url = sandbox.url
   console.error(
-    `sandbox (child process ${child.pid}) at ${url}; concurrency ${CONCURRENCY}, ${rounds} rounds of ${seconds}s each`
+    `sandbox (child process ${sandbox.pid}) at ${url}; concurrency ${CONCURRENCY}, ${rounds} rounds of ${seconds}s each`
   )
 
   // raw undici, the same version the client runs on
@@ -132,13 +104,13 @@ async function main() {
     return { rps, done, errors, cpuPerRequest }
   }
 
-  if (args.includes("--client-only")) {
+  if (has("client-only")) {
     // for profiling the client alone: node --cpu-prof ... --client-only
     await measure("client", client, 2)
     await measure("client", client, seconds)
     await runtime.dispose()
-    child.disconnect()
-    child.kill()
+    await pool.close()
+    await sandbox.close()
     return
   }
   console.error("warm-up")
@@ -161,11 +133,6 @@ async function main() {
     }
   }
   const mean = (xs: Array<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
-  const median = (xs: Array<number>) => {
-    const sorted = [...xs].sort((a, b) => a - b)
-    const mid = Math.floor(sorted.length / 2)
-    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-  }
   // each round compares the two back to back, so a round's ratio is the least disturbed by other load
   const perRound = rawRuns.map((r, i) => clientRuns[i]! / r)
   const result = {
@@ -190,6 +157,5 @@ async function main() {
   console.log(JSON.stringify(result))
   await runtime.dispose()
   await pool.close()
-  child.disconnect()
-  child.kill()
+  await sandbox.close()
 }
