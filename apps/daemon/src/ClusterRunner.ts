@@ -12,7 +12,8 @@
  * must never move a runner.
  */
 import { createServer } from "node:net"
-import { NodeClusterSocket, NodeCrypto } from "@effect/platform-node"
+import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { type Config, Context, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
 import {
   EntityId,

@@ -13,7 +13,7 @@
  * `AnalyzeV1.textWithRequest`, or `Transport.send`), per platform action (`ActionExecutor.act`), per feedback (`FeedbackService.send`). Their
  * attributes are ids, kinds and counts: never content, API keys or tokens.
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { ConfigProvider, Effect, Layer, Schedule } from "effect"
 import { Otlp, type OtlpExporter, OtlpSerialization } from "effect/observability"
 import * as ProcessMetrics from "./admin/ProcessMetrics.ts"

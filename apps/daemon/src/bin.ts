@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `warden` executable. */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import { run } from "./cli/Main.ts"
 import * as Outcome from "./cli/Outcome.ts"
