@@ -48,6 +48,20 @@ const tokenOf = async (dataDir: string, adminUrl: () => string | undefined) => {
   return readFileSync(path, "utf8").trim()
 }
 
+/** Waits until the admin API at `base` answers /healthz (with `token`, if given). */
+const healthy = (base: string, token?: string) =>
+  waitFor(
+    async () =>
+      (
+        await fetch(
+          `${base}/healthz`,
+          token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }
+        ).catch(() => undefined)
+      )?.status === 200,
+    60_000,
+    `the admin API at ${base}`
+  )
+
 describe("warden run as an operator deploys it", () => {
   it("keeps its state in state.dir and the generated admin token in a 0600 file there, never in the log stream", async () => {
     const data = mkdtempSync(join(tmpdir(), "warden-data-"))
@@ -77,17 +91,7 @@ describe("warden run as an operator deploys it", () => {
     const { file } = config({ state: { dir: data }, admin: { listen: `127.0.0.1:${port}` } })
     const daemon = startDaemon(file, { KEY: "sandbox-standard-key", WARDEN_LOG_LEVEL: "warn" })
     try {
-      const token = await tokenOf(data, () => "ready")
-      await waitFor(
-        async () =>
-          (
-            await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { authorization: `Bearer ${token}` } }).catch(
-              () => undefined
-            )
-          )?.status === 200,
-        60_000,
-        "the admin API"
-      )
+      await healthy(`http://127.0.0.1:${port}`, await tokenOf(data, () => "ready"))
       expect(daemon.stderr()).not.toMatch(/"level":"(INFO|DEBUG)"/u)
     } finally {
       daemon.child.kill("SIGTERM")
@@ -99,13 +103,21 @@ describe("warden run as an operator deploys it", () => {
 
   it("--log-level wins over the environment and the file", async () => {
     const data = mkdtempSync(join(tmpdir(), "warden-data-"))
-    const { file } = config({ state: { dir: data } })
-    const r = await warden(["--log-level", "error", "run", "--config", file], {
-      env: { KEY: "sandbox-standard-key", WARDEN_LOG_LEVEL: "debug" },
-      timeoutMs: 8000
-    })
-    expect(existsSync(join(data, "admin-token"))).toBe(true)
-    expect(r.stderr).not.toMatch(/"level":"(INFO|DEBUG|WARN)"/u)
+    const port = await freePort()
+    const { file } = config({ state: { dir: data }, admin: { listen: `127.0.0.1:${port}` } })
+    const daemon = startDaemon(file, { KEY: "sandbox-standard-key", WARDEN_LOG_LEVEL: "debug" }, [
+      "--log-level",
+      "error"
+    ])
+    try {
+      // running (its admin API answers), not only started: a daemon killed earlier would have logged nothing
+      await healthy(`http://127.0.0.1:${port}`, await tokenOf(data, () => "ready"))
+      expect(existsSync(join(data, "admin-token"))).toBe(true)
+      expect(daemon.stderr()).not.toMatch(/"level":"(INFO|DEBUG|WARN)"/u)
+    } finally {
+      daemon.child.kill("SIGTERM")
+      await daemon.exited
+    }
   })
 
   it("admin.public serves /readyz and /metrics without the token (build info and process metrics), the rest still needs it", async () => {
@@ -118,11 +130,7 @@ describe("warden run as an operator deploys it", () => {
     const daemon = startDaemon(file, { KEY: "sandbox-standard-key" })
     try {
       const base = `http://127.0.0.1:${open}`
-      await waitFor(
-        async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200,
-        60_000,
-        "start"
-      )
+      await healthy(base)
       expect([200, 503]).toContain((await fetch(`${base}/readyz`)).status)
       const metrics = await fetch(`${base}/metrics`)
       expect(metrics.status).toBe(200)
@@ -146,11 +154,7 @@ describe("warden run as an operator deploys it", () => {
     const daemon = startDaemon(file, { KEY: "sandbox-standard-key" })
     try {
       const base = `http://127.0.0.1:${closed}`
-      await waitFor(
-        async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200,
-        60_000,
-        "start"
-      )
+      await healthy(base)
       expect((await fetch(`${base}/readyz`)).status).toBe(401)
       expect((await fetch(`${base}/metrics`)).status).toBe(401)
       const authorized = await fetch(`${base}/metrics`, { headers: { authorization: "Bearer probe-secret-token" } })

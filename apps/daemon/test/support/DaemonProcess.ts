@@ -19,9 +19,13 @@ export interface DaemonProcess {
   readonly stop: (signal?: NodeJS.Signals) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** Starts `warden run --config file`. */
-export const startDaemon = (configFile: string, env: Record<string, string> = {}): DaemonProcess => {
-  const child = spawn(process.execPath, ["--conditions=@warden/source", bin, "run", "--config", configFile], {
+/** Starts `warden [...flags] run --config file` (`flags`: the global options, such as `--log-level`). */
+export const startDaemon = (
+  configFile: string,
+  env: Record<string, string> = {},
+  flags: ReadonlyArray<string> = []
+): DaemonProcess => {
+  const child = spawn(process.execPath, ["--conditions=@warden/source", bin, ...flags, "run", "--config", configFile], {
     env: { ...process.env, ...env, NODE_NO_WARNINGS: "1" },
     stdio: ["ignore", "pipe", "pipe"]
   })
