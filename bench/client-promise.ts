@@ -79,15 +79,14 @@ async function calls(url: string, seconds: number, rounds: number) {
   const names: Array<Name> = ["effect", "effect-runPromise", "promise"]
   console.error("warm-up")
   for (const n of names) await measure(n, CONCURRENCY, 1)
-  const out: Record<string, Record<Name, { perCallMicros: number[]; cpuMicros: number[]; rps: number[] }>> = {}
+  type Figures = { perCallMicros: Array<number>; cpuMicros: Array<number>; rps: Array<number> }
+  const out: Record<string, Record<Name, Figures>> = {}
   for (const [label, concurrency] of [
     ["sequential", 1],
     [`concurrency ${CONCURRENCY}`, CONCURRENCY]
   ] as const) {
-    const per = Object.fromEntries(names.map((n) => [n, { perCallMicros: [], cpuMicros: [], rps: [] }])) as Record<
-      Name,
-      { perCallMicros: number[]; cpuMicros: number[]; rps: number[] }
-    >
+    const per = {} as Record<Name, Figures>
+    for (const n of names) per[n] = { perCallMicros: [], cpuMicros: [], rps: [] }
     for (let round = 1; round <= rounds; round++) {
       // rotate the order so none always runs on a warmer (or more tired) sandbox
       const order = names.map((_, i) => names[(i + round) % names.length]!)
