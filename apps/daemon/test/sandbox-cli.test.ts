@@ -1,9 +1,11 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { promisify } from "node:util"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { afterEach, describe, expect, it } from "vitest"
+import { freePort } from "./support/DaemonProcess.ts"
+import { warden } from "./support/WardenCli.ts"
 
 const bin = new URL("../src/bin.ts", import.meta.url).pathname
-const run = promisify(execFile)
 const children: Array<ChildProcess> = []
 
 afterEach(() => {
@@ -47,10 +49,7 @@ describe("warden sandbox", () => {
   })
 
   it("listens on the port given", async () => {
-    const probe = await start(["--port", "0"])
-    const port = Number(new URL(probe).port)
-    for (const child of children.splice(0)) child.kill("SIGTERM")
-    await new Promise((r) => setTimeout(r, 200))
+    const port = await freePort()
     const url = await start(["--port", String(port)])
     expect(url).toBe(`http://127.0.0.1:${port}`)
   })
@@ -70,28 +69,16 @@ describe("warden sandbox", () => {
   })
 
   it("exits 2 on a bad flag value and 78 on an invalid configuration file", async () => {
-    await expect(
-      run(process.execPath, ["--conditions=@warden/source", bin, "sandbox", "--transient", "2"])
-    ).rejects.toMatchObject({ code: 2 })
-    const { writeFileSync, mkdtempSync } = await import("node:fs")
-    const { tmpdir } = await import("node:os")
+    expect(await warden(["sandbox", "--transient", "2"])).toMatchObject({ code: 2 })
     const file = `${mkdtempSync(`${tmpdir()}/sandbox-cli-`)}/bad.yaml`
     writeFileSync(file, "keys:\n  - key: k1\n    kind: superuser\n")
-    const failure = await run(process.execPath, [
-      "--conditions=@warden/source",
-      bin,
-      "sandbox",
-      "--config",
-      file
-    ]).catch((e) => e)
+    const failure = await warden(["sandbox", "--config", file])
     expect(failure.code).toBe(78)
     expect(failure.stderr).toContain("keys.0.organisation")
     expect(failure.stderr).toContain("keys.0.kind")
   })
 
   it("--config accepts every option the README lists (port, host, maxBodyBytes ...); the file's port is used, --port wins", async () => {
-    const { writeFileSync, mkdtempSync, readFileSync } = await import("node:fs")
-    const { tmpdir } = await import("node:os")
     const readme = readFileSync(new URL("../../../packages/sandbox/README.md", import.meta.url), "utf8")
     const listed = /Options \(all optional[\s\S]*?\n\n/.exec(readme)![0]
     for (const field of [
@@ -105,10 +92,7 @@ describe("warden sandbox", () => {
       "maxBodyBytes"
     ])
       expect(listed).toMatch(new RegExp(`\`${field}[\`:]`))
-    const probe = await start(["--port", "0"])
-    const port = Number(new URL(probe).port)
-    for (const child of children.splice(0)) child.kill("SIGTERM")
-    await new Promise((r) => setTimeout(r, 200))
+    const port = await freePort()
     const file = `${mkdtempSync(`${tmpdir()}/sandbox-cli-`)}/all.yaml`
     writeFileSync(
       file,
