@@ -7,14 +7,14 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { connector as rss } from "@warden/connector-rss"
 import { Sandbox } from "@warden/sandbox"
-import { Layer, Schema } from "effect"
+import { Layer } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as Readiness from "../src/admin/Readiness.ts"
 import type { State } from "../src/engine/SourceStatus.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
+import { rssSource } from "./support/FeedPipeline.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import { platformSource, startPlatform } from "./support/TestPlatform.ts"
 
@@ -142,11 +142,7 @@ describe("/readyz of a running daemon", () => {
       api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
       sources: [
         platformSource(platform.url, { id: "good" }),
-        {
-          ...platformSource(platform.url, { id: "bad", connector: "rss" }),
-          connector: rss,
-          config: Schema.decodeUnknownSync(rss.configSchema)({ feeds: [missing], pollInterval: "200 millis" })
-        }
+        rssSource({ feeds: [missing], pollInterval: "200 millis" }, { id: "bad" })
       ]
     })
     cleanups.push(daemon.close)
