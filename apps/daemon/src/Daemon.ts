@@ -7,13 +7,10 @@
  * a socket runner of one cluster (`ClusterRunner`): the pipeline code does not know which runner it is
  * on, so the multi-runner mode only swaps the cluster layer and spreads a source over more partitions.
  */
-import { mkdirSync } from "node:fs"
-import { dirname } from "node:path"
-import { PgClient } from "@effect/sql-pg"
 import { LegacyBatch } from "@warden/legacy"
 import { Transport } from "@warden/transport"
 import { V1Client } from "@warden/v1"
-import { Effect, Layer, type Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Admin from "./admin/AdminServer.ts"
 import * as ClusterRoute from "./admin/ClusterRoute.ts"
@@ -29,13 +26,10 @@ import { SinkList } from "./sinks/SinkList.ts"
 import * as SinkWorker from "./sinks/SinkWorker.ts"
 import * as ClusterStatus from "./state/ClusterStatus.ts"
 import { Erasure } from "./state/Erasure.ts"
-import * as SqliteClient from "./state/SqliteClient.ts"
+import { type StateLocation, sqlLayer } from "./state/StateSql.ts"
 import { StateStore } from "./state/StateStore.ts"
 
-/** Where the state lives. */
-export type StateLocation =
-  | { readonly _tag: "sqlite"; readonly filename: string }
-  | { readonly _tag: "postgres"; readonly url: Redacted.Redacted<string> }
+export { type StateLocation, sqlLayer } from "./state/StateSql.ts"
 
 /** Everything the daemon runs with, resolved from the config file (or built by `demo` and tests). */
 export interface DaemonSpec {
@@ -80,21 +74,6 @@ export const defaultPipeline: Pipeline.PipelineOptions = {
 export const clusterPipeline: Partial<Pipeline.PipelineOptions> = {
   partitions: 32,
   batchSize: 400
-}
-
-/** The SQL client of the state store. */
-export const sqlLayer = (state: StateLocation) => {
-  if (state._tag === "sqlite") {
-    // Inside the layer, so a directory that cannot be created fails the start (reported as
-    // `state.sqlite: cannot create ...`) rather than throwing while the layer is being described.
-    return Layer.unwrap(
-      Effect.sync(() => {
-        if (state.filename !== ":memory:") mkdirSync(dirname(state.filename), { recursive: true })
-        return SqliteClient.layer({ filename: state.filename })
-      })
-    )
-  }
-  return PgClient.layer({ url: state.url })
 }
 
 /** Counts the work this runner's entities do (`GET /api/cluster`, the per-runner share). */

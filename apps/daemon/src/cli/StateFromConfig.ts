@@ -4,7 +4,7 @@
  */
 import { Layer } from "effect"
 import type { StateStore as StateConfig } from "../config/WardenConfig.ts"
-import { sqlLayer } from "../Daemon.ts"
+import { sqlLayer } from "../state/StateSql.ts"
 import { StateStore } from "../state/StateStore.ts"
 
 /** The SQL client of the config's state database. */

@@ -1,0 +1,30 @@
+/**
+ * The SQL client of the state store, from where the state lives: what the daemon runs on, and what
+ * the CLI commands that read or write the state outside it (`warden state stats`, `warden erase`...)
+ * open, without loading the daemon.
+ */
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, type Redacted } from "effect"
+import * as SqliteClient from "./SqliteClient.ts"
+
+/** Where the state lives. */
+export type StateLocation =
+  | { readonly _tag: "sqlite"; readonly filename: string }
+  | { readonly _tag: "postgres"; readonly url: Redacted.Redacted<string> }
+
+/** The SQL client of the state store. */
+export const sqlLayer = (state: StateLocation) => {
+  if (state._tag === "sqlite") {
+    // Inside the layer, so a directory that cannot be created fails the start (reported as
+    // `state.sqlite: cannot create ...`) rather than throwing while the layer is being described.
+    return Layer.unwrap(
+      Effect.sync(() => {
+        if (state.filename !== ":memory:") mkdirSync(dirname(state.filename), { recursive: true })
+        return SqliteClient.layer({ filename: state.filename })
+      })
+    )
+  }
+  return PgClient.layer({ url: state.url })
+}
