@@ -1,42 +1,23 @@
 /** The admin API: bearer token, health and readiness, Prometheus metrics, decisions queries. */
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { Sandbox } from "@warden/sandbox"
-import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
-import { startDaemonInProcess } from "./support/InProcess.ts"
-import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
+import { platformSource } from "./support/TestPlatform.ts"
 
 describe("the admin API", () => {
-  let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
-  let platform: Awaited<ReturnType<typeof startPlatform>>
-  let daemon: Awaited<ReturnType<typeof startDaemonInProcess>>
+  let started: Awaited<ReturnType<typeof startSandboxDaemon>>
+  let daemon: typeof started.daemon
 
   beforeAll(async () => {
-    sandbox = await Sandbox.startPromise()
-    platform = await startPlatform()
-    const dir = mkdtempSync(join(tmpdir(), "warden-admin-"))
-    daemon = await startDaemonInProcess({
-      state: { _tag: "sqlite", filename: join(dir, "state.db") },
-      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-      sources: [platformSource(platform.url, { id: "plat" })],
-      sinks: Layer.succeed(SinkList, []),
-      sinkNames: [],
-      includeContent: false
-    })
+    started = await startSandboxDaemon({ sources: ([url]) => [platformSource(url!, { id: "plat" })] })
+    daemon = started.daemon
+    const platform = started.platforms[0]!
     platform.publish({ kind: "upsert", reference: "a/1", text: "[[THREAT]] I know where you live" })
     platform.publish({ kind: "upsert", reference: "a/2", text: "Thank you, lovely article" })
     platform.publish({ kind: "upsert", reference: "a/3", text: "You are an idiot" })
     await waitFor(async () => (await daemon.admin("/api/decisions")).body.decisions?.length === 3, 20_000, "decisions")
   })
-  afterAll(async () => {
-    await daemon.close()
-    await platform.close()
-    await sandbox.close()
-  })
+  afterAll(() => started.close())
 
   it("answers /healthz without a token and everything else only with the right bearer token", async () => {
     expect((await fetch(`${daemon.adminUrl}/healthz`)).status).toBe(200)

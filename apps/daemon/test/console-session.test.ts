@@ -4,39 +4,23 @@
  * cookie call that changes state needs the session's CSRF token and the console's origin; the JSON API
  * keeps taking the bearer token without either.
  */
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { Sandbox } from "@warden/sandbox"
-import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildConsole } from "../console/build.ts"
-import { SinkList } from "../src/sinks/SinkList.ts"
-import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
+import { ADMIN_TOKEN } from "./support/InProcess.ts"
+import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
 
-let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
-let daemon: Awaited<ReturnType<typeof startDaemonInProcess>>
+let started: Awaited<ReturnType<typeof startSandboxDaemon>> | undefined
+let daemon: NonNullable<typeof started>["daemon"]
 let stateFile: string
 
 beforeAll(async () => {
   await buildConsole()
-  sandbox = await Sandbox.startPromise()
-  stateFile = join(mkdtempSync(join(tmpdir(), "warden-console-")), "state.db")
-  daemon = await startDaemonInProcess({
-    state: { _tag: "sqlite", filename: stateFile },
-    api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-    sources: [],
-    sinks: Layer.succeed(SinkList, []),
-    sinkNames: [],
-    includeContent: false
-  })
+  started = await startSandboxDaemon({ platforms: 0, sources: () => [] })
+  ;({ daemon, stateFile } = started)
 }, 60_000)
 
-afterAll(async () => {
-  await daemon?.close()
-  await sandbox?.close()
-})
+afterAll(() => started?.close())
 
 const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${daemon.adminUrl}${path}`, { headers, redirect: "manual" })

@@ -1,39 +1,24 @@
 /** `warden feedback --reference R`: feedback on a recorded item through the running daemon's admin API. */
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { Sandbox } from "@warden/sandbox"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
-import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
-import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+import { ADMIN_TOKEN } from "./support/InProcess.ts"
+import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
+import { platformSource } from "./support/TestPlatform.ts"
 import { warden } from "./support/WardenCli.ts"
 
 describe("warden feedback --reference", () => {
-  let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
-  let platform: Awaited<ReturnType<typeof startPlatform>>
-  let daemon: Awaited<ReturnType<typeof startDaemonInProcess>>
+  let started: Awaited<ReturnType<typeof startSandboxDaemon>>
+  let sandbox: typeof started.sandbox
+  let daemon: typeof started.daemon
   beforeAll(async () => {
-    sandbox = await Sandbox.startPromise()
-    platform = await startPlatform()
-    daemon = await startDaemonInProcess({
-      state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-fbcli-")), "state.db") },
-      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-      sources: [platformSource(platform.url, { id: "p" })],
-      sinks: Layer.succeed(SinkList, []),
-      sinkNames: [],
-      includeContent: false
-    })
+    started = await startSandboxDaemon({ sources: ([url]) => [platformSource(url!, { id: "p" })] })
+    ;({ sandbox, daemon } = started)
+    const platform = started.platforms[0]!
     platform.publish({ kind: "upsert", reference: "c/1", text: "You are an idiot" })
     await waitFor(async () => (await daemon.admin("/api/decisions/c%2F1")).status === 200, 20_000, "the verdict")
   })
-  afterAll(async () => {
-    await daemon.close()
-    await platform.close()
-    await sandbox.close()
-  })
+  afterAll(() => started.close())
 
   it("sends the feedback and prints the API's id", async () => {
     const { code, stdout, stderr } = await warden(

@@ -22,8 +22,9 @@ export const startSandboxDaemon = async (options: {
   const sandbox = await Sandbox.startPromise()
   const platforms = await Promise.all(Array.from({ length: options.platforms ?? 1 }, () => startPlatform()))
   const sinks = options.sinks ?? []
+  const stateFile = join(mkdtempSync(join(tmpdir(), "warden-test-")), "state.db")
   const daemon = await startDaemonInProcess({
-    state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-test-")), "state.db") },
+    state: { _tag: "sqlite", filename: stateFile },
     api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
     sources: options.sources(platforms.map((p) => p.url)),
     sinks: Layer.succeed(SinkList, sinks),
@@ -34,6 +35,7 @@ export const startSandboxDaemon = async (options: {
     sandbox,
     platforms,
     daemon,
+    stateFile,
     close: async () => {
       await daemon.close()
       for (const p of platforms) await p.close()
