@@ -410,8 +410,25 @@ describe("an operator installs the daemon with npm", () => {
       })
     })
 
-    it("on the machine's Node.js 20 (/usr/bin/node), the import fails at once saying which Node.js it needs", async () => {
-      const r = await run("/usr/bin/node", ["--input-type=module", "-e", 'await import("@warden/v1")'], app)
+    it("on Node.js 20, the import fails at once saying which Node.js it needs", async () => {
+      // the machine's own Node.js 20 where it has one (CI's system Node); elsewhere this Node.js, made
+      // to report 20.20.2 before anything loads, so the test never depends on what /usr/bin/node is
+      const system = await run("/usr/bin/node", ["--version"], app)
+      const old = system.code === 0 && /^v20\./u.test(system.stdout.trim())
+      const fake = 'Object.defineProperty(process.versions, "node", { value: "20.20.2" })'
+      const r = old
+        ? await run("/usr/bin/node", ["--input-type=module", "-e", 'await import("@warden/v1")'], app)
+        : await run(
+            process.execPath,
+            [
+              "--import",
+              `data:text/javascript,${encodeURIComponent(fake)}`,
+              "--input-type=module",
+              "-e",
+              'await import("@warden/v1")'
+            ],
+            app
+          )
       expect(r.code).not.toBe(0)
       expect(r.stderr).toMatch(/Warden needs Node\.js >= 22\.19\.0; this is Node\.js 20\./u)
     })
