@@ -6,13 +6,9 @@
 import { resolve as resolvePath } from "node:path"
 import { Cause, Config, Console, Effect, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { AdminServer } from "../../admin/AdminServer.ts"
 import { checkConfig, formatLocated } from "../../config/index.ts"
-import * as Daemon from "../../Daemon.ts"
-import * as FromConfig from "../../FromConfig.ts"
 import * as Logging from "../../Logging.ts"
 import * as StartupFailure from "../../StartupFailure.ts"
-import * as Telemetry from "../../Telemetry.ts"
 import * as AdminToken from "../AdminToken.ts"
 import { CliFailure } from "../Outcome.ts"
 import { invalidConfig, printed } from "../Refusal.ts"
@@ -47,6 +43,16 @@ export const run = Command.make(
       if (checked.config.sources.length === 0) {
         return yield* printed(["sources: nothing to run; add at least one source"], 78)
       }
+      // Loaded on use: the daemon (pipeline, sinks, admin server, cluster runner, OTLP exporter) is
+      // what `run` alone needs, and every other command would pay for it at start.
+      const [FromConfig, Daemon, { AdminServer }, Telemetry] = yield* Effect.promise(() =>
+        Promise.all([
+          import("../../FromConfig.ts"),
+          import("../../Daemon.ts"),
+          import("../../admin/AdminServer.ts"),
+          import("../../Telemetry.ts")
+        ])
+      )
       const { spec, generatedToken } = FromConfig.specOf(checked)
       const log = checked.config.log
       // A terminal is a person watching; anything else on stderr is the log stream, shipped and kept.
