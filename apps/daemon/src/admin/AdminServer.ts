@@ -68,7 +68,7 @@ export interface AdminOptions {
   readonly routes?: ReadonlyArray<AdminRoute>
 }
 
-/** An extra route: method, a path matcher, and a handler returning status + JSON body. */
+/** An extra route: method, a path matcher, and a handler returning status + JSON body (or refusing, as every route). */
 export interface AdminRoute {
   readonly method: string
   readonly match: (path: string) => Record<string, string> | undefined
@@ -76,7 +76,7 @@ export interface AdminRoute {
     params: Record<string, string>,
     body: unknown,
     query: URLSearchParams
-  ) => Effect.Effect<{ readonly status: number; readonly body: unknown }, never, StateStore | SourceStatus>
+  ) => Effect.Effect<{ readonly status: number; readonly body: unknown }, AdminRefused, StateStore | SourceStatus>
 }
 
 /** A probe `admin.public` may open: `healthz`, `readyz`, `metrics`. */

@@ -22,10 +22,6 @@ import type { AdminRoute } from "./AdminServer.ts"
 import * as RequestInput from "./RequestInput.ts"
 import * as Since from "./Since.ts"
 
-/** A refusal as the route's answer (extra routes answer, they do not fail). */
-const answered = <R>(effect: Effect.Effect<{ status: number; body: unknown }, AdminRefused, R>) =>
-  effect.pipe(Effect.catchTag("AdminRefused", (r) => Effect.succeed({ status: r.status, body: r.envelope })))
-
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The routes; `rules` are the configured rules of each source (what a test without `rules` replays). */
@@ -34,14 +30,12 @@ export const routes = (
   rules: ReadonlyMap<string, ReadonlyArray<Rule>>
 ): ReadonlyArray<AdminRoute> => {
   const erase = (selector: Selector, what: string) =>
-    answered(
-      Effect.gen(function* () {
-        const done = yield* erasure.erase(selector, "admin-api").pipe(Effect.orDie)
-        if (done.audit === null)
-          return yield* new AdminRefused({ status: 404, code: "NOT_FOUND", message: `no stored item with ${what}` })
-        return { status: 200, body: done }
-      })
-    )
+    Effect.gen(function* () {
+      const done = yield* erasure.erase(selector, "admin-api").pipe(Effect.orDie)
+      if (done.audit === null)
+        return yield* new AdminRefused({ status: 404, code: "NOT_FOUND", message: `no stored item with ${what}` })
+      return { status: 200, body: done }
+    })
   const sourceOf = (query: URLSearchParams) =>
     Effect.gen(function* () {
       const q = yield* RequestInput.query(query, ["source"])
@@ -55,40 +49,38 @@ export const routes = (
       method: "POST",
       match: (path) => (path === "/api/policy/test" ? {} : undefined),
       handle: (_, body) =>
-        answered(
-          Effect.gen(function* () {
-            if (!isRecord(body)) return yield* badParameter("body", "expected a JSON object { source, rules?, since? }")
-            const source = body.source
-            if (typeof source !== "string" || !rules.has(source))
-              return yield* badParameter(
-                "source",
-                `${typeof source === "string" ? `no source '${source}'` : "required"} (sources: ${[...rules.keys()].join(", ")})`
-              )
-            const since = body.since ?? "7d"
-            const start = typeof since === "string" ? Since.parse(since, Date.now()) : undefined
-            if (start === undefined) return yield* badParameter("since", `expected ${Since.EXPECTED}`)
-            let tested = rules.get(source)!
-            if (body.rules !== undefined) {
-              const decoded = RuleSet.decode(body.rules)
-              if (!decoded.ok) {
-                const first = decoded.problems[0]!
-                return yield* new AdminRefused({
-                  status: 400,
-                  code: "BAD_REQUEST",
-                  message: decoded.problems.map((p) => `${p.path}: ${p.message}`).join("; "),
-                  parameter: first.path
-                })
-              }
-              tested = decoded.rules
-            }
-            const store = yield* StateStore
-            const report = yield* Backtest.fromStore({ source, since: start, rules: tested }).pipe(
-              Effect.provideService(SqlClient.SqlClient, store.sql),
-              Effect.orDie
+        Effect.gen(function* () {
+          if (!isRecord(body)) return yield* badParameter("body", "expected a JSON object { source, rules?, since? }")
+          const source = body.source
+          if (typeof source !== "string" || !rules.has(source))
+            return yield* badParameter(
+              "source",
+              `${typeof source === "string" ? `no source '${source}'` : "required"} (sources: ${[...rules.keys()].join(", ")})`
             )
-            return { status: 200, body: report }
-          })
-        )
+          const since = body.since ?? "7d"
+          const start = typeof since === "string" ? Since.parse(since, Date.now()) : undefined
+          if (start === undefined) return yield* badParameter("since", `expected ${Since.EXPECTED}`)
+          let tested = rules.get(source)!
+          if (body.rules !== undefined) {
+            const decoded = RuleSet.decode(body.rules)
+            if (!decoded.ok) {
+              const first = decoded.problems[0]!
+              return yield* new AdminRefused({
+                status: 400,
+                code: "BAD_REQUEST",
+                message: decoded.problems.map((p) => `${p.path}: ${p.message}`).join("; "),
+                parameter: first.path
+              })
+            }
+            tested = decoded.rules
+          }
+          const store = yield* StateStore
+          const report = yield* Backtest.fromStore({ source, since: start, rules: tested }).pipe(
+            Effect.provideService(SqlClient.SqlClient, store.sql),
+            Effect.orDie
+          )
+          return { status: 200, body: report }
+        })
     },
     {
       method: "DELETE",
@@ -97,13 +89,11 @@ export const routes = (
         return m === null ? undefined : { reference: m[1]! }
       },
       handle: (params, _, query) =>
-        answered(
-          Effect.gen(function* () {
-            const reference = yield* RequestInput.pathSegment("reference", params.reference!)
-            const source = yield* sourceOf(query)
-            return yield* erase({ _tag: "Reference", reference, source }, `reference ${reference}`)
-          })
-        )
+        Effect.gen(function* () {
+          const reference = yield* RequestInput.pathSegment("reference", params.reference!)
+          const source = yield* sourceOf(query)
+          return yield* erase({ _tag: "Reference", reference, source }, `reference ${reference}`)
+        })
     },
     {
       method: "DELETE",
@@ -112,26 +102,22 @@ export const routes = (
         return m === null ? undefined : { author: m[1]! }
       },
       handle: (params, _, query) =>
-        answered(
-          Effect.gen(function* () {
-            const author = yield* RequestInput.pathSegment("author", params.author!)
-            const source = yield* sourceOf(query)
-            return yield* erase({ _tag: "Author", author, source }, "that author")
-          })
-        )
+        Effect.gen(function* () {
+          const author = yield* RequestInput.pathSegment("author", params.author!)
+          const source = yield* sourceOf(query)
+          return yield* erase({ _tag: "Author", author, source }, "that author")
+        })
     },
     {
       method: "GET",
       match: (path) => (path === "/api/erasures" ? {} : undefined),
       handle: (_, __, query) =>
-        answered(
-          Effect.gen(function* () {
-            const q = yield* RequestInput.query(query, ["limit"])
-            const limit = yield* RequestInput.int("limit", q.get("limit"), { min: 1, max: 1000, fallback: 100 })
-            const erasures = yield* erasure.auditLog(limit).pipe(Effect.orDie)
-            return { status: 200, body: { erasures } }
-          })
-        )
+        Effect.gen(function* () {
+          const q = yield* RequestInput.query(query, ["limit"])
+          const limit = yield* RequestInput.int("limit", q.get("limit"), { min: 1, max: 1000, fallback: 100 })
+          const erasures = yield* erasure.auditLog(limit).pipe(Effect.orDie)
+          return { status: 200, body: { erasures } }
+        })
     }
   ]
 }
