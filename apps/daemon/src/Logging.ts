@@ -35,9 +35,6 @@ const LEVELS = {
   none: "None"
 } as const satisfies Record<string, LogLevel.LogLevel>
 
-/** The level names, for config schemas. */
-export const LEVEL_NAMES = Object.keys(LEVELS) as ReadonlyArray<Level>
-
 const isLevel = (s: string | undefined): s is Level => s !== undefined && Object.hasOwn(LEVELS, s.toLowerCase())
 const isFormat = (s: string | undefined): s is Format =>
   s !== undefined && (FORMATS as ReadonlyArray<string>).includes(s)

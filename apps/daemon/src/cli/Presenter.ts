@@ -4,7 +4,7 @@
  * `--help` hint on stderr, never the whole help, so a script's stdout stays clean and the error is
  * the first thing a person reads.
  */
-import { Console, Effect } from "effect"
+import { Console } from "effect"
 import { type CliError, CliOutput } from "effect/cli"
 
 /** One parse error as one line: the parser's multi-line "Did you mean" blocks folded in. */
@@ -55,6 +55,3 @@ export const presenter: CliOutput.Presenter = {
 
 /** The layer installing {@link presenter}. */
 export const layer = CliOutput.layerPresenter(presenter)
-
-/** Runs an effect with the presenter installed (for tests that call the command in-process). */
-export const withPresenter = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, layer)

@@ -7,9 +7,6 @@ import { Effect, Schema, SchemaTransformation } from "effect"
 /** A duration as operators write it (`500ms`, `10s`, `5m`, `1h`, `10 seconds`), decoded to a `Duration`. */
 export const DurationString = ConfigDuration.DurationString
 
-/** A lower bound on a decoded duration (the check connectors use for their own config). */
-export const isDurationAtLeast = ConfigDuration.isAtLeast
-
 /** A relation between two duration keys of a struct: `low` must not exceed `high` (reported at `low`). */
 export const durationsOrdered = ConfigDuration.ordered
 
