@@ -7,7 +7,7 @@
  */
 import { mkdtempSync, mkdirSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
-import { createServer, type AddressInfo } from "node:net"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
@@ -15,22 +15,13 @@ import { Sandbox } from "@warden/sandbox"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type DaemonProcess, startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
+import { type DaemonProcess, freePort, startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
 import { freshDatabase } from "./support/Postgres.ts"
 
 const N = 3000
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 const TOKEN = "cluster-test-admin-token"
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 
 interface RunnerView {
   readonly address: string

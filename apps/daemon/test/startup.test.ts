@@ -3,19 +3,15 @@
  * naming the setting at fault, no stack trace, exit 78 when the file is at fault and 1 otherwise; and
  * `warden config check --connect`, which finds the same problems before `run`.
  */
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort, writeConfig } from "./support/DaemonProcess.ts"
+import { databaseUrl } from "./support/Postgres.ts"
 import { STACK_TRACE, warden } from "./support/WardenCli.ts"
-
-const pgUrl = (database: string) => {
-  const url = new URL(process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test")
-  url.pathname = `/${database}`
-  return url.toString()
-}
 
 let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
 const held: Array<Server> = []
@@ -35,16 +31,6 @@ const heldPort = () =>
     server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port))
   })
 
-/** A free port (listened on and closed). */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-
 interface Options {
   readonly sinks?: ReadonlyArray<Record<string, unknown>>
   readonly state?: Record<string, unknown>
@@ -53,9 +39,8 @@ interface Options {
   readonly legacy?: boolean
 }
 
-const writeConfig = (options: Options) => {
+const startupConfig = (options: Options) => {
   const dir = mkdtempSync(join(tmpdir(), "warden-startup-"))
-  const file = join(dir, "warden.yaml")
   const source = (id: string, mode: string) => ({
     id,
     type: "rss",
@@ -63,18 +48,15 @@ const writeConfig = (options: Options) => {
     channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
     config: { feeds: ["http://127.0.0.1:9/feed.xml"], pollInterval: "5 minutes" }
   })
-  writeFileSync(
-    file,
-    JSON.stringify({
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a secret reference of the config file
-      api: { apiKey: "${env:KEY}", baseUrl: sandbox.url, legacyBaseUrl: sandbox.url },
-      state: options.state ?? { sqlite: "./state.db" },
-      sources: options.legacy === true ? [source("feed", "v1"), source("old", "legacy")] : [source("feed", "v1")],
-      sinks: options.sinks ?? [{ type: "stdout" }],
-      admin: { listen: `127.0.0.1:${options.adminPort}` },
-      log: { format: options.format ?? "json" }
-    })
-  )
+  const file = writeConfig(dir, {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a secret reference of the config file
+    api: { apiKey: "${env:KEY}", baseUrl: sandbox.url, legacyBaseUrl: sandbox.url },
+    state: options.state ?? { sqlite: "./state.db" },
+    sources: options.legacy === true ? [source("feed", "v1"), source("old", "legacy")] : [source("feed", "v1")],
+    sinks: options.sinks ?? [{ type: "stdout" }],
+    admin: { listen: `127.0.0.1:${options.adminPort}` },
+    log: { format: options.format ?? "json" }
+  })
   return { dir, file }
 }
 
@@ -89,7 +71,10 @@ const fatalLine = (stderr: string) => {
 
 describe("warden run, when it cannot start", () => {
   it("a jsonl sink path that cannot be created is one JSON log line naming sinks.0.path, exit 78", async () => {
-    const { file } = writeConfig({ sinks: [{ type: "jsonl", path: "/sys/warden-test/verdicts.jsonl" }], adminPort: 0 })
+    const { file } = startupConfig({
+      sinks: [{ type: "jsonl", path: "/sys/warden-test/verdicts.jsonl" }],
+      adminPort: 0
+    })
     const r = await run(file)
     expect(r.stdout).toBe("")
     expect(r.stderr).not.toMatch(STACK_TRACE)
@@ -103,7 +88,7 @@ describe("warden run, when it cannot start", () => {
   })
 
   it("a jsonl sink path that is a directory says so, in the logfmt format when configured", async () => {
-    const { dir, file } = writeConfig({ sinks: [{ type: "jsonl", path: "." }], adminPort: 0, format: "logfmt" })
+    const { dir, file } = startupConfig({ sinks: [{ type: "jsonl", path: "." }], adminPort: 0, format: "logfmt" })
     const r = await run(file)
     const line = fatalLine(r.stderr)
     expect(line).toMatch(/level=FATAL/)
@@ -112,7 +97,7 @@ describe("warden run, when it cannot start", () => {
   })
 
   it("an SQLite state file that cannot be created names state.sqlite, exit 78", async () => {
-    const { file } = writeConfig({ state: { sqlite: "/sys/warden-test/state.db" }, adminPort: 0 })
+    const { file } = startupConfig({ state: { sqlite: "/sys/warden-test/state.db" }, adminPort: 0 })
     const r = await run(file)
     expect(JSON.parse(fatalLine(r.stderr)).message).toBe(
       "state.sqlite: cannot create /sys/warden-test: permission denied"
@@ -122,7 +107,7 @@ describe("warden run, when it cannot start", () => {
 
   it("the admin port in use names admin.listen, exit 1 (another process, not the file, is at fault)", async () => {
     const port = await heldPort()
-    const { file } = writeConfig({ adminPort: port })
+    const { file } = startupConfig({ adminPort: port })
     const r = await run(file)
     expect(JSON.parse(fatalLine(r.stderr)).message).toBe(
       `admin.listen: cannot listen on 127.0.0.1:${port}: address already in use`
@@ -131,7 +116,7 @@ describe("warden run, when it cannot start", () => {
   })
 
   it("a PostgreSQL database that does not exist names state.postgres in one line, exit 78", async () => {
-    const { file } = writeConfig({ state: { postgres: pgUrl("warden_no_such_database") }, adminPort: 0 })
+    const { file } = startupConfig({ state: { postgres: databaseUrl("warden_no_such_database") }, adminPort: 0 })
     const r = await run(file)
     expect(r.stderr).not.toMatch(STACK_TRACE)
     expect(JSON.parse(fatalLine(r.stderr)).message).toBe(
@@ -143,8 +128,8 @@ describe("warden run, when it cannot start", () => {
 
 describe("warden config check --connect", () => {
   it("tries what run needs and lists each check: key, database, files, admin port (exit 0)", async () => {
-    const { dir, file } = writeConfig({
-      state: { postgres: pgUrl("test") },
+    const { dir, file } = startupConfig({
+      state: { postgres: databaseUrl("test") },
       sinks: [{ type: "jsonl", path: "./out/verdicts.jsonl" }],
       adminPort: await freePort(),
       legacy: true
@@ -169,8 +154,8 @@ describe("warden config check --connect", () => {
 
   it("reports every problem run would hit, one line per setting, exit 78 when the file is at fault", async () => {
     const port = await heldPort()
-    const { file } = writeConfig({
-      state: { postgres: pgUrl("warden_no_such_database") },
+    const { file } = startupConfig({
+      state: { postgres: databaseUrl("warden_no_such_database") },
       sinks: [{ type: "jsonl", path: "/sys/warden-test/verdicts.jsonl" }],
       adminPort: port
     })
@@ -188,7 +173,7 @@ describe("warden config check --connect", () => {
 
   it("only a busy port: exit 1, since the file is right", async () => {
     const port = await heldPort()
-    const { file } = writeConfig({ adminPort: port })
+    const { file } = startupConfig({ adminPort: port })
     const r = await warden(["config", "check", "--connect", file], { env: { KEY: "sandbox-standard-key" } })
     expect(r.stderr).toContain(`admin.listen: cannot listen on 127.0.0.1:${port}: address already in use`)
     expect(r.code).toBe(1)

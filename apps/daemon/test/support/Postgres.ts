@@ -9,6 +9,13 @@ import { SqlClient } from "effect/sql"
 
 const adminUrl = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 
+/** The URL of database `name` on the test server. */
+export const databaseUrl = (name: string): string => {
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
 const admin = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
   Effect.runPromise(
     Effect.gen(function* () {
@@ -20,10 +27,8 @@ const admin = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
 export const freshDatabase = async () => {
   const name = `warden_${randomBytes(6).toString("hex")}`
   await admin((sql) => sql.unsafe(`CREATE DATABASE ${name}`))
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
   return {
-    url: url.toString(),
+    url: databaseUrl(name),
     drop: () => admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined)
   }
 }
