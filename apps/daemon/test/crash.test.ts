@@ -3,13 +3,14 @@
  * restart each time. At the end every item has exactly one verdict record per version, the sink saw
  * every verdict, and no item was analysed twice unless its call was in flight at a kill.
  */
-import { mkdtempSync, readFileSync, existsSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
+import { jsonlRecords } from "./support/FeedPipeline.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
 import * as StateDb from "./support/StateDb.ts"
 
@@ -18,14 +19,7 @@ const KILLS = 5
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 
 /** The sink's complete lines: the last one may still be being written (or cut short by a kill -9). */
-const jsonl = (file: string): Array<{ reference: string; version: number }> =>
-  existsSync(file)
-    ? readFileSync(file, "utf8")
-        .split("\n")
-        .slice(0, -1)
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l))
-    : []
+const jsonl = (file: string) => jsonlRecords<{ reference: string; version: number }>(file)
 
 describe("kill -9 during a run", () => {
   let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
