@@ -33,7 +33,8 @@ describe("the Grafana dashboard", () => {
     )
     expect(exprs.length).toBeGreaterThan(10)
     const used = new Set(
-      exprs.flatMap((e) => [...e.matchAll(/\b((?:warden|process|nodejs)_[a-z0-9_]+)\{/gu)].map((m) => m[1]!))
+      // with or without a label selector: `rate(warden_x[5m])` names a series as much as `warden_x{...}`
+      exprs.flatMap((e) => [...e.matchAll(/\b((?:warden|process|nodejs)_[a-z0-9_]+)\b/gu)].map((m) => m[1]!))
     )
     expect(used.size).toBeGreaterThan(10)
     for (const name of used) expect(known, name).toContain(name.replace(/_bucket$/u, ""))
