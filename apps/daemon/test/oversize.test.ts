@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Characters } from "@warden/core"
 import { Sandbox } from "@warden/sandbox"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as Segmenter from "../src/engine/Segmenter.ts"
 import type { SourceSettings } from "../src/engine/SourceSettings.ts"
@@ -12,7 +12,7 @@ import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import * as StateDb from "./support/StateDb.ts"
-import { connector, startPlatform, TestPlatformConfig } from "./support/TestPlatform.ts"
+import { platformSource, startPlatform } from "./support/TestPlatform.ts"
 
 describe("the segmenter", () => {
   it("cuts at sentence ends, then words, each segment within the limit", () => {
@@ -83,21 +83,7 @@ const run = async (oversize: SourceSettings["oversize"], mode: SourceSettings["m
   const daemon = await startDaemonInProcess({
     state: { _tag: "sqlite", filename: state },
     api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url }, legacyBaseUrl: sandbox.url },
-    sources: [
-      {
-        settings: {
-          id: "p",
-          connector: "testplatform",
-          channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-          mode,
-          analyse: new Set(["text"]),
-          oversize,
-          dryRun: false
-        },
-        connector,
-        config: Schema.decodeUnknownSync(TestPlatformConfig)({ url: platform.url, pollMillis: 50 })
-      }
-    ],
+    sources: [platformSource(platform.url, { id: "p", mode, oversize })],
     sinks: Layer.succeed(SinkList, []),
     sinkNames: [],
     includeContent: false
