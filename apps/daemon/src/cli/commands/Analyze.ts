@@ -12,6 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Verdict from "../../engine/Verdict.ts"
 import * as ImageInput from "../ImageInput.ts"
 import { CliFailure } from "../Outcome.ts"
+import { printed } from "../Refusal.ts"
 import * as Writable from "../Writable.ts"
 
 /** Exit code 2: the request or the command line is wrong (fix it, do not retry). */
@@ -47,7 +48,7 @@ export const report = (error: unknown): Effect.Effect<never, CliFailure> => {
   const code = tag === "ConfigError" ? "ENVIRONMENT" : codeOf(error)
   const text = message.replace(/\s*\n\s*/g, " ")
   const line = `warden: ${text.startsWith(`${code}: `) ? text : `${code}: ${text}`}`
-  return Effect.andThen(Console.error(line), Effect.fail(new CliFailure(exit, line)))
+  return printed([line], exit)
 }
 
 /** A usage problem found by a command itself (exit 2). */

@@ -14,9 +14,9 @@ import { createReadStream } from "node:fs"
 import { createInterface } from "node:readline"
 import { FieldViolations, LegacyMessageOnWire, Limits } from "@warden/core"
 import { LegacyBatch } from "@warden/legacy"
-import { Console, Effect, Layer, Option, Result, Schema, Stream } from "effect"
+import { Effect, Layer, Option, Result, Schema, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { CliFailure } from "../Outcome.ts"
+import { printed } from "../Refusal.ts"
 import { connectionFlags, report, runWith, transportFor, UsageError } from "./Analyze.ts"
 
 /** One input line that held something: a message to send, or why it is not one. */
@@ -168,8 +168,7 @@ const analyzeCommand = Command.make(
         if (failedLines.length > 0) {
           const shown = failedLines.slice(0, 10).join(", ")
           const line = `warden: ${failedLines.length} of ${messages} messages not analysed (line ${shown}${failedLines.length > 10 ? ", ..." : ""}); see the error lines on stdout`
-          yield* Console.error(line)
-          return yield* Effect.fail(new CliFailure(1, line))
+          return yield* printed([line], 1)
         }
       })
     )
