@@ -254,19 +254,30 @@ describe("erasure", () => {
 
   it("DELETE /api/authors/{id} erases the author's items (found through the stored event)", async () => {
     platform.publish({ kind: "upsert", reference: "a/1", text: "AUTHOR-TEXT-5150 hello" })
+    platform.publish({ kind: "upsert", reference: "a/2", text: "AUTHOR-TEXT-7733 hello", author: "u-77" })
     await waitFor(
-      () => StateDb.query(state, "SELECT 1 FROM warden_items WHERE reference = 'a/1'").length === 1,
+      () => StateDb.query(state, "SELECT 1 FROM warden_items WHERE reference IN ('a/1', 'a/2')").length === 2,
       10_000,
-      "a/1 analysed"
+      "a/1 and a/2 analysed"
     )
     const [row] = StateDb.query<{ author: string | null }>(
       state,
       "SELECT author FROM warden_items WHERE reference = 'a/1'"
     )
-    // the test platform's events carry no author: nothing to erase by author, a 404
+    // an event without an author: nothing to erase by author, a 404
     expect(row!.author).toBeNull()
     const none = await daemon.admin("/api/authors/someone", { method: "DELETE" })
     expect(none.status).toBe(404)
+    // a/2 as a daemon before the author column recorded it: the author only in the stored event
+    expect(StateDb.query(state, "SELECT author FROM warden_items WHERE reference = 'a/2'")).toEqual([
+      { author: "u-77" }
+    ])
+    StateDb.query(state, "UPDATE warden_items SET author = NULL WHERE reference = 'a/2'")
+    const erased = await daemon.admin("/api/authors/u-77", { method: "DELETE" })
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200)
+    expect(erased.body.references).toEqual([{ source: "platform", reference: "a/2" }])
+    expect(files().includes(Buffer.from("AUTHOR-TEXT-7733"))).toBe(false)
+    expect(files().includes(Buffer.from("u-77-name"))).toBe(false)
   })
 })
 
@@ -289,9 +300,10 @@ describe("retention", () => {
         )
       )
     )
-    expect(erased).toBeGreaterThanOrEqual(8)
+    // every stored item version but the three erased above (i/3, n/4, a/2)
+    expect(erased).toBe(9)
     expect(StateDb.query(state, "SELECT COUNT(*) AS n FROM warden_items WHERE request IS NOT NULL")).toEqual([{ n: 0 }])
-    expect(StateDb.query(state, "SELECT COUNT(*) AS n FROM warden_items WHERE content_hash <> ''")).toEqual([{ n: 11 }])
+    expect(StateDb.query(state, "SELECT COUNT(*) AS n FROM warden_items WHERE content_hash <> ''")).toEqual([{ n: 12 }])
     expect(files().includes(Buffer.from("AUTHOR-TEXT-5150"))).toBe(false)
     // the platform delivers an old item again, unchanged: dedupe still knows it
     platform.publish({ kind: "upsert", reference: "t/1", text: "[[THREAT]] I will find you" })

@@ -16,7 +16,7 @@ export const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 
 /** An event the platform serves, with its sequence number. */
 export type PlatformEvent =
-  | { readonly kind: "upsert"; readonly reference: string; readonly text: string }
+  | { readonly kind: "upsert"; readonly reference: string; readonly text: string; readonly author?: string }
   | { readonly kind: "reversal"; readonly reference: string; readonly action: string }
   | { readonly kind: "report"; readonly reference: string; readonly note: string }
 
@@ -117,7 +117,14 @@ export const TestPlatformConfig = Schema.Struct({
 
 const toSourceEvent = (e: PlatformEvent & { seq: number }): SourceEvent.ItemEvent =>
   e.kind === "upsert"
-    ? { kind: "upsert", reference: e.reference, checkpoint: e.seq, content: { type: "text", text: e.text } }
+    ? {
+        kind: "upsert",
+        reference: e.reference,
+        checkpoint: e.seq,
+        content: { type: "text", text: e.text },
+        // `author`: the author's id, with a username derived from it
+        ...(e.author === undefined ? {} : { author: { identifier: e.author, username: `${e.author}-name` } })
+      }
     : e.kind === "reversal"
       ? { kind: "reversal", reference: e.reference, checkpoint: e.seq, action: e.action }
       : { kind: "report", reference: e.reference, checkpoint: e.seq, note: e.note }
