@@ -3,10 +3,10 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { VerdictRecord } from "../src/engine/VerdictRecord.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
+import { verdictRecord } from "./support/ItemRecords.ts"
 
-const record = { source: "s", reference: "p/1", version: 1, status: "analysed" } as unknown as VerdictRecord
+const record = verdictRecord("p/1")
 
 describe("the webhook sink behind a proxy", () => {
   const seen: Array<{ url: string; signature: string | undefined }> = []
