@@ -13,3 +13,6 @@ export const PATHS = {
 } as const
 /** The name of an endpoint. */
 export type EndpointName = keyof typeof PATHS
+
+/** The label of an endpoint in errors and logs: method and path (`POST /analyze/v1/text`). */
+export const endpointLabel = (endpoint: EndpointName): string => `POST ${PATHS[endpoint]}`

@@ -109,5 +109,4 @@ export const fromIssue = (issue: SchemaIssue.Issue): Array<FieldViolation> => {
 export const fromSchemaError = (error: Schema.SchemaError): Array<FieldViolation> => fromIssue(error.issue)
 
 /** `field: message` lines, as the CLI and logs print them. */
-export const formatViolations = (violations: ReadonlyArray<FieldViolation>): string =>
-  violations.map((v) => `${v.field === "" ? "(body)" : v.field}: ${v.message}`).join("; ")
+export { formatViolations } from "./internal/formatViolations.ts"

@@ -13,7 +13,7 @@ import { callInfoOf } from "./CallInfo.ts"
 import type { RequestValidationError as EffectRequestValidationError } from "./ClientErrors.ts"
 import type { ResponseDecodeError, TransportError, TransportFailure } from "./ClientErrors.ts"
 import type { FieldViolation } from "./FieldViolation.ts"
-import { formatViolations } from "./FieldViolation.ts"
+import { formatViolations } from "./internal/formatViolations.ts"
 import type { QuotaViolation } from "./ApiErrors.ts"
 
 /** The fields every `WardenError` is built from. */

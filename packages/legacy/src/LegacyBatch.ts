@@ -6,27 +6,16 @@
  * at most 100 (a few at a time), and the answers merge into one `{ data, errors }` whose
  * `details.position` values index the caller's original array. A call that fails as a whole (401,
  * 429, ...) fails the batch with its typed error.
+ *
+ * This module declares the service; its code (`internal/batch.ts`) and core's schemas are loaded when
+ * a client is built (see `make`).
  */
-import {
-  Limits,
-  LegacyAnalyzeRequest,
-  LegacyAnalyzeResponse,
-  type LegacyError,
-  LegacyMessageOnWire,
-  type LegacyMessageOnWire as Message,
-  legacyTextError,
-  type FieldViolation,
-  FieldViolations,
-  RequestValidationError,
-  ResponseDecodeError
-} from "@warden/core/client"
-import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
+import type { LegacyAnalyzeResponse, LegacyMessageOnWire as Message, RequestValidationError } from "@warden/core/client"
+import type { ApiConfig, RateLimiter, Transport } from "@warden/transport"
 import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
 
 /** Settings of the batch client. */
 export interface Options {
@@ -71,102 +60,15 @@ export interface Shape {
   ) => Effect.Effect<BatchResultWithRequests, LegacyBatchError>
 }
 
-const LABEL = Transport.endpointLabel("legacyAnalyze")
-const STRICT = { errors: "all", onExcessProperty: "error" } as const
-const decodeMessage = Schema.decodeUnknownResult(LegacyMessageOnWire)
-const encodeRequest = Schema.encodeSync(LegacyAnalyzeRequest)
-const decodeResponse = Schema.decodeUnknownResult(LegacyAnalyzeResponse)
-
-/** Builds the batch client on a transport. */
+/**
+ * Builds the batch client on a transport. Its code and schemas are imported here, on first use, not
+ * when `@warden/legacy` is imported.
+ */
 export const make = (options: Options = {}): Effect.Effect<Shape, never, Transport.Transport> =>
-  Effect.gen(function* () {
-    const transport = yield* Transport.Transport
-    const chunkSize = Math.max(1, Math.min(Limits.LEGACY_MAX_MESSAGES, Math.floor(options.chunkSize ?? 100)))
-    const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4))
-
-    const sendChunk = (channelUuid: string, messages: ReadonlyArray<Message>, positions: ReadonlyArray<number>) =>
-      Effect.gen(function* () {
-        const body = JSON.stringify(encodeRequest({ channelUuid, contents: messages }))
-        const answer = yield* transport.send({ endpoint: "legacyAnalyze", body })
-        const fail = (detail: string) => ResponseDecodeError.fromAnswer(LABEL, answer, detail)
-        let json: unknown
-        try {
-          json = JSON.parse(answer.body)
-        } catch {
-          return yield* fail("the body is not JSON")
-        }
-        const decoded = decodeResponse(json, { errors: "all" })
-        if (Result.isFailure(decoded)) {
-          return yield* fail(FieldViolations.formatViolations(FieldViolations.fromSchemaError(decoded.failure)))
-        }
-        const errors: Array<LegacyError> = []
-        for (const e of decoded.success.errors) {
-          const original = positions[e.details.position]
-          if (original === undefined)
-            return yield* fail(`errors item at position ${e.details.position} is outside the call`)
-          errors.push({ ...e, details: { ...e.details, position: original } })
-        }
-        const chunk: Chunk = { request: body, positions, attempts: answer.attempts, requestId: answer.requestId }
-        return { data: decoded.success.data, errors, chunk }
-      })
-
-    const analyzeWithRequests = Effect.fn("LegacyBatch.analyze")(function* (
-      channelUuid: string,
-      messages: ReadonlyArray<Message>
-    ) {
-      yield* Effect.annotateCurrentSpan({ "warden.messages": messages.length })
-      const violations: Array<FieldViolation> = []
-      if (typeof channelUuid !== "string" || channelUuid === "") {
-        violations.push({ field: "channelUuid", message: "must not be empty" })
-      }
-      const local: Array<LegacyError> = []
-      const sendable: Array<{ message: Message; position: number }> = []
-      messages.forEach((message, position) => {
-        const decoded = decodeMessage(message, STRICT)
-        if (Result.isFailure(decoded)) {
-          for (const v of FieldViolations.fromSchemaError(decoded.failure)) {
-            violations.push({
-              field: v.field === "" ? `contents.${position}` : `contents.${position}.${v.field}`,
-              message: v.message
-            })
-          }
-          return
-        }
-        const tooLong = legacyTextError(decoded.success.text, position)
-        if (tooLong !== undefined) local.push(tooLong)
-        else sendable.push({ message: decoded.success, position })
-      })
-      if (violations.length > 0) {
-        return yield* new RequestValidationError({ endpoint: LABEL, fieldViolations: violations })
-      }
-      const groups: Array<typeof sendable> = []
-      for (let i = 0; i < sendable.length; i += chunkSize) groups.push(sendable.slice(i, i + chunkSize))
-      const answers = yield* Effect.forEach(
-        groups,
-        (group) =>
-          sendChunk(
-            channelUuid,
-            group.map((g) => g.message),
-            group.map((g) => g.position)
-          ),
-        { concurrency }
-      )
-      const errors = [...local, ...answers.flatMap((a) => a.errors)].sort(
-        (a, b) => a.details.position - b.details.position
-      )
-      return {
-        data: answers.flatMap((a) => a.data),
-        errors,
-        chunks: answers.map((a) => a.chunk)
-      } satisfies BatchResultWithRequests
-    })
-
-    return {
-      analyzeWithRequests,
-      analyze: (channelUuid, messages) =>
-        Effect.map(analyzeWithRequests(channelUuid, messages), ({ data, errors }) => ({ data, errors }))
-    }
-  })
+  Effect.flatMap(
+    Effect.promise(() => import("./internal/batch.ts")),
+    (batch) => batch.make(options)
+  )
 
 /** The legacy batch client service. */
 export class LegacyBatch extends Context.Service<LegacyBatch, Shape>()("@warden/legacy/LegacyBatch") {
@@ -182,5 +84,12 @@ export class LegacyBatch extends Context.Service<LegacyBatch, Shape>()("@warden/
   ): Layer.Layer<
     LegacyBatch | Transport.Transport | RateLimiter.RateLimiter | ApiConfig.ApiConfig,
     ApiConfig.ApiConfigError | Config.ConfigError
-  > => LegacyBatch.layerOptions(options).pipe(Layer.provideMerge(Transport.Transport.layerConfig(overrides)))
+  > =>
+    Layer.unwrap(
+      Effect.promise(() => import("@warden/transport")).pipe(
+        Effect.map((t) =>
+          LegacyBatch.layerOptions(options).pipe(Layer.provideMerge(t.Transport.Transport.layerConfig(overrides)))
+        )
+      )
+    )
 }

@@ -8,10 +8,12 @@
  * ```
  *
  * Its own package's client (`@warden/v1` does not depend on `@warden/legacy`); same options, errors
- * and runtime model as `Warden`: one runtime per client, built on the first call.
+ * and runtime model as `Warden`: one runtime per client, built in the background once made.
  */
-import { PromiseClient, Transport } from "@warden/transport"
+import { endpointLabel } from "@warden/core/endpoints"
+import * as PromiseClient from "@warden/transport/promise"
 import type { LegacyMessageOnWire } from "@warden/core/client"
+import * as Context from "effect/Context"
 import { type BatchResult, type BatchResultWithRequests, LegacyBatch, type Options } from "./LegacyBatch.ts"
 
 /** Options of `new WardenLegacy(...)`: the legacy base URL defaults to `WARDEN_LEGACY_BASE_URL`. */
@@ -20,7 +22,7 @@ export interface WardenLegacyOptions extends PromiseClient.ClientOptions, Option
 /** Options of one call: `signal`, `timeout` (ms, the whole batch), `maxRetries` (per chunk), `requestId`. */
 export type RequestOptions = PromiseClient.RequestOptions
 
-const LABEL = Transport.endpointLabel("legacyAnalyze")
+const LABEL = endpointLabel("legacyAnalyze")
 
 /** The legacy batch client for Promise code. Server-side only, like `Warden`. */
 export class WardenLegacy {
@@ -44,12 +46,7 @@ export class WardenLegacy {
     messages: ReadonlyArray<LegacyMessageOnWire>,
     options?: RequestOptions
   ): Promise<BatchResult> {
-    return this.#runtime.run(
-      LABEL,
-      LegacyBatch.use((batch) => batch.analyze(channelUuid, messages)),
-      options,
-      "many"
-    )
+    return this.#runtime.run(LABEL, (s) => Context.get(s, LegacyBatch).analyze(channelUuid, messages), options, "many")
   }
 
   /** `analyze`, also returning each call's exact body, positions, request id and attempts. */
@@ -60,7 +57,7 @@ export class WardenLegacy {
   ): Promise<BatchResultWithRequests> {
     return this.#runtime.run(
       LABEL,
-      LegacyBatch.use((batch) => batch.analyzeWithRequests(channelUuid, messages)),
+      (s) => Context.get(s, LegacyBatch).analyzeWithRequests(channelUuid, messages),
       options,
       "many"
     )

@@ -8,17 +8,17 @@
  */
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as QuotaPolicy from "./QuotaPolicy.ts"
-import { BASE_URL_ENV, type KeyKind, Region, REGIONS, KeyKind as KeyKindSchema } from "./Region.ts"
-import * as RegionPolicy from "./RegionPolicy.ts"
-import * as RetryPolicy from "./RetryPolicy.ts"
-import { userAgent } from "./Version.ts"
+import { redacted, resolveSettings } from "./internal/settings.ts"
+import type * as QuotaPolicy from "./QuotaPolicy.ts"
+import { type KeyKind, Region, KeyKind as KeyKindSchema } from "./Region.ts"
+import type * as RegionPolicy from "./RegionPolicy.ts"
+import type * as RetryPolicy from "./RetryPolicy.ts"
 
 /** A configuration that cannot work (a region without a base URL, a malformed URL, ...). */
 export class ApiConfigError extends Schema.TaggedError<ApiConfigError>()("ApiConfigError", {
@@ -75,67 +75,15 @@ export interface Shape {
 }
 
 /** The default timeout of one attempt, shared by every client and the daemon's `api.timeout`. */
-export const DEFAULT_TIMEOUT = "10 seconds"
-
-const redacted = (key: Redacted.Redacted<string> | string): Redacted.Redacted<string> =>
-  typeof key === "string" ? Redacted.make(key, { label: "WARDEN_API_KEY" }) : key
-
-const normalizeUrl = (name: string, url: string): Effect.Effect<string, ApiConfigError> => {
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    return Effect.fail(new ApiConfigError({ message: `${name} must be an http(s) URL, got ${JSON.stringify(url)}` }))
-  }
-  return Effect.succeed(url.replace(/\/+$/, ""))
-}
+export { DEFAULT_TIMEOUT } from "./internal/settings.ts"
 
 /** Resolves and checks the settings: every region a call may use needs a base URL. */
 export const make = (input: Input): Effect.Effect<Shape, ApiConfigError> =>
-  Effect.gen(function* () {
-    const region = input.region ?? "global"
-    const unknown = [region, ...(input.failover ?? [])].filter((r) => !REGIONS.includes(r))
-    if (unknown.length > 0) {
-      return yield* new ApiConfigError({
-        message: `unknown region ${unknown.join(", ")} (regions: ${REGIONS.join(", ")})`
-      })
-    }
-    const order: Array<Region> = [region]
-    for (const r of input.failover ?? []) if (!order.includes(r)) order.push(r)
-    const baseUrls: Partial<Record<Region, string>> = {}
-    for (const r of REGIONS) {
-      const url = input.baseUrls?.[r]
-      if (url !== undefined) baseUrls[r] = yield* normalizeUrl(BASE_URL_ENV[r], url)
-    }
-    const legacyOnly = input.legacyBaseUrl !== undefined && order.length === 1
-    // a legacy-only client needs no v1 URL: a v1 call then fails with a TransportError naming the variable
-    const missing = legacyOnly ? [] : order.filter((r) => baseUrls[r] === undefined)
-    if (missing.length > 0) {
-      return yield* new ApiConfigError({
-        message: `no base URL for region ${missing.join(", ")}: set ${missing.map((r) => BASE_URL_ENV[r]).join(", ")}`
-      })
-    }
-    const legacyBaseUrl =
-      input.legacyBaseUrl === undefined ? undefined : yield* normalizeUrl("WARDEN_LEGACY_BASE_URL", input.legacyBaseUrl)
-    const apiKey = redacted(input.apiKey)
-    const retry = RetryPolicy.make(input.retry)
-    if (!(Number.isInteger(retry.maxAttempts) && retry.maxAttempts >= 1)) {
-      return yield* new ApiConfigError({
-        message: `retry.maxAttempts must be an integer >= 1, got ${retry.maxAttempts}`
-      })
-    }
-    return {
-      apiKey,
-      keyKind: input.keyKind ?? "standard",
-      baseUrls,
-      legacyBaseUrl,
-      legacyApiKey: input.legacyApiKey === undefined ? apiKey : redacted(input.legacyApiKey),
-      timeout: Duration.fromInputUnsafe(input.timeout ?? DEFAULT_TIMEOUT),
-      retry,
-      quotas: input.quotas ?? QuotaPolicy.unlimited,
-      regions:
-        order.length === 1
-          ? RegionPolicy.pinned(region)
-          : RegionPolicy.failover(order as [Region, ...Array<Region>], { recoverAfter: input.failoverRecoverAfter }),
-      userAgent: userAgent(input.userAgentSuffix)
-    }
+  Effect.suspend(() => {
+    const settings = resolveSettings(input)
+    return typeof settings === "string"
+      ? Effect.fail(new ApiConfigError({ message: settings }))
+      : Effect.succeed(settings)
   })
 
 const optional = <A>(config: Config.Config<A>) => Config.option(config).pipe(Config.map(Option.getOrUndefined))

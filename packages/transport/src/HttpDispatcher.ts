@@ -6,9 +6,11 @@
  * the proxy and honours `NO_PROXY`, as curl and undici's `EnvHttpProxyAgent` do.
  *
  * undici is required when the first pool is made, not imported: it is CommonJS, about a hundred
- * modules (a third of what `import("@warden/v1")` loaded), and an esbuild `--format=esm` bundle of an
+ * modules (more than `import("@warden/v1")` loads in all), and an esbuild `--format=esm` bundle of an
  * app that inlines it fails at start (`Dynamic require of "node:assert"`). Through `createRequire`
- * esbuild leaves it out of the bundle and Node loads it from `node_modules` on the first call.
+ * esbuild leaves it out of the bundle and Node loads it from `node_modules` when a client is made. A
+ * client given its own `dispatcher` never loads it here: an app that imports undici itself for that
+ * bundles it whole (README, "Bundling").
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -20,8 +22,10 @@ import type { Agent, Dispatcher } from "undici"
 let undici: typeof import("undici") | undefined
 /** undici, loaded on first use (see the module's comment). */
 const loadUndici = (): typeof import("undici") => {
-  // `import.meta.url` is empty in an esbuild CJS bundle: resolve from the working directory there.
-  undici ??= createRequire(import.meta.url ?? `${process.cwd()}/`)("undici") as typeof import("undici")
+  // `import.meta.url` is empty in an esbuild CJS bundle: resolve from the bundle's own file there
+  // (`__filename`), so a bundle run from another directory still finds the node_modules beside it.
+  const from = import.meta.url ?? (typeof __filename === "string" ? __filename : `${process.cwd()}/`)
+  undici ??= createRequire(from)("undici") as typeof import("undici")
   return undici
 }
 

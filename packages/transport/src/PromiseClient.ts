@@ -6,24 +6,28 @@
  * openai-node's one client object. Each call runs on it with its own `signal`, `timeout`,
  * `maxRetries` and `requestId`, and fails with a `WardenError` whose stack starts at the caller.
  */
-import { type CallInfo, WardenErrors } from "@warden/core/client"
+import type { CallInfo } from "@warden/core/client"
+import * as WardenErrors from "@warden/core/errors"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
-import * as References from "effect/References"
 import type { Dispatcher } from "undici"
-import { ApiConfig, type Input, make as makeConfig } from "./ApiConfig.ts"
+import type { ApiConfig, Input } from "./ApiConfig.ts"
+import { CallOptions } from "./CallOptions.ts"
 import { HttpDispatcher } from "./HttpDispatcher.ts"
+import { BASE_URL_ENV, REGIONS } from "./internal/regions.ts"
+import { resolveSettings } from "./internal/settings.ts"
 import type * as QuotaPolicy from "./QuotaPolicy.ts"
 import type { RateLimiter } from "./RateLimiter.ts"
-import { BASE_URL_ENV, type KeyKind, REGIONS, type Region } from "./Region.ts"
-import { CallOptions, Transport } from "./Transport.ts"
+import type { KeyKind, Region } from "./Region.ts"
+import type { Transport } from "./Transport.ts"
 
 /** Where log lines go: `console` by default, or any object with these four methods (pino, winston, ...). */
 export interface ClientLogger {
@@ -91,7 +95,8 @@ export const DEFAULT_TIMEOUT_MILLIS = 60_000
 /** The default `maxRetries`. */
 export const DEFAULT_MAX_RETRIES = 4
 
-const LOG_LEVELS: Record<ClientLogLevel, LogLevel.LogLevel> = {
+/** Effect's log level of each client log level. */
+export const LOG_LEVELS: Record<ClientLogLevel, LogLevel.LogLevel> = {
   off: "None",
   error: "Error",
   warn: "Warn",
@@ -190,32 +195,32 @@ export const resolve = (options: ClientOptions, needs: Needs): { input: Input; l
   }
 }
 
-const format = (message: unknown): string =>
-  Array.isArray(message) ? message.map((m) => (typeof m === "string" ? m : String(m))).join(" ") : String(message)
-
-const loggerLayer = (logger: ClientLogger, level: ClientLogLevel) =>
-  Layer.mergeAll(
-    Logger.layer([
-      Logger.make(({ logLevel, message }) => {
-        const text = format(message)
-        if (logLevel === "Error" || logLevel === "Fatal") logger.error(text)
-        else if (logLevel === "Warn") logger.warn(text)
-        else if (logLevel === "Info") logger.info(text)
-        else logger.debug(text)
-      })
-    ]),
-    Layer.succeed(References.MinimumLogLevel, LOG_LEVELS[level])
-  )
-
 /** The Effect-side failures a call may end with. */
 type Failure = WardenErrors.Failure
 
+/** What a client's runtime provides besides its own services. */
+type Services = Transport | RateLimiter | ApiConfig
+
+/** Why the client stopped a call's fiber, if it did. */
+type StoppedBy = "abort" | "timeout" | "close"
+
 /**
- * One client's runtime: the transport (limiter, pool, retries) built once, on the first call, and
- * every call run on it. `close()` releases the pool; calls after it reject.
+ * One client's runtime: the transport (limiter, pool, retries) built once, in the background from the
+ * constructor on (a call made before it is done waits for it), and every call run on it. `close()`
+ * releases the pool; calls after it reject.
+ *
+ * Once built, a call is one fiber forked on the built services (`Effect.runForkWith`), not a
+ * `ManagedRuntime.runPromiseExit`: the managed runtime registers every fiber it starts (a `WeakSet`
+ * and a finalizer in its scope, added and removed per call) and wires an `AbortSignal` through
+ * event listeners. Here the client keeps its in-flight fibers in a `Set` (interrupted by `close()`),
+ * and its deadline and the caller's signal interrupt the fiber directly: no `AbortController` per
+ * call, and no listener at all when the caller passes no signal. At concurrency 64 that was most of
+ * what a Promise call cost beyond the same call in Effect code (docs/BENCHMARKS.md).
  */
 export class Runtime<R> {
-  readonly #runtime: ManagedRuntime.ManagedRuntime<R | Transport | RateLimiter | ApiConfig, never>
+  readonly #runtime: ManagedRuntime.ManagedRuntime<R | Services, never>
+  #services: Context.Context<R | Services> | undefined
+  readonly #inFlight = new Set<Fiber.Fiber<unknown, unknown>>()
   readonly #timeout: number
   readonly #debug: ClientLogger | undefined
   #closed = false
@@ -226,44 +231,46 @@ export class Runtime<R> {
     options: ClientOptions,
     resolved: { readonly input: Input; readonly logLevel: ClientLogLevel }
   ) {
-    const config = Effect.runSyncExit(makeConfig(resolved.input))
-    if (Exit.isFailure(config)) {
-      const error = Cause.findErrorOption(config.cause)
-      fail(error._tag === "Some" ? error.value.message : "invalid settings")
-    }
+    const config = resolveSettings(resolved.input)
+    if (typeof config === "string") fail(config)
     const dispatcher =
       options.dispatcher === undefined ? HttpDispatcher.layer : HttpDispatcher.layerFrom(options.dispatcher)
     const logger = options.logger ?? console
     this.#timeout = options.timeout ?? DEFAULT_TIMEOUT_MILLIS
     this.#debug = resolved.logLevel === "debug" ? logger : undefined
-    const layer = services.pipe(
-      Layer.provideMerge(Transport.layer),
-      Layer.provideMerge(Layer.succeed(ApiConfig, config.value)),
-      Layer.provide(dispatcher),
-      Layer.provideMerge(loggerLayer(logger, resolved.logLevel))
+    // the transport (and with it effect/Schema) is loaded when the runtime is built, not at import
+    const layer = Layer.unwrap(
+      Effect.promise(() => import("./internal/clientLayer.ts")).pipe(
+        Effect.map(({ clientLayer }) => clientLayer(services, config, dispatcher, logger, resolved.logLevel))
+      )
     )
     this.#runtime = ManagedRuntime.make(layer)
+    // Start loading and building now, in the background: a service makes its client at start and
+    // its first call comes later, so that call does not wait for the transport, the schemas and
+    // undici (about 440 modules in all, with the import's). A failure fails each call (INTERNAL_ERROR).
+    this.#runtime.context().then(
+      (services) => {
+        this.#services = services
+      },
+      () => {}
+    )
   }
 
   /**
-   * Runs one call; see `RequestOptions`. Rejects with a `WardenError` whose stack starts at the caller.
-   * `requests: "one"` (one HTTP request, e.g. `analyze.text`) gives it a request id known before it
-   * goes, so even a timeout names it; `"many"` (a legacy batch in chunks) lets each request have its
-   * own, unless the caller chose one.
+   * Runs one call, `call(services)`; see `RequestOptions`. Rejects with a `WardenError` whose stack
+   * starts at the caller. `requests: "one"` (one HTTP request, e.g. `analyze.text`) gives it a request
+   * id known before it goes, so even a timeout names it; `"many"` (a legacy batch in chunks) lets each
+   * request have its own, unless the caller chose one.
    */
   async run<A>(
     endpoint: string,
-    effect: Effect.Effect<A, Failure, R | Transport | RateLimiter | ApiConfig>,
+    call: (services: Context.Context<R | Services>) => Effect.Effect<A, Failure, R | Services>,
     options: RequestOptions = {},
     requests: "one" | "many" = "one"
   ): Promise<A> {
     const requestId = options.requestId ?? (requests === "one" ? crypto.randomUUID() : undefined)
     const facts = { endpoint, requestId }
-    if (this.#closed) {
-      throw stackFromCaller(
-        new WardenErrors.WardenError({ ...facts, code: "CLIENT_CLOSED", detail: `${endpoint}: the client was closed` })
-      )
-    }
+    if (this.#closed) throw stackFromCaller(closedError(facts, "the client was closed"))
     const signal = options.signal
     if (signal?.aborted) {
       throw stackFromCaller(
@@ -277,49 +284,69 @@ export class Runtime<R> {
       )
     }
     const timeout = options.timeout ?? this.#timeout
-    // one controller stops the fiber, whichever of the caller's signal or the deadline comes first
-    const controller = new AbortController()
-    let stoppedBy: "abort" | "timeout" | undefined
-    const onAbort = () => {
-      stoppedBy ??= "abort"
-      controller.abort()
-    }
-    signal?.addEventListener("abort", onAbort, { once: true })
-    const timer = setTimeout(() => {
-      stoppedBy ??= "timeout"
-      controller.abort()
-    }, timeout)
     const debug = this.#debug
     const started = debug === undefined ? 0 : performance.now()
-    let exit: Exit.Exit<A, Failure>
-    try {
-      exit = await this.#runtime.runPromiseExit(
-        Effect.provideService(effect, CallOptions, {
-          requestId,
-          maxAttempts: options.maxRetries === undefined ? undefined : options.maxRetries + 1
-        }),
-        { signal: controller.signal }
-      )
-    } finally {
-      clearTimeout(timer)
-      signal?.removeEventListener("abort", onAbort)
+    const perCall = { requestId, maxAttempts: options.maxRetries === undefined ? undefined : options.maxRetries + 1 }
+    const services = this.#services
+    // Before the build is done, the call's fiber waits for it: its deadline, its signal and `close()`
+    // stop the wait, and a build that failed ends the call as a defect does (`INTERNAL_ERROR`).
+    const fiber =
+      services !== undefined
+        ? Effect.runForkWith(Context.add(services, CallOptions, perCall))(call(services))
+        : Effect.runFork(
+            Effect.flatMap(this.#runtime.contextEffect, (built) =>
+              Effect.provideContext(call(built), Context.add(built, CallOptions, perCall))
+            )
+          )
+    const inFlight = this.#inFlight
+    inFlight.add(fiber)
+    let stoppedBy: StoppedBy | undefined
+    const stop = (why: StoppedBy) => {
+      stoppedBy ??= why
+      fiber.interruptUnsafe()
     }
+    const onAbort = signal === undefined ? undefined : () => stop("abort")
+    if (onAbort !== undefined) signal!.addEventListener("abort", onAbort, { once: true })
+    if (signal?.aborted) stop("abort")
+    const timer = setTimeout(stop, timeout, "timeout")
+    const exit = await new Promise<Exit.Exit<A, Failure>>((resolve) => {
+      fiber.addObserver(resolve)
+    })
+    clearTimeout(timer)
+    inFlight.delete(fiber)
+    if (onAbort !== undefined) signal!.removeEventListener("abort", onAbort)
     if (Exit.isSuccess(exit)) {
       debug?.debug(`${endpoint} ok in ${(performance.now() - started).toFixed(1)} ms (request ${requestId})`)
       return exit.value
     }
+    if (this.#closed && stoppedBy === undefined) stoppedBy = "close"
     const error = toWardenError(exit.cause, stoppedBy, { ...facts, timeout, signal })
     debug?.debug(`${error.message} in ${(performance.now() - started).toFixed(1)} ms`)
     throw stackFromCaller(error)
   }
 
-  /** Closes the connection pool; calls after it reject with `WardenError` code `CLIENT_CLOSED`. */
+  /**
+   * Closes the connection pool; calls after it reject with `WardenError` code `CLIENT_CLOSED`, and so
+   * do calls still in flight (interrupted, then awaited).
+   */
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    const stopped = Array.from(
+      this.#inFlight,
+      (fiber) =>
+        new Promise<void>((resolve) => {
+          fiber.addObserver(() => resolve())
+          fiber.interruptUnsafe()
+        })
+    )
+    await Promise.all(stopped)
     await this.#runtime.dispose()
   }
 }
+
+const closedError = (facts: { endpoint: string; requestId: string | undefined }, why: string) =>
+  new WardenErrors.WardenError({ ...facts, code: "CLIENT_CLOSED", detail: `${facts.endpoint}: ${why}` })
 
 const stackFromCaller = (error: WardenErrors.WardenError): WardenErrors.WardenError => {
   // the client's own frames are hidden (and Node's tick queue, which resumed the await): the stack
@@ -332,7 +359,7 @@ const stackFromCaller = (error: WardenErrors.WardenError): WardenErrors.WardenEr
 
 const toWardenError = (
   cause: Cause.Cause<Failure>,
-  stoppedBy: "abort" | "timeout" | undefined,
+  stoppedBy: StoppedBy | undefined,
   facts: { endpoint: string; requestId: string | undefined; timeout: number; signal: AbortSignal | undefined }
 ): WardenErrors.WardenError => {
   const failure = Cause.findErrorOption(cause)
@@ -345,6 +372,7 @@ const toWardenError = (
       detail: `${facts.endpoint} took longer than its timeout of ${facts.timeout} ms`
     })
   }
+  if (stoppedBy === "close") return closedError(base, "the client was closed during the call")
   if (stoppedBy === "abort") {
     return new WardenErrors.AbortError({
       ...base,

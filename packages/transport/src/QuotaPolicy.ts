@@ -4,7 +4,7 @@
  * so they are configuration). None is required: the limiter learns each endpoint's quota from the
  * value a 429 names (`RateLimiter`); a configured rate only saves the first 429s.
  */
-import { type EndpointName, PATHS } from "@warden/core/client"
+import { type EndpointName, PATHS } from "@warden/core/endpoints"
 
 /** The rate allowed on one endpoint. */
 export interface Rate {

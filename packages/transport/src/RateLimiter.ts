@@ -13,9 +13,23 @@
  * - a configured rate above a named value is lowered to it (logged once);
  * - a 429 while already at or under the named value means the quota is shared (another process, another
  *   runner): the rate is cut multiplicatively;
- * - with a backlog it probes upward again: back to the highest value that held before (after 2 s, then
- *   4, 8 s while the server keeps refusing), and in small steps above it (+5% every 15 s), so a
- *   quota that was lowered for a while, or raised, is found without a restart.
+ * - with a backlog it probes upward again: after a lower named value, back to the highest value that
+ *   held before (after 2 s, then 4, 8 s while the server keeps refusing); after a "shared" cut, the
+ *   same once (a lone 429 under load, say), but after a second one within 30 s in steps (half the
+ *   way back to the level refused, at least 2% of the quota, every 2 s: jumping straight back to the
+ *   level refused is refused again while the other client still sends); and in
+ *   small steps above the highest value that held (+5% every 15 s, spaced out to 2 minutes while
+ *   they are refused), so a quota that was lowered for a while, or raised, is found without a restart.
+ *
+ * A learnt rate is enforced with a bucket of at least two tokens. A bucket of one loses, for good, every
+ * millisecond the limiter's timer wakes late: on a loaded event loop that was 0.1-0.4 s per second, and
+ * a daemon learning Q = 80/s sent 0.82-0.93 Q with 70-100 calls waiting (issue 19). Each further token
+ * keeps one more interval of lateness, so the next calls go that much sooner. The server's burst is not
+ * named, so it is read from the answers of the calls sent before the first 429: k of them accepted
+ * between the first one's send and the last one's answer, W ms apart, prove a bucket of at least
+ * k - Q * W (a token bucket accepts at most its size plus Q * W in W); the limiter keeps one token
+ * less. Without such proof (a distant server: W is long) it assumes three and keeps two (a quota that
+ * allows no two requests together would refuse network jitter as well).
  *
  * Why the bucket pauses at the start of a burst: the server's bucket leaves "full" when our
  * requests *reach* it, which under load can be 100 ms and more after we sent them (new connections,
@@ -53,9 +67,25 @@ const PROBE_DELAY_MS = 2_000
 const PROBE_DELAY_MAX_MS = 8_000
 /** After this many refused probes the lower value is the new normal. */
 const PROBES_BEFORE_ACCEPTING = 4
-/** Above the highest value that held, the rate climbs by this fraction every `CLIMB_INTERVAL_MS`. */
+/** After a "shared" cut, each probe climbs at least this fraction of the quota (every `PROBE_DELAY_MS`). */
+const SHARED_STEP = 0.02
+/** A "shared" cut this soon after the last one climbs back in steps (the first jumps back). */
+const SHARED_MEMORY_MS = 30_000
+/**
+ * Above the highest value that held, the rate climbs by this fraction every `CLIMB_INTERVAL_MS`; each
+ * climb refused doubles the interval, up to the max (a quota that holds still costs a 429 per climb).
+ */
 const CLIMB_STEP = 0.05
 const CLIMB_INTERVAL_MS = 15_000
+const CLIMB_INTERVAL_MAX_MS = 120_000
+/**
+ * The smallest bucket of a learnt rate (see the module comment). The server's is assumed a token larger
+ * (it is when configured with the default margin): a pair sent from a full bucket then keeps refill
+ * going while it is out, the spare token absorbs what the server threw away meanwhile.
+ */
+const LEARNT_BURST = 2
+/** Answers kept to read the server's burst from (the first calls sent while unlimited). */
+const EVIDENCE_MAX = 64
 /** Refill starts once a burst's requests are answered, or after this long without that. */
 const ANCHOR_TIMEOUT_MS = 2_000
 /** Rates (after the margin) never go below this many requests per second. */
@@ -69,12 +99,25 @@ interface Bucket {
   readonly configured: number | undefined
   /** The configured burst after the margin, if any. */
   readonly configuredBurst: number | undefined
+  /**
+   * The server's bucket size: configured (before the margin), else proven by answers (see the module
+   * comment), at least `LEARNT_BURST + 1` (assumed).
+   */
+  serverBurst: number
+  /** Calls sent while unlimited and accepted: `[sent, answered]` (epoch ms), the first `EVIDENCE_MAX`. */
+  readonly accepted: Array<readonly [number, number]>
+  /** When the first 429 made the endpoint limited (calls sent before still count as evidence). */
+  limitedAt: number
   /** The quota value the server named last. */
   learnt: number | undefined
   /** The quota the limiter aims at (before the margin); `Infinity` when none is known. */
   limit: number
   /** The highest quota that held recently: where probes go back to. */
   ceiling: number | undefined
+  /** The level refused at or under the named value (the quota is shared): probes climb towards it in steps. */
+  shared: number | undefined
+  /** When the last "shared" cut was. */
+  sharedAt: number
   /** The enforced rate (`limit` less the margin) and bucket size. */
   rate: number
   burst: number
@@ -94,10 +137,13 @@ interface Bucket {
   pending: number
   /** When the rate last changed: a 429 for a request sent before then says nothing new. */
   changedAt: number
-  probing: boolean
+  /** The probe in progress: back to the ceiling, a step after a "shared" cut, or a climb above the ceiling. */
+  probe: "none" | "back" | "step" | "climb"
   probeDelay: number
   nextProbeAt: number
   failedProbes: number
+  /** How long a climb above the ceiling waits (grows while climbs are refused). */
+  climbEvery: number
   /** When the last 429 arrived, and the 429s of the last minute. */
   recent429: Array<number>
   /** Requests sent in the current and the previous second (for a 429 that names no value). */
@@ -120,6 +166,8 @@ export interface Status {
   readonly currentRate: number | undefined
   /** Tokens available now. */
   readonly tokens: number
+  /** The bucket's size: how many calls may go at once. */
+  readonly burst: number
   /** 429s answered in the last minute. */
   readonly recent429s: number
 }
@@ -146,6 +194,11 @@ export interface Shape {
   readonly isLimitedUnsafe: (endpoint: EndpointName) => boolean
   /** Counts a call that went out without waiting for the limiter (an unlimited endpoint). */
   readonly noteSendUnsafe: (endpoint: EndpointName, now: number) => void
+  /**
+   * Such a call (sent at `sentAt`, epoch ms) was accepted: what the server's burst is read from (see
+   * the module comment).
+   */
+  readonly noteAcceptedUnsafe: (endpoint: EndpointName, sentAt: number, now: number) => void
   /** The current state of an endpoint's bucket (`undefined` for one never used nor configured). */
   readonly status: (endpoint: EndpointName) => Effect.Effect<Status | undefined>
   /** Every endpoint used or configured. */
@@ -175,9 +228,17 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           endpoint,
           configured: Number.isFinite(limit) ? limit : undefined,
           configuredBurst: Number.isFinite(limit) ? burst : undefined,
+          serverBurst:
+            Number.isFinite(limit) && configured !== undefined
+              ? Math.max(1, Math.floor(configured.burst ?? configured.requestsPerSecond))
+              : LEARNT_BURST + 1,
+          accepted: [],
+          limitedAt: Number.isFinite(limit) ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
           learnt: undefined,
           limit,
           ceiling: Number.isFinite(limit) ? limit : undefined,
+          shared: undefined,
+          sharedAt: Number.NEGATIVE_INFINITY,
           rate: enforced(limit, margin),
           burst,
           tokens: burst,
@@ -188,11 +249,12 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           pausedSince: now,
           pending: 0,
           changedAt: Number.NEGATIVE_INFINITY,
-          probing: false,
+          probe: "none",
           probeDelay: PROBE_DELAY_MS,
           // a configured rate is probed above too (in small steps, with a backlog): quotas change
           nextProbeAt: now + CLIMB_INTERVAL_MS,
           failedProbes: 0,
+          climbEvery: CLIMB_INTERVAL_MS,
           recent429: [],
           windowStart: now,
           windowCount: 0,
@@ -204,6 +266,12 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       }
       return b
     }
+
+    /**
+     * Whether a burst from a full bucket holds refill until its answers are in (see the module comment):
+     * not for a pair at most while the server's bucket is larger (its spare token absorbs the refill).
+     */
+    const pausesBursts = (b: Bucket): boolean => b.burst >= 2 && (b.burst > LEARNT_BURST || b.burst >= b.serverBurst)
 
     const refill = (b: Bucket, now: number) => {
       if (!b.anchored && now - b.pausedSince >= ANCHOR_TIMEOUT_MS) anchor(b, now)
@@ -242,42 +310,93 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       b.windowCount++
     }
 
+    /**
+     * The bucket for `limit`: the configured burst at or above the configured rate; below it (the server
+     * named less) a learnt bucket no larger; with nothing configured, a token less than the server's.
+     */
+    const burstFor = (b: Bucket, limit: number): number =>
+      b.configuredBurst === undefined
+        ? Math.max(LEARNT_BURST, b.serverBurst - 1)
+        : limit >= b.configured!
+          ? b.configuredBurst
+          : Math.min(b.configuredBurst, LEARNT_BURST)
+
+    /**
+     * Reads the server's burst from the calls accepted while unlimited (see the module comment), once
+     * the quota is known, and sizes the bucket by it.
+     */
+    const learnBurst = (b: Bucket) => {
+      if (b.configured !== undefined || b.learnt === undefined || b.accepted.length === 0) return
+      const perMs = b.learnt / 1000
+      // every window from a send to an answer: the calls sent and answered within it
+      let proven = 0
+      for (const [from] of b.accepted) {
+        const answers = b.accepted
+          .filter(([sent]) => sent >= from)
+          .map(([, answered]) => answered)
+          .sort((x, y) => x - y)
+        answers.forEach((to, i) => {
+          proven = Math.max(proven, i + 1 - perMs * (to - from))
+        })
+      }
+      // a bucket holds whole tokens: "at least 4.2" is at least 5
+      const size = Math.ceil(proven - 1e-9)
+      if (size <= b.serverBurst) return
+      b.serverBurst = size
+      if (Number.isFinite(b.limit)) b.burst = burstFor(b, b.limit)
+    }
+
     /** Applies a new `limit`: the enforced rate, the bucket size, waiters re-reserve. */
     const setLimit = (b: Bucket, limit: number, now: number): Effect.Effect<void> => {
       refill(b, now)
       b.limit = limit
       b.rate = enforced(limit, margin)
-      b.burst =
-        b.configuredBurst !== undefined && b.configured !== undefined && limit >= b.configured ? b.configuredBurst : 1
+      b.burst = burstFor(b, limit)
       b.tokens = Math.min(b.tokens, b.burst)
       b.changedAt = now
-      // a bucket of one sends no bursts: nothing to wait for
-      if (b.burst < 2) b.anchored = true
+      // nothing to wait for when bursts do not pause
+      if (!pausesBursts(b)) b.anchored = true
       pokeHead(b)
       const changed = Math.abs(b.rate - b.loggedRate) > 0.2 * Math.min(b.rate, b.loggedRate)
       if (!changed) return Effect.void
       b.loggedRate = b.rate
       return Effect.logInfo(
-        `quota: ${b.endpoint} now ${b.rate.toFixed(1)} requests/s` +
+        `quota: ${b.endpoint} now ${b.rate.toFixed(1)} requests/s, ${b.burst} at once` +
           (b.learnt !== undefined ? ` (the server's quota was ${b.learnt}/s at its last 429)` : "")
       )
     }
 
-    /** With a backlog: goes back up to what held before, or a step above it. */
+    /**
+     * With a backlog: goes back up to what held before (in steps after a "shared" cut), or a step above
+     * it.
+     */
     const maybeProbe = (b: Bucket, now: number): Effect.Effect<void> => {
       if (!Number.isFinite(b.limit) || now < b.nextProbeAt) return Effect.void
-      if (b.probing) {
+      if (b.probe !== "none") {
         // the last probe held
-        b.probing = false
+        if (b.probe === "climb") b.climbEvery = CLIMB_INTERVAL_MS
+        b.probe = "none"
         b.failedProbes = 0
         b.probeDelay = PROBE_DELAY_MS
         b.ceiling = Math.max(b.ceiling ?? b.limit, b.limit)
       }
-      const backUp = b.ceiling !== undefined && b.limit < b.ceiling
-      const target = backUp ? b.ceiling! : b.limit * (1 + CLIMB_STEP)
-      b.probing = true
-      b.nextProbeAt = now + (backUp ? b.probeDelay : CLIMB_INTERVAL_MS)
-      return setLimit(b, target, now)
+      const ceiling = b.ceiling ?? b.limit
+      if (b.limit >= ceiling) b.shared = undefined
+      if (b.limit < ceiling && b.shared !== undefined) {
+        // shared: half the way back to the level refused, then on in additive steps
+        const step = Math.max(SHARED_STEP * ceiling, (b.shared - b.limit) / 2)
+        b.probe = "step"
+        b.nextProbeAt = now + PROBE_DELAY_MS
+        return setLimit(b, Math.min(ceiling, b.limit + step), now)
+      }
+      if (b.limit < ceiling) {
+        b.probe = "back"
+        b.nextProbeAt = now + b.probeDelay
+        return setLimit(b, ceiling, now)
+      }
+      b.probe = "climb"
+      b.nextProbeAt = now + b.climbEvery
+      return setLimit(b, b.limit * (1 + CLIMB_STEP), now)
     }
 
     /** Takes a token if the bucket has one now. */
@@ -290,9 +409,16 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       // of 4 after a stall). (A bucket of one sends no burst: the server's spare token absorbs one
       // late request.)
       if (b.anchored && b.burst >= 2 && b.tokens >= Math.max(b.burst - 1, 1.5)) {
-        b.anchored = false
-        b.pausedSince = now
-        b.tokens = Math.min(b.tokens, Math.max(0, b.burst - Math.max(0, b.pending - 1)))
+        const spare = b.burst - Math.max(0, b.pending - 1)
+        if (pausesBursts(b)) {
+          b.anchored = false
+          b.pausedSince = now
+          b.tokens = Math.min(b.tokens, Math.max(0, spare))
+        } else {
+          // a pair at most, and refill goes on: the server's spare token absorbs what it threw away
+          // meanwhile; still, what is out beyond one request may arrive with the pair
+          b.tokens = Math.min(b.tokens, Math.max(1, spare))
+        }
       }
       if (b.tokens < 1) return false
       b.tokens -= 1
@@ -362,18 +488,28 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         let limit: number
         if (quota !== undefined) {
           b.learnt = quota
+          if (!Number.isFinite(b.limit)) b.limitedAt = Math.min(b.limitedAt, now)
+          learnBurst(b)
           if (b.limit <= quota && sentAt !== undefined && sentAt < b.changedAt + SETTLE_MS) {
             // already at the named value, and the server's bucket is still draining what came before
             return Effect.void
           }
-          limit = b.limit > quota ? quota : Math.max(quota * 0.25, b.limit * SHARED_DECREASE)
+          if (b.limit > quota) {
+            limit = quota
+            b.shared = undefined
+          } else {
+            // shared: the second time running, the level refused is where the steps back up slow down
+            b.shared = now - b.sharedAt < SHARED_MEMORY_MS ? b.limit : undefined
+            b.sharedAt = now
+            limit = Math.max(quota * 0.25, b.limit * SHARED_DECREASE)
+          }
           if (b.ceiling === undefined) b.ceiling = quota
         } else {
           const observed = Math.max(b.previousCount, b.windowCount, 1)
           limit = (Number.isFinite(b.limit) ? b.limit : observed) * UNNAMED_DECREASE
         }
-        if (b.probing) {
-          b.probing = false
+        if (b.probe === "climb") b.climbEvery = Math.min(CLIMB_INTERVAL_MAX_MS, b.climbEvery * 2)
+        if (b.probe === "back") {
           b.failedProbes++
           b.probeDelay = Math.min(PROBE_DELAY_MAX_MS, b.probeDelay * 2)
           if (b.failedProbes >= PROBES_BEFORE_ACCEPTING) {
@@ -381,7 +517,10 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
             b.failedProbes = 0
           }
         }
-        b.nextProbeAt = now + b.probeDelay
+        b.probe = "none"
+        // at the ceiling (a value learnt, a climb refused) the next probe is a climb: it waits its interval
+        const atCeiling = b.ceiling !== undefined && limit >= b.ceiling
+        b.nextProbeAt = now + (atCeiling ? b.climbEvery : b.shared !== undefined ? PROBE_DELAY_MS : b.probeDelay)
         // the server said "too many": spend what is left of the burst
         b.tokens = Math.min(b.tokens, 0)
         const lowered = quota !== undefined && b.configured !== undefined && b.configured > quota
@@ -414,6 +553,13 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
 
     const noteSendUnsafe = (endpoint: EndpointName, now: number): void => countSend(bucket(endpoint, now), now)
 
+    const noteAcceptedUnsafe = (endpoint: EndpointName, sentAt: number, now: number): void => {
+      const b = buckets.get(endpoint)
+      if (b === undefined || sentAt >= b.limitedAt || b.accepted.length >= EVIDENCE_MAX) return
+      b.accepted.push([sentAt, now])
+      learnBurst(b)
+    }
+
     const statusOf = (b: Bucket, now: number): Status => {
       refill(b, now)
       return {
@@ -422,6 +568,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         learntRate: b.learnt,
         currentRate: Number.isFinite(b.rate) ? b.rate : undefined,
         tokens: b.tokens,
+        burst: b.burst,
         recent429s: recent429s(b, now)
       }
     }
@@ -434,7 +581,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       for (const endpoint of QuotaPolicy.configuredEndpoints(options)) bucket(endpoint, now)
       return [...buckets.values()].map((b) => statusOf(b, now))
     })
-    return { acquire, penalize, settle, isLimitedUnsafe, noteSendUnsafe, status, statusAll }
+    return { acquire, penalize, settle, isLimitedUnsafe, noteSendUnsafe, noteAcceptedUnsafe, status, statusAll }
   })
 
 /** The process-wide rate limiter service. */

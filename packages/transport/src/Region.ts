@@ -9,15 +9,8 @@ export const Region = Schema.Literals(["global", "us-east", "us-west"]).annotate
 /** A region name. */
 export type Region = typeof Region.Type
 
-/** Every region, in the order the spec lists them. */
-export const REGIONS: ReadonlyArray<Region> = ["global", "us-east", "us-west"]
-
-/** The environment variable holding each region's base URL. */
-export const BASE_URL_ENV: Readonly<Record<Region, string>> = {
-  global: "WARDEN_BASE_URL",
-  "us-east": "WARDEN_BASE_URL_US_EAST",
-  "us-west": "WARDEN_BASE_URL_US_WEST"
-}
+/** Every region (`REGIONS`), and the environment variable of each one's base URL (`BASE_URL_ENV`). */
+export { BASE_URL_ENV, REGIONS } from "./internal/regions.ts"
 
 /** A key kind: `reseller` keys unlock the reseller-only request fields. */
 export const KeyKind = Schema.Literals(["standard", "reseller"]).annotate({ identifier: "KeyKind" })

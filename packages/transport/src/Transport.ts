@@ -12,6 +12,7 @@ import {
   attachCallInfo,
   decodeApiError,
   type EndpointName,
+  endpointLabel,
   PATHS,
   type ResponseDecodeError,
   TransportError
@@ -23,6 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
+import { CallOptions } from "./CallOptions.ts"
 import { ApiConfig, type ApiConfigError, type Input, type Overrides } from "./ApiConfig.ts"
 import { HttpDispatcher } from "./HttpDispatcher.ts"
 import { fromCause } from "./internal/errors.ts"
@@ -32,18 +34,8 @@ import * as RegionPolicy from "./RegionPolicy.ts"
 import * as RetryPolicy from "./RetryPolicy.ts"
 import * as Telemetry from "./Telemetry.ts"
 
-/**
- * Settings of the calls made under it, for one call or a block of them
- * (`Effect.provideService(Transport.CallOptions, { maxAttempts: 1 })`): what the Promise clients'
- * per-request `maxRetries` and `requestId` use.
- */
-export const CallOptions = Context.Reference<{
-  /** Attempts in all for a call, instead of the configured `retry.maxAttempts`. */
-  readonly maxAttempts?: number | undefined
-  /** The `x-request-id` to send instead of a random UUID (e.g. the caller's own trace id). */
-  readonly requestId?: string | undefined
-}>("@warden/transport/CallOptions", { defaultValue: () => ({}) })
-
+/** Settings of the calls made under it (per-request `maxRetries` and `requestId`). */
+export { CallOptions } from "./CallOptions.ts"
 /** One call: which endpoint, and the exact JSON text of the body. */
 export interface Request {
   readonly endpoint: EndpointName
@@ -81,7 +73,7 @@ export interface Shape {
 }
 
 /** The label of an endpoint in errors: method and path. */
-export const endpointLabel = (endpoint: EndpointName): string => `POST ${PATHS[endpoint]}`
+export { endpointLabel } from "@warden/core/endpoints"
 
 interface Target {
   readonly region: Region | "legacy"
@@ -257,6 +249,8 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
           const attempt = attemptOnce(request, target.success, headers, context)
           // the answer tells the limiter the server has seen the request (see RateLimiter: anchoring)
           result = yield* Effect.result(limited ? Effect.ensuring(attempt, limiter.settle(request.endpoint)) : attempt)
+          // what an unlimited endpoint's burst is read from once a 429 names its quota (see RateLimiter)
+          if (!limited && Result.isSuccess(result)) limiter.noteAcceptedUnsafe(request.endpoint, sentAt, Date.now())
         } else {
           result = Result.fail(pending)
           pending = undefined
@@ -331,8 +325,9 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
       const sentAt = Date.now()
       limiter.noteSendUnsafe(request.endpoint, sentAt)
       return Effect.matchEffect(attemptOnce(request, target.success, headers, fiber.context), {
-        onSuccess: (answer) =>
-          Effect.as(
+        onSuccess: (answer) => {
+          limiter.noteAcceptedUnsafe(request.endpoint, sentAt, Date.now())
+          return Effect.as(
             Effect.annotateCurrentSpan({
               "warden.endpoint": request.endpoint,
               "warden.request_id": requestId,
@@ -341,7 +336,8 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
               "http.response.status_code": answer.status
             }),
             { ...answer, region, attempts: 1, requestId } satisfies Response
-          ),
+          )
+        },
         onFailure: (failure) => sendGeneral(request, { requestId, failure, sentAt })
       })
     })

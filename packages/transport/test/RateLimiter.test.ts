@@ -38,6 +38,23 @@ const startCallers = (limiter: RateLimiter.Shape, n: number) =>
     return { went, fiber }
   })
 
+/** `inner` with timers that fire after `delay(ms asked)` ms instead: a busy event loop. */
+const sleepingClock = (inner: Clock.Clock, delay: (millis: number) => number): Clock.Clock => ({
+  currentTimeMillisUnsafe: () => inner.currentTimeMillisUnsafe(),
+  currentTimeMillis: inner.currentTimeMillis,
+  currentTimeNanosUnsafe: () => inner.currentTimeNanosUnsafe(),
+  currentTimeNanos: inner.currentTimeNanos,
+  monotonicTimeNanosUnsafe: () => inner.monotonicTimeNanosUnsafe(),
+  monotonicTimeNanos: inner.monotonicTimeNanos,
+  sleep: (duration) => inner.sleep(Duration.millis(delay(Duration.toMillis(duration))))
+})
+
+/** A clock whose timers fire `lateBy(n)` ms late (the n-th sleep). */
+const lateClock = (inner: Clock.Clock, lateBy: (n: number) => number): Clock.Clock => {
+  let n = 0
+  return sleepingClock(inner, (millis) => millis + lateBy(n++))
+}
+
 describe("RateLimiter: pacing (TestClock)", () => {
   it.effect("the burst goes at once, then one call per 1/rate once the burst's answers are in", () =>
     Effect.gen(function* () {
@@ -96,19 +113,10 @@ describe("RateLimiter: pacing (TestClock)", () => {
         const limiter = yield* limiterAt(20, 4)
         // every timer fires on the next 250 ms boundary, late, together with the others due by then
         const inner = yield* Clock.Clock
-        const coarse: Clock.Clock = {
-          currentTimeMillisUnsafe: () => inner.currentTimeMillisUnsafe(),
-          currentTimeMillis: inner.currentTimeMillis,
-          currentTimeNanosUnsafe: () => inner.currentTimeNanosUnsafe(),
-          currentTimeNanos: inner.currentTimeNanos,
-          monotonicTimeNanosUnsafe: () => inner.monotonicTimeNanosUnsafe(),
-          monotonicTimeNanos: inner.monotonicTimeNanos,
-          sleep: (duration) => {
-            const now = inner.currentTimeMillisUnsafe()
-            const due = Math.ceil((now + Duration.toMillis(duration)) / 250) * 250
-            return inner.sleep(Duration.millis(Math.max(1, due - now)))
-          }
-        }
+        const coarse = sleepingClock(inner, (millis) => {
+          const now = inner.currentTimeMillisUnsafe()
+          return Math.max(1, Math.ceil((now + millis) / 250) * 250 - now)
+        })
         const sent: Array<number> = []
         const caller = Effect.gen(function* () {
           yield* limiter.acquire("analyzeText")
@@ -261,22 +269,37 @@ describe("RateLimiter: learning from 429s (TestClock)", () => {
 })
 
 /**
+ * A simulated run is CPU work (each simulated second runs every request through the limiter and the
+ * model server): 400 simulated seconds took 20-30 s of wall time on a CI machine at load ~45, over
+ * the 30 s default. The bound is a hang guard, not a speed target.
+ */
+const SIMULATION_TIMEOUT = 180_000
+
+/**
  * A simulated server: a token bucket of `quota(t)` requests/s and `burst`, answering after
- * `latency` ms, driven by `concurrency` callers with an endless backlog for `seconds`. Counts what
- * the server accepted and refused per second.
+ * `latency` ms, driven by `concurrency` callers per client with an endless backlog for `seconds`.
+ * Each client (a limiter) calls as the transport does: through `acquire`/`settle` when limited, else
+ * noting the send and, when accepted, the answer. Counts what the server accepted and refused per
+ * second, in all and per client.
  */
 const simulate = (options: {
-  readonly limiter: RateLimiter.Shape
+  readonly limiter?: RateLimiter.Shape
+  readonly limiters?: ReadonlyArray<RateLimiter.Shape>
   readonly quota: (t: number) => number
   readonly burst: number
   readonly seconds: number
   readonly concurrency?: number
   readonly latency?: number
+  /** How late each of the limiter's timers fires, in ms (default: on time). */
+  readonly lateBy?: (n: number) => number
 }) =>
   Effect.gen(function* () {
     const latency = options.latency ?? 20
-    const accepted: Array<number> = Array.from({ length: options.seconds }, () => 0)
-    const refused: Array<number> = Array.from({ length: options.seconds }, () => 0)
+    const limiters = options.limiters ?? [options.limiter!]
+    const perSecond = () => Array.from({ length: options.seconds }, () => 0)
+    const accepted = perSecond()
+    const refused = perSecond()
+    const acceptedBy = limiters.map(perSecond)
     let tokens = options.burst
     let last = 0
     let quotaNow = options.quota(0)
@@ -296,23 +319,43 @@ const simulate = (options: {
       return q
     }
     const end = options.seconds * 1000
-    const caller = Effect.gen(function* () {
-      for (;;) {
-        yield* options.limiter.acquire("analyzeText")
-        const sentAt = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        if (sentAt >= end) return
-        yield* Effect.sleep(Duration.millis(latency / 2))
-        const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        const refusedAt = take(at)
-        const second = Math.floor(at / 1000)
-        if (second < options.seconds) (refusedAt === undefined ? accepted : refused)[second]!++
-        yield* Effect.sleep(Duration.millis(latency / 2))
-        yield* options.limiter.settle("analyzeText")
-        if (refusedAt !== undefined) yield* options.limiter.penalize("analyzeText", named(refusedAt), sentAt)
-      }
-    })
+    const inner = yield* Clock.Clock
+    const caller = (limiter: RateLimiter.Shape, client: number) =>
+      Effect.gen(function* () {
+        for (;;) {
+          const limited = limiter.isLimitedUnsafe("analyzeText")
+          if (limited) {
+            const late = options.lateBy
+            yield* late === undefined
+              ? limiter.acquire("analyzeText")
+              : limiter.acquire("analyzeText").pipe(Effect.provideService(Clock.Clock, lateClock(inner, late)))
+          }
+          const sentAt = yield* Effect.clockWith((c) => c.currentTimeMillis)
+          if (sentAt >= end) return
+          if (!limited) limiter.noteSendUnsafe("analyzeText", sentAt)
+          yield* Effect.sleep(Duration.millis(latency / 2))
+          const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
+          const refusedAt = take(at)
+          const second = Math.floor(at / 1000)
+          if (second < options.seconds) {
+            ;(refusedAt === undefined ? accepted : refused)[second]!++
+            if (refusedAt === undefined) acceptedBy[client]![second]!++
+          }
+          yield* Effect.sleep(Duration.millis(latency / 2))
+          if (limited) yield* limiter.settle("analyzeText")
+          const answeredAt = yield* Effect.clockWith((c) => c.currentTimeMillis)
+          if (refusedAt !== undefined) yield* limiter.penalize("analyzeText", named(refusedAt), sentAt)
+          else if (!limited) limiter.noteAcceptedUnsafe("analyzeText", sentAt, answeredAt)
+        }
+      })
     const fibers = yield* Effect.forkChild(
-      Effect.forEach(Array.from({ length: options.concurrency ?? 16 }), () => caller, { concurrency: "unbounded" })
+      Effect.forEach(
+        limiters.flatMap((limiter, client) =>
+          Array.from({ length: options.concurrency ?? 16 }, () => caller(limiter, client))
+        ),
+        (c) => c,
+        { concurrency: "unbounded" }
+      )
     )
     for (let s = 0; s <= options.seconds; s++) yield* TestClock.adjust(Duration.seconds(1))
     yield* Fiber.join(fibers)
@@ -322,10 +365,10 @@ const simulate = (options: {
       const r = sum(refused.slice(from, to))
       return { accepted: a / (to - from), refusedShare: r / Math.max(1, a + r) }
     }
-    return { accepted, refused, window }
+    return { accepted, refused, acceptedBy, window }
   })
 
-describe("RateLimiter: runs against a simulated server (TestClock)", () => {
+describe("RateLimiter: runs against a simulated server (TestClock)", { timeout: SIMULATION_TIMEOUT }, () => {
   it.effect(
     "unconfigured: converges on the named quota after the first 429s, then holds >= 0.95 Q with <= 1% refused",
     () =>
@@ -387,6 +430,118 @@ describe("RateLimiter: runs against a simulated server (TestClock)", () => {
       const quota = (t: number) => (t < 10_000 ? 40 : 60)
       const run = yield* simulate({ limiter, quota, burst: 5, seconds: 130 })
       assert.isAtLeast(run.window(110, 130).accepted, 0.85 * 60, `late: ${run.accepted.slice(100, 130)}`)
+    })
+  )
+})
+
+describe("RateLimiter: the learnt bucket, shared quotas, climbs (TestClock)", { timeout: SIMULATION_TIMEOUT }, () => {
+  it.effect("the server's burst is read from the calls accepted before the first 429", () =>
+    Effect.gen(function* () {
+      // five calls sent together, accepted within 10 ms: at 80/s a bucket of four would have refused one
+      const near = yield* RateLimiter.make({})
+      for (let i = 0; i < 5; i++) near.noteSendUnsafe("analyzeText", 0)
+      for (let i = 0; i < 5; i++) near.noteAcceptedUnsafe("analyzeText", 0, 10)
+      yield* near.penalize("analyzeText", named(80), 0)
+      assert.strictEqual((yield* near.status("analyzeText"))!.burst, 4)
+      // the same five answered over 100 ms prove nothing (8 tokens refill meanwhile): the assumed bucket
+      const far = yield* RateLimiter.make({})
+      for (let i = 0; i < 5; i++) far.noteAcceptedUnsafe("analyzeText", 0, 100)
+      yield* TestClock.adjust(Duration.millis(5))
+      yield* far.penalize("analyzeText", named(80), 0)
+      assert.strictEqual((yield* far.status("analyzeText"))!.burst, 2)
+      // answers that arrive after the 429, for calls sent before it, still count
+      far.noteAcceptedUnsafe("analyzeText", 0, 2)
+      for (let i = 0; i < 5; i++) far.noteAcceptedUnsafe("analyzeText", 1, 3)
+      assert.strictEqual((yield* far.status("analyzeText"))!.burst, 5)
+      // calls sent once limited are not evidence
+      const limited = yield* RateLimiter.make({})
+      yield* limited.penalize("analyzeText", named(80), 0)
+      const now = yield* Clock.currentTimeMillis
+      for (let i = 0; i < 9; i++) limited.noteAcceptedUnsafe("analyzeText", now, now)
+      assert.strictEqual((yield* limited.status("analyzeText"))!.burst, 2)
+      // a configured burst is not second-guessed: below the configured rate, the learnt bucket no larger
+      const configured = yield* limiterAt(80, 3)
+      for (let i = 0; i < 9; i++) configured.noteAcceptedUnsafe("analyzeText", 0, 0)
+      yield* configured.penalize("analyzeText", named(60), 0)
+      assert.strictEqual((yield* configured.status("analyzeText"))!.burst, 2)
+    })
+  )
+
+  it.effect("a learnt rate makes up for timers that fire late (a bucket of one lost every late millisecond)", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({})
+      // learnt with no evidence of the server's burst: the bucket of two
+      yield* limiter.penalize("analyzeText", named(80), 0)
+      assert.strictEqual((yield* limiter.status("analyzeText"))!.burst, 2)
+      // every timer fires 1 to 11 ms late (the interval is 12.76 ms at 78.4/s); 14 s: before the first climb
+      const run = yield* simulate({
+        limiter,
+        quota: () => 80,
+        burst: 3,
+        seconds: 14,
+        lateBy: (n) => 1 + ((n * 7) % 11)
+      })
+      // a bucket of one: one call per 12.76 + 6 ms on average, 53/s
+      assert.isAtLeast(run.window(1, 14).accepted, 0.97 * 78.4, `accepted ${run.accepted}`)
+      // a server with a bucket of three (the one assumed) refuses none
+      assert.strictEqual(run.window(0, 14).refusedShare, 0, `refused ${run.refused}`)
+    })
+  )
+
+  it.effect("after a lone 'shared' 429 the rate jumps back; after a second within 30 s it climbs in steps", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({ margin: 0 })
+      const rate = Effect.map(limiter.status("analyzeText"), (s) => s!.currentRate)
+      /** A little over two seconds of calls one after the other (a waiting call is what probes). */
+      const backlog = Effect.gen(function* () {
+        const caller = yield* Effect.forkChild(
+          Effect.forever(Effect.andThen(limiter.acquire("analyzeText"), limiter.settle("analyzeText")))
+        )
+        // in small steps: the caller runs between them
+        for (let i = 0; i < 210; i++) yield* TestClock.adjust(Duration.millis(10))
+        yield* Fiber.interrupt(caller)
+      })
+      const sharedCut = Effect.gen(function* () {
+        yield* TestClock.adjust(Duration.millis(1_100))
+        const now = yield* Clock.currentTimeMillis
+        yield* limiter.penalize("analyzeText", named(80), now)
+      })
+      yield* limiter.penalize("analyzeText", named(80), 0)
+      yield* sharedCut
+      assert.strictEqual(yield* rate, 60)
+      yield* backlog
+      // the first: straight back
+      assert.strictEqual(yield* rate, 80)
+      yield* sharedCut
+      assert.strictEqual(yield* rate, 60)
+      yield* backlog
+      // the second within 30 s: half the way back to 80
+      assert.strictEqual(yield* rate, 70)
+    })
+  )
+
+  it.effect("two clients on one quota, unconfigured: together within it, few 429s, neither starves", () =>
+    Effect.gen(function* () {
+      const a = yield* RateLimiter.make({})
+      const b = yield* RateLimiter.make({})
+      const run = yield* simulate({ limiters: [a, b], quota: () => 80, burst: 5, seconds: 120, concurrency: 8 })
+      const steady = run.window(20, 120)
+      const byClient = run.acceptedBy.map((xs) => xs.slice(20).reduce((x, y) => x + y, 0) / 100)
+      assert.isAtMost(steady.refusedShare, 0.02, `refused ${run.refused.slice(20)}`)
+      assert.isAtLeast(steady.accepted, 0.75 * 80, `accepted ${run.accepted.slice(20)}`)
+      for (const rate of byClient) assert.isAtLeast(rate, 0.25 * 80, `per client ${byClient}`)
+    })
+  )
+
+  it.effect("climbs above a quota that holds are spaced out while they are refused", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond: 80, burst: 5 } } })
+      const run = yield* simulate({ limiter, quota: () => 80, burst: 5, seconds: 250 })
+      // climbs at 15 s, then 30, 60, 120 s apart: four in 250 s, each refused once or twice (climbing every
+      // 15 s, as before, was refused 14 times)
+      const refused = run.refused.reduce((x, y) => x + y, 0)
+      assert.isAtMost(refused, 8, `refused at ${run.refused.flatMap((n, s) => (n > 0 ? [`${s}s:${n}`] : []))}`)
+      assert.isAtLeast(run.window(1, 250).accepted, 0.97 * 80, `accepted ${run.accepted}`)
     })
   )
 })

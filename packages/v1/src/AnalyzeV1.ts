@@ -3,26 +3,25 @@
  * core's schema first (a `RequestValidationError` with the server's field paths, no network call),
  * refuses reseller-only fields with a standard key, then sends through the `Transport` and decodes
  * the answer. The `...WithRequest` variants also return the exact JSON text sent.
+ *
+ * This module declares the service; its code (`internal/analyze.ts`) and core's schemas are loaded
+ * when a client is built, so that `import("@warden/v1")` stays small (see `make`).
  */
-import {
+import type {
   ImageAnalyzeRequest,
   ImageAnalyzeResponse,
-  PATHS,
-  type RequestValidationError,
-  resellerFieldsIn,
+  RequestValidationError,
   TextAnalyzeRequest,
   TextAnalyzeResponse,
   UsernameAnalyzeRequest,
   UsernameAnalyzeResponse,
-  type WithRaw
+  WithRaw
 } from "@warden/core/client"
-import { Transport } from "@warden/transport"
+import { PATHS } from "@warden/core/endpoints"
+import type { Transport } from "@warden/transport"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
-import { decodeAnswer, refuse, violationsOf } from "./internal/codec.ts"
 import type { Sent } from "./Sent.ts"
 
 /** Why an analyze call failed: refused locally, or any transport failure. */
@@ -53,61 +52,24 @@ export interface Shape {
   ) => Effect.Effect<Sent<WithRaw<UsernameAnalyzeResponse>>, AnalyzeError>
 }
 
-type Kind = "text" | "image" | "username"
-const ENDPOINTS = { text: "analyzeText", image: "analyzeImage", username: "analyzeUsername" } as const
+const code = Effect.promise(() => import("./internal/analyze.ts"))
 
-/** Builds the analyze client on a transport. */
-export const make: Effect.Effect<Shape, never, Transport.Transport> = Effect.gen(function* () {
-  const transport = yield* Transport.Transport
-  const standardKey = transport.config.keyKind === "standard"
+/**
+ * Builds the analyze client on a transport. Its code and the request and response schemas are
+ * imported here, on first use, not when `@warden/v1` is imported.
+ */
+export const make: Effect.Effect<Shape, never, Transport.Transport> = Effect.flatMap(code, (analyze) =>
+  analyze.make(true)
+)
 
-  const call = <Req extends Schema.Top, Res extends Schema.Top>(
-    kind: Kind,
-    requestSchema: Req,
-    responseSchema: Res
-  ) => {
-    const endpoint = ENDPOINTS[kind]
-    const label = Transport.endpointLabel(endpoint)
-    const encode = Schema.encodeUnknownSync(requestSchema as unknown as Schema.Codec<unknown, unknown>)
-    return (input: Req["Type"]): Effect.Effect<Sent<WithRaw<Res["Type"]>>, AnalyzeError> => {
-      const decoded = violationsOf(requestSchema, input)
-      const reseller = standardKey ? resellerFieldsIn(kind, input) : []
-      if (Result.isFailure(decoded) || reseller.length > 0) {
-        return refuse(label, [
-          ...(Result.isFailure(decoded) ? decoded.failure : []),
-          ...reseller.map((field) => ({ field, message: RESELLER_ONLY_MESSAGE }))
-        ]) as Effect.Effect<never, RequestValidationError>
-      }
-      const body = JSON.stringify(encode(decoded.success))
-      return Effect.flatMap(transport.sendInCurrentSpan({ endpoint, body }), (answer) =>
-        Effect.map(decodeAnswer(responseSchema, label, answer), (response) => ({
-          request: body,
-          response,
-          region: answer.region,
-          attempts: answer.attempts,
-          requestId: answer.requestId
-        }))
-      )
-    }
-  }
-
-  const text = call("text", TextAnalyzeRequest, TextAnalyzeResponse)
-  const image = call("image", ImageAnalyzeRequest, ImageAnalyzeResponse)
-  const username = call("username", UsernameAnalyzeRequest, UsernameAnalyzeResponse)
-  const responseOnly =
-    <A, B>(f: (a: A) => Effect.Effect<Sent<B>, AnalyzeError>) =>
-    (a: A) =>
-      Effect.map(f(a), (sent) => sent.response)
-
-  return {
-    text: Effect.fn("AnalyzeV1.text")(responseOnly(text)),
-    image: Effect.fn("AnalyzeV1.image")(responseOnly(image)),
-    username: Effect.fn("AnalyzeV1.username")(responseOnly(username)),
-    textWithRequest: Effect.fn("AnalyzeV1.textWithRequest")(text),
-    imageWithRequest: Effect.fn("AnalyzeV1.imageWithRequest")(image),
-    usernameWithRequest: Effect.fn("AnalyzeV1.usernameWithRequest")(username)
-  }
-})
+/**
+ * `make` without a span (nor a call-site stack) per method call, for a runtime that has no tracer to
+ * give them to: the Promise client `Warden` uses it. A span cost about a tenth of a call's client-side
+ * CPU (docs/BENCHMARKS.md).
+ */
+export const makeUntraced: Effect.Effect<Shape, never, Transport.Transport> = Effect.flatMap(code, (analyze) =>
+  analyze.make(false)
+)
 
 /** The paths this client calls. */
 export const paths = [PATHS.analyzeText, PATHS.analyzeImage, PATHS.analyzeUsername] as const
@@ -116,4 +78,9 @@ export const paths = [PATHS.analyzeText, PATHS.analyzeImage, PATHS.analyzeUserna
 export class AnalyzeV1 extends Context.Service<AnalyzeV1, Shape>()("@warden/v1/AnalyzeV1") {
   /** On a `Transport` (build one with `Transport.layerConfig()` or `Transport.layerOptions({...})`). */
   static readonly layer: Layer.Layer<AnalyzeV1, never, Transport.Transport> = Layer.effect(AnalyzeV1, make)
+  /** The same without a span per call (`makeUntraced`): for a runtime without a tracer. */
+  static readonly layerUntraced: Layer.Layer<AnalyzeV1, never, Transport.Transport> = Layer.effect(
+    AnalyzeV1,
+    makeUntraced
+  )
 }

@@ -7,10 +7,10 @@
  * await warden.close()
  * ```
  *
- * One client per process (or per key): it owns one runtime built on the first call, so the
+ * One client per process (or per key): it owns one runtime, built in the background once made, so the
  * client-side limiter, the keep-alive pool and the retry settings are shared by every call. Each
- * method is the Effect service's method (`AnalyzeV1`, `FeedbackV1`) run on that runtime; failures
- * are `WardenError`s (`@warden/core/errors`).
+ * method is the Effect service's method (`AnalyzeV1`, `FeedbackV1`, without their spans) run on that
+ * runtime; failures are `WardenError`s (`@warden/core/errors`).
  */
 import type {
   ImageAnalyzeRequest,
@@ -22,7 +22,9 @@ import type {
   WithRaw,
   FeedbackResponse
 } from "@warden/core/client"
-import { PromiseClient, Transport } from "@warden/transport"
+import { endpointLabel } from "@warden/core/endpoints"
+import * as PromiseClient from "@warden/transport/promise"
+import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import { AnalyzeV1 } from "./AnalyzeV1.ts"
 import { FeedbackV1, type ImageFeedbackInput, type TextFeedbackInput } from "./FeedbackV1.ts"
@@ -38,11 +40,11 @@ export interface WardenOptions extends PromiseClient.ClientOptions {
 export type RequestOptions = PromiseClient.RequestOptions
 
 const label = {
-  text: Transport.endpointLabel("analyzeText"),
-  image: Transport.endpointLabel("analyzeImage"),
-  username: Transport.endpointLabel("analyzeUsername"),
-  feedbackText: Transport.endpointLabel("feedbackText"),
-  feedbackImage: Transport.endpointLabel("feedbackImage")
+  text: endpointLabel("analyzeText"),
+  image: endpointLabel("analyzeImage"),
+  username: endpointLabel("analyzeUsername"),
+  feedbackText: endpointLabel("feedbackText"),
+  feedbackImage: endpointLabel("feedbackImage")
 } as const
 
 /** `POST /analyze/v1/{text,image,username}`. */
@@ -99,62 +101,25 @@ export class Warden {
   constructor(options: WardenOptions = {}) {
     const resolved = PromiseClient.resolve(options, "v1")
     const runtime = new PromiseClient.Runtime(
-      Layer.mergeAll(AnalyzeV1.layer, FeedbackV1.layerOptions({ ocrFlagField: options.ocrFlagField })),
+      // no tracer can be given to a Promise client: its calls make no spans (AnalyzeV1.makeUntraced)
+      Layer.mergeAll(AnalyzeV1.layerUntraced, FeedbackV1.layerUntraced({ ocrFlagField: options.ocrFlagField })),
       options,
       resolved
     )
     this.#runtime = runtime
     this.analyze = {
-      text: (body, o) =>
-        runtime.run(
-          label.text,
-          AnalyzeV1.use((a) => a.text(body)),
-          o
-        ),
-      image: (body, o) =>
-        runtime.run(
-          label.image,
-          AnalyzeV1.use((a) => a.image(body)),
-          o
-        ),
-      username: (body, o) =>
-        runtime.run(
-          label.username,
-          AnalyzeV1.use((a) => a.username(body)),
-          o
-        ),
-      textWithRequest: (body, o) =>
-        runtime.run(
-          label.text,
-          AnalyzeV1.use((a) => a.textWithRequest(body)),
-          o
-        ),
+      text: (body, o) => runtime.run(label.text, (s) => Context.get(s, AnalyzeV1).text(body), o),
+      image: (body, o) => runtime.run(label.image, (s) => Context.get(s, AnalyzeV1).image(body), o),
+      username: (body, o) => runtime.run(label.username, (s) => Context.get(s, AnalyzeV1).username(body), o),
+      textWithRequest: (body, o) => runtime.run(label.text, (s) => Context.get(s, AnalyzeV1).textWithRequest(body), o),
       imageWithRequest: (body, o) =>
-        runtime.run(
-          label.image,
-          AnalyzeV1.use((a) => a.imageWithRequest(body)),
-          o
-        ),
+        runtime.run(label.image, (s) => Context.get(s, AnalyzeV1).imageWithRequest(body), o),
       usernameWithRequest: (body, o) =>
-        runtime.run(
-          label.username,
-          AnalyzeV1.use((a) => a.usernameWithRequest(body)),
-          o
-        )
+        runtime.run(label.username, (s) => Context.get(s, AnalyzeV1).usernameWithRequest(body), o)
     }
     this.feedback = {
-      text: (input, o) =>
-        runtime.run(
-          label.feedbackText,
-          FeedbackV1.use((f) => f.text(input)),
-          o
-        ),
-      image: (input, o) =>
-        runtime.run(
-          label.feedbackImage,
-          FeedbackV1.use((f) => f.image(input)),
-          o
-        )
+      text: (input, o) => runtime.run(label.feedbackText, (s) => Context.get(s, FeedbackV1).text(input), o),
+      image: (input, o) => runtime.run(label.feedbackImage, (s) => Context.get(s, FeedbackV1).image(input), o)
     }
   }
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FEEDBACK_INPUTS_MESSAGE } from "@warden/core"
-import type { ApiConfig } from "@warden/transport"
-import { Effect } from "effect"
+import { type ApiConfig, Transport } from "@warden/transport"
+import { Effect, Layer, Tracer } from "effect"
 import { AnalyzeV1 } from "../src/AnalyzeV1.ts"
 import { FeedbackV1 } from "../src/FeedbackV1.ts"
 import * as V1Client from "../src/V1Client.ts"
@@ -121,6 +121,40 @@ describe("AnalyzeV1", () => {
         assert.strictEqual(error.requestId, server.requests[0]!.headers["x-request-id"])
         assert.strictEqual(error.attempts, 1)
       }).pipe(Effect.scoped)
+  )
+
+  it.live("layer makes one span per call, with the call's attributes; layerUntraced none, with the same answer", () =>
+    Effect.gen(function* () {
+      const server = yield* startServer(() => ok({ textAnalysis: { type: "HATEFUL" } }))
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span(options) {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      const analyze = (layer: Layer.Layer<AnalyzeV1, never, Transport.Transport>) =>
+        Effect.flatMap(AnalyzeV1, (c) => c.text({ channelId: CHANNEL, text: "hi" })).pipe(
+          Effect.provide(
+            layer.pipe(
+              Layer.provide(Transport.Transport.layerOptions({ apiKey: "k", baseUrls: { global: server.url } }))
+            )
+          ),
+          Effect.withTracer(tracer)
+        )
+      const traced = yield* analyze(AnalyzeV1.layer)
+      assert.deepStrictEqual(
+        spans.map((s) => s.name),
+        ["AnalyzeV1.text"]
+      )
+      assert.strictEqual(spans[0]!.attributes.get("warden.endpoint"), "analyzeText")
+      assert.strictEqual(spans[0]!.attributes.get("warden.attempts"), 1)
+      const untraced = yield* analyze(AnalyzeV1.layerUntraced)
+      assert.lengthOf(spans, 1)
+      assert.deepStrictEqual(untraced.raw, traced.raw)
+      assert.strictEqual(server.requests.length, 2)
+    }).pipe(Effect.scoped)
   )
 })
 

@@ -32,7 +32,9 @@ const client = (options: WardenOptions = {}) => {
 }
 const logged = async (endpoint: string) => {
   const response = await fetch(`${sandbox.url}/_sandbox/requests`)
-  const { requests } = (await response.json()) as { requests: Array<{ endpoint: string | null; status: number }> }
+  const { requests } = (await response.json()) as {
+    requests: Array<{ endpoint: string | null; status: number; body: string }>
+  }
   return requests.filter((r) => r.endpoint === endpoint)
 }
 const rejection = async (promise: Promise<unknown>): Promise<WardenError> => {
@@ -180,13 +182,23 @@ describe("calls", () => {
     await Effect.runPromise(sandbox.setFaults({ stall: 1, stallMs: 5000 }))
     const warden = client()
     const started = performance.now()
+    // "On time" is judged against a plain 300 ms timer started with the call: on a loaded machine both
+    // fire late (545 ms was seen at load 45). The slack is wide because at load ~48 two events of one
+    // process can be a few hundred ms apart (100 ms failed there). The deadline's precision is a
+    // benchmark's figure; this catches a deadline that waits for something else (a retry, the answer).
+    const timer = new Promise<number>((resolve) => setTimeout(() => resolve(performance.now()), 300))
     const error = await rejection(warden.analyze.text({ channelId: CHANNEL, text: "hi" }, { timeout: 300 }))
-    const elapsed = performance.now() - started
+    const firedAt = performance.now()
+    const timerAt = await timer
     assert.instanceOf(error, TimeoutError)
     assert.notInstanceOf(error, AbortError)
     assert.strictEqual(error.code, "TIMEOUT")
-    assert.isAtLeast(elapsed, 295)
-    assert.isBelow(elapsed, 400, `a 300 ms timeout fired after ${elapsed.toFixed(0)} ms`)
+    assert.isAtLeast(firedAt - started, 295)
+    assert.isBelow(
+      firedAt - timerAt,
+      1000,
+      `a 300 ms timeout fired after ${(firedAt - started).toFixed(0)} ms, a 300 ms timer after ${(timerAt - started).toFixed(0)} ms`
+    )
   })
 
   it("cancellation through signal rejects with AbortError carrying the reason; an aborted signal sends nothing", async () => {
@@ -199,12 +211,14 @@ describe("calls", () => {
     assert.instanceOf(error, AbortError)
     assert.notInstanceOf(error, TimeoutError)
     assert.strictEqual((error.cause as Error).message, "user left")
-    await Effect.runPromise(sandbox.reset)
     const before = await rejection(
-      warden.analyze.text({ channelId: CHANNEL, text: "hi" }, { signal: controller.signal })
+      warden.analyze.text({ channelId: CHANNEL, text: "never sent" }, { signal: controller.signal })
     )
     assert.instanceOf(before, AbortError)
-    assert.lengthOf(await logged("analyzeText"), 0)
+    // Found by its text: the sandbox may log the first, aborted call late (it reads the body after the
+    // client has gone), so a count after a reset raced with it on a loaded machine.
+    const sent = (await logged("analyzeText")).filter((r) => r.body.includes("never sent"))
+    assert.lengthOf(sent, 0)
   })
 
   it("one client shares one limiter: a concurrent run stays within the quota, no 429", async () => {
@@ -216,9 +230,11 @@ describe("calls", () => {
     const started = Date.now()
     await Promise.all(Array.from({ length: 25 }, (_, i) => warden.analyze.text({ channelId: CHANNEL, text: `m ${i}` })))
     const elapsed = Date.now() - started
-    const statuses = (await logged("analyzeText")).map((r) => r.status)
+    // This run's own requests, by their text: an aborted call of an earlier test can be logged late,
+    // after the reset between tests (its body is read once the client has gone).
+    const statuses = (await logged("analyzeText")).filter((r) => /"text":"m \d+"/.test(r.body)).map((r) => r.status)
     assert.lengthOf(statuses, 25)
-    assert.notInclude(statuses, 429)
+    assert.notInclude(statuses, 429, `statuses ${statuses}`)
     // 5 at once, then 20 at 20/s
     assert.isAtLeast(elapsed, 900)
   })
@@ -229,6 +245,24 @@ describe("calls", () => {
     await warden.close()
     const error = await rejection(warden.analyze.text({ channelId: CHANNEL, text: "hi" }))
     assert.strictEqual(error.code, "CLIENT_CLOSED")
+  })
+
+  it("close() during a call rejects that call with CLIENT_CLOSED, naming its request id, and waits for it", async () => {
+    await Effect.runPromise(sandbox.setFaults({ stall: 1, stallMs: 5000 }))
+    const warden = client()
+    let settled = false
+    const pending = rejection(
+      warden.analyze.text({ channelId: CHANNEL, text: "hi" }, { requestId: "req-closing" })
+    ).finally(() => {
+      settled = true
+    })
+    while ((await logged("analyzeText")).length === 0) await new Promise((r) => setTimeout(r, 10))
+    await warden.close()
+    assert.isTrue(settled, "close() resolved before the call in flight was settled")
+    const error = await pending
+    assert.strictEqual(error.code, "CLIENT_CLOSED")
+    assert.strictEqual(error.requestId, "req-closing")
+    assert.notInstanceOf(error, AbortError)
   })
 
   it("logs one debug line per call to the given logger, without the key", async () => {
