@@ -9,6 +9,10 @@
  * allows it (Discord then replays what was dispatched meanwhile). On release the socket is closed
  * with code 4200 (not 1000), which keeps the session resumable.
  *
+ * Proxy: with `HTTPS_PROXY`/`HTTP_PROXY` set (and the gateway not in `NO_PROXY`) the sockets go through
+ * the proxy as the REST calls do, by way of a loopback bridge (`GatewayProxy`); the session kept in the
+ * checkpoint holds the real resume address.
+ *
  * @since 0.1.0
  */
 import { WebSocketManager, WebSocketShardEvents, type SessionInfo } from "@discordjs/ws"
@@ -16,6 +20,7 @@ import type { REST } from "@discordjs/rest"
 import { Backoff } from "@warden/connector"
 import { Duration, Effect, Queue, Redacted, type Scope } from "effect"
 import { DiscordAPIError } from "@discordjs/rest"
+import * as GatewayProxy from "./GatewayProxy.ts"
 
 /** What the gateway reports, in the order it happened. */
 export type Signal =
@@ -78,6 +83,7 @@ export const make = (options: Options): Effect.Effect<Gateway, never, Scope.Scop
     const offer = (signal: Signal) => {
       if (!stopped) Queue.offerUnsafe(signals, signal)
     }
+    const bridge = GatewayProxy.make()
     const manager = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const manager = new WebSocketManager({
@@ -90,11 +96,20 @@ export const make = (options: Options): Effect.Effect<Gateway, never, Scope.Scop
           readyTimeout: 30_000,
           // After release, a shard still waiting to reconnect (the manager sleeps 500 ms first) would open
           // a new socket once destroyed: it asks for the session first, and never gets an answer.
-          retrieveSessionInfo: () => (stopped ? new Promise<never>(() => undefined) : session),
+          retrieveSessionInfo: async () => {
+            if (stopped) return new Promise<never>(() => undefined)
+            return session === null ? null : { ...session, resumeURL: await bridge.wrap(session.resumeURL) }
+          },
           updateSessionInfo: (_shardId, info) => {
-            session = info
+            session = info === null ? null : { ...info, resumeURL: bridge.unwrap(info.resumeURL) }
           }
         })
+        // The gateway address from `GET /gateway/bot`, through the proxy's bridge when one applies.
+        const fetchGatewayInformation = manager.fetchGatewayInformation.bind(manager)
+        manager.fetchGatewayInformation = async (force?: boolean) => {
+          const info = await fetchGatewayInformation(force)
+          return { ...info, url: await bridge.wrap(info.url) }
+        }
         manager.on(WebSocketShardEvents.Dispatch, (payload) =>
           offer({ _tag: "Dispatch", t: payload.t, s: payload.s, d: payload.d })
         )
@@ -115,6 +130,7 @@ export const make = (options: Options): Effect.Effect<Gateway, never, Scope.Scop
           // 4200: not a normal close, so Discord keeps the session resumable for the next run.
           await Promise.resolve(manager.destroy({ code: 4200, reason: "Warden source stopped" })).catch(() => undefined)
           manager.removeAllListeners()
+          await bridge.close()
         })
     )
     const connect = (attempt: number): Effect.Effect<void> =>

@@ -219,6 +219,8 @@ export const make = (options: FetchOptions): Effect.Effect<Fetcher, never, Scope
             body.on("end", () => {
               const contentType = res.headers["content-type"]
               const bytes = Buffer.concat(chunks)
+              // The chunks stay reachable from this listener as long as the response does: drop them.
+              chunks.length = 0
               done(
                 Effect.succeed({
                   _tag: "Fetched",

@@ -42,9 +42,6 @@ export const StateV1 = Schema.Struct({
   feeds: Schema.Record(Schema.String, FeedState)
 })
 
-/** The checkpoint of a source that has seen nothing. */
-export const empty: State = { v: 2, feeds: {} }
-
 /** The checkpoint of the in-memory states: their validators only. */
 export const fromFeeds = (feeds: Readonly<Record<string, FeedState>>): State => {
   const out: Record<string, FeedCheckpoint> = {}

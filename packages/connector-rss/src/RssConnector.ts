@@ -204,6 +204,27 @@ const backoffMillis = (config: RssConfig.Config, failures: number, retryAfter: n
   return Math.round(Math.max(Backoff.delayMillis(config.retry, failures), Math.min(retryAfter ?? 0, 86_400_000)))
 }
 
+/** Events handed downstream per chunk: a poll's events go out in chunks of this size. */
+export const handOverChunk = 100
+
+/**
+ * Hands one poll's events over in chunks of {@link handOverChunk}, letting go of each as it goes: a
+ * 20,000-item poll is not kept whole until its last event is taken (the daemon analyses it for
+ * minutes), and what was handed over can be collected meanwhile. The feed's document and parsed
+ * items are already gone by then: only the events are kept, and fewer and fewer of them.
+ */
+const handOver = <A>(events: Array<A | undefined>): Stream.Stream<A> =>
+  Stream.fromIteratorSucceed(
+    (function* () {
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i] as A
+        events[i] = undefined
+        yield event
+      }
+    })(),
+    handOverChunk
+  )
+
 const invalidCheckpoint = (message: string) =>
   new ConnectorError.ConnectorError({ source: "rss", reason: "InvalidCheckpoint", retryable: false, message })
 
@@ -295,13 +316,13 @@ export const make = (
                   attempt: rt.failures,
                   retryInMillis: wait
                 }
-                return [event] as ReadonlyArray<SourceEvent.SourceEvent>
+                return [event] as Array<SourceEvent.SourceEvent>
               }
               rt.failures = 0
               const fetched = result.success
               if (fetched._tag === "NotModified") {
                 rt.nextAt = now + interval
-                return []
+                return [] as Array<SourceEvent.SourceEvent>
               }
               const outcome = diff(rt.spec, fetched.feed, previous, fetched.validators, {
                 maxItems: config.maxItemsPerPoll,
@@ -312,10 +333,12 @@ export const make = (
               const before = checkpoint
               const after = RssCheckpoint.fromFeeds(seen)
               checkpoint = after
-              const last = outcome.events.length - 1
-              return outcome.events.map(
-                (e, i): SourceEvent.SourceEvent => ({ ...e, checkpoint: i === last ? after : before })
-              )
+              // The checkpoint is set on the poll's own event objects in place: a copy of each is a few MB
+              // more at the poll's peak (20,000 items), when the parsed document is still about.
+              const events = outcome.events as Array<Omit<SourceEvent.Upsert, "checkpoint"> & { checkpoint?: unknown }>
+              const last = events.length - 1
+              for (let i = 0; i <= last; i++) events[i]!.checkpoint = i === last ? after : before
+              return events as Array<SourceEvent.SourceEvent>
             })
 
           const step = Effect.gen(function* () {
@@ -326,9 +349,10 @@ export const make = (
             return yield* poll(next)
           })
 
-          if (once)
-            return Stream.fromIterable(runtimes).pipe(Stream.mapEffect(poll), Stream.flatMap(Stream.fromIterable))
-          return Stream.paginate(0, () => Effect.map(step, (events) => [events, Option.some(0)] as const))
+          if (once) return Stream.fromIterable(runtimes).pipe(Stream.mapEffect(poll), Stream.flatMap(handOver))
+          return Stream.paginate(0, () => Effect.map(step, (events) => [[events], Option.some(0)] as const)).pipe(
+            Stream.flatMap(handOver)
+          )
         })
       )
 

@@ -5,7 +5,11 @@ import { connector } from "../src/index.ts"
 import * as FeedServer from "./fixtures/FeedServer.ts"
 import { fast } from "./fixtures/run.ts"
 
-/** A real feed server: `publish` adds items to the document, `stop` makes it answer 503. */
+/**
+ * A real feed server: `publish` adds items to the document, `edit` changes one's description (same
+ * guid), `stop` makes it answer 503. No `remove`: an item leaving a feed is not a deletion (feeds drop
+ * old items), so the source emits no deletes.
+ */
 const setup: Effect.Effect<Conformance.Harness, never, Scope.Scope> = Effect.gen(function* () {
   const published: Array<FeedServer.Item> = []
   let up = true
@@ -23,6 +27,11 @@ const setup: Effect.Effect<Conformance.Harness, never, Scope.Scope> = Effect.gen
             const n = published.length + 1
             published.unshift({ guid: `g${n}`, title: `Item ${n}`, description: `<p>body ${n}</p>` })
           }
+        }),
+      edit: (index) =>
+        Effect.sync(() => {
+          const at = published.findIndex((i) => i.guid === `g${index}`)
+          published[at] = { ...published[at]!, description: `<p>edited body ${index}</p>` }
         }),
       stop: Effect.sync(() => {
         up = false

@@ -1,8 +1,10 @@
 /**
  * Moderation actions on YouTube comments (`comments.setModerationStatus`, 50 quota units per call):
  * `holdForReview` -> `heldForReview`, `reject` -> `rejected` (with `params.banAuthor: true` the author
- * is banned from the channel too), `publish` -> `published`. Actions arriving within the batch window
- * go out as one call of up to 50 ids per target status.
+ * is banned from the channel too), `publish` and `restore` -> `published`. `restore` reverses a
+ * `holdForReview`; YouTube refuses to publish a rejected comment again, so a `reject` cannot be
+ * restored (the action fails, not retryable, saying so). Actions arriving within the batch window go
+ * out as one call of up to 50 ids per target status.
  *
  * Also the reversal check: a comment Warden held that a moderator approved in YouTube Studio.
  *
@@ -20,11 +22,18 @@ import type * as YouTubeClient from "./YouTubeClient.ts"
 export const statusOf = {
   holdForReview: "heldForReview",
   reject: "rejected",
-  publish: "published"
+  publish: "published",
+  restore: "published"
 } as const satisfies Record<string, YouTubeApi.ModerationStatus>
 
 /** The action kinds supported. */
 export const actionKinds = Object.keys(statusOf) as ReadonlyArray<keyof typeof statusOf>
+
+/** How long a status this source set is taken as still in place (a repeat within it is `alreadyDone`). */
+export const appliedMemoryMillis = 10 * 60_000
+
+/** How many comments' last status the source remembers. */
+const appliedMemory = 5000
 
 /** Most ids per `setModerationStatus` call. */
 export const maxIdsPerCall = 50
@@ -94,7 +103,14 @@ const fromApiError = (
     case "NotFound":
       return actionError(action, "NotFound", false, error.message)
     case "Invalid":
-      return actionError(action, "Invalid", false, error.message)
+      return actionError(
+        action,
+        "Invalid",
+        false,
+        action.kind === "restore"
+          ? `${error.message} (YouTube does not publish a rejected comment again, nor one its author deleted: a reject cannot be restored)`
+          : error.message
+      )
     default:
       return actionError(action, "Unavailable", true, error.message)
   }
@@ -109,13 +125,35 @@ export interface Moderator {
 export const make = (options: Options): Effect.Effect<Moderator, never, Scope.Scope> =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<Pending>()
+    // What this source set on each comment lately: a repeat of the same action (the daemon retrying
+    // after a lost answer) is `alreadyDone` without another 50-unit call. Kept for a short while only:
+    // a moderator may change the status afterwards, and a later action must then reach YouTube.
+    const applied = new Map<string, { readonly key: string; readonly at: number }>()
+    const keyOf = (status: Pending["status"], banAuthor: boolean) => `${status}|${banAuthor}`
+    const remember = (status: Pending["status"], banAuthor: boolean, ids: ReadonlyArray<string>) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          for (const id of ids) {
+            applied.delete(id)
+            applied.set(id, { key: keyOf(status, banAuthor), at: now })
+          }
+          while (applied.size > appliedMemory) applied.delete(applied.keys().next().value as string)
+        })
+      )
 
+    /** One call; YouTube saying the daily quota is spent spends the budget too (no call until the reset). */
     const call = (status: Pending["status"], banAuthor: boolean, ids: ReadonlyArray<string>) =>
-      options.client!.post("comments.setModerationStatus", "/comments/setModerationStatus", {
-        id: ids.join(","),
-        moderationStatus: status,
-        ...(banAuthor ? { banAuthor: "true" } : {})
-      })
+      options
+        .client!.post("comments.setModerationStatus", "/comments/setModerationStatus", {
+          id: ids.join(","),
+          moderationStatus: status,
+          ...(banAuthor ? { banAuthor: "true" } : {})
+        })
+        .pipe(
+          Effect.tapError((error) =>
+            error._tag === "ApiError" && error.kind === "QuotaExceeded" ? options.budget.exhaust : Effect.void
+          )
+        )
 
     const settle = (batch: ReadonlyArray<Pending>, status: Pending["status"], banAuthor: boolean) =>
       Effect.gen(function* () {
@@ -126,38 +164,46 @@ export const make = (options: Options): Effect.Effect<Moderator, never, Scope.Sc
               Deferred.fail(p.done, fromApiError(p.action, e, Math.max(0, at - now)))
             )
           )
-        const available = yield* options.budget.remaining
-        if (available < YouTubeApi.cost["comments.setModerationStatus"]) {
-          const at = yield* options.budget.resetAt
-          const now = yield* Clock.currentTimeMillis
-          for (const p of batch) {
-            yield* Deferred.fail(
-              p.done,
-              actionError(
-                p.action,
-                "RateLimited",
-                true,
-                "not enough YouTube Data API quota left today for setModerationStatus (50 units); it resets at midnight Pacific time",
-                Math.max(0, at - now)
+        /** Whether the quota left pays for one more call; when not, `pending` fail `RateLimited` until the reset. */
+        const affordable = (pending: ReadonlyArray<Pending>) =>
+          Effect.gen(function* () {
+            const available = yield* options.budget.remaining
+            if (available >= YouTubeApi.cost["comments.setModerationStatus"]) return true
+            const at = yield* options.budget.resetAt
+            const now = yield* Clock.currentTimeMillis
+            for (const p of pending) {
+              yield* Deferred.fail(
+                p.done,
+                actionError(
+                  p.action,
+                  "RateLimited",
+                  true,
+                  "not enough YouTube Data API quota left today for setModerationStatus (50 units); it resets at midnight Pacific time",
+                  Math.max(0, at - now)
+                )
               )
-            )
-          }
-          return
-        }
+            }
+            return false
+          })
+        if (!(yield* affordable(batch))) return
         const result = yield* Effect.result(call(status, banAuthor, ids))
         if (result._tag === "Success") {
+          yield* remember(status, banAuthor, ids)
           yield* options.onApplied(status, ids)
           for (const p of batch) yield* Deferred.succeed(p.done, { status: "done" })
           return
         }
         const error = result.failure
-        if (error._tag === "ApiError" && error.kind === "QuotaExceeded") yield* options.budget.exhaust
-        if (error._tag === "ApiError" && error.kind === "NotFound" && ids.length > 1) {
-          // One of the ids is gone and the whole call was refused: set the others one by one.
+        if (error._tag === "ApiError" && (error.kind === "NotFound" || error.kind === "Invalid") && ids.length > 1) {
+          // One of the ids is gone (404), or its status cannot be set (400: e.g. publishing a rejected
+          // comment), and the whole call was refused: set the others one by one.
           for (const id of ids) {
             const own = batch.filter((p) => p.commentId === id)
+            // each id alone is another 50-unit call: only while the quota left pays for it
+            if (!(yield* affordable(own))) continue
             const single = yield* Effect.result(call(status, banAuthor, [id]))
             if (single._tag === "Success") {
+              yield* remember(status, banAuthor, [id])
               yield* options.onApplied(status, [id])
               for (const p of own) yield* Deferred.succeed(p.done, { status: "done" })
             } else if (single.failure._tag === "ApiError" && single.failure.kind === "NotFound") {
@@ -242,6 +288,11 @@ export const make = (options: Options): Effect.Effect<Moderator, never, Scope.Sc
         const banAuthor = action.params?.banAuthor === true
         if (banAuthor && action.kind !== "reject") {
           return yield* actionError(action, "Invalid", false, "banAuthor is only allowed with reject")
+        }
+        const last = applied.get(commentId)
+        const now = yield* Clock.currentTimeMillis
+        if (last !== undefined && last.key === keyOf(status, banAuthor) && now - last.at < appliedMemoryMillis) {
+          return { status: "alreadyDone" as const }
         }
         const done = yield* Deferred.make<Action.ActionResult, Action.ActionError>()
         yield* Queue.offer(queue, { action, commentId, status, banAuthor, done })

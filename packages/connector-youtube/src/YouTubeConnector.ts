@@ -1,7 +1,7 @@
 /**
  * The YouTube connector: comments and replies of a channel and/or videos as `upsert` events,
- * moderation actions (`holdForReview`, `reject`, `publish`) and `reversal` events when a moderator
- * approves in YouTube Studio a comment Warden held.
+ * moderation actions (`holdForReview`, `reject`, `publish`, `restore`) and `reversal` events when a
+ * moderator approves in YouTube Studio a comment Warden held.
  *
  * @since 0.1.0
  */

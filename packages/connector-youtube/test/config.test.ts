@@ -57,7 +57,7 @@ describe("config", () => {
     for (const key of ["channelId", "videoIds", "apiKey", "clientId", "refreshToken", "dailyQuota", "quotaReserve"]) {
       assert.property(schema.properties, key)
     }
-    assert.deepStrictEqual(connector.capabilities.actions, ["holdForReview", "reject", "publish"])
+    assert.deepStrictEqual(connector.capabilities.actions, ["holdForReview", "reject", "publish", "restore"])
     assert.strictEqual(connector.type, "youtube")
   })
 })

@@ -2,7 +2,7 @@ import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger, References } from "effect"
 import * as FakeYouTube from "./fixtures/FakeYouTube.ts"
-import { collect, errors, fast } from "./fixtures/run.ts"
+import { collect, errors, fast, watchPast } from "./fixtures/run.ts"
 
 /** Captures every log line (message and annotations) of `effect`. */
 const captureLogs = <A, E>(effect: Effect.Effect<A, E>) =>
@@ -24,7 +24,9 @@ describe("logs", () => {
         fake.state.quotaLimit = 0
         const { result, lines } = yield* captureLogs(
           collect({ channelId: FakeYouTube.channelId, ...fake.oauthConfig, ...fast }, () => false, {
-            timeout: "1 second"
+            // Watch ten poll intervals past the quota error for a second line; the timeout is a hang guard.
+            stopWhen: watchPast((events) => errors(events).length > 0),
+            timeout: "60 seconds"
           })
         )
         assert.strictEqual(errors(result.events).length, 1)

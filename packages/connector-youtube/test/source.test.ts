@@ -4,7 +4,7 @@ import { Cause, Effect, Exit, Fiber, Option, Redacted } from "effect"
 import { connector, OAuth, QuotaBudget, YouTubeApi } from "../src/index.ts"
 import { apiClient } from "./fixtures/client.ts"
 import * as FakeYouTube from "./fixtures/FakeYouTube.ts"
-import { collect, collectFrom, errors, fast, lastCheckpoint, upserts } from "./fixtures/run.ts"
+import { collect, collectFrom, errors, fast, lastCheckpoint, upserts, watchPast } from "./fixtures/run.ts"
 
 const failureOf = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
@@ -129,7 +129,10 @@ describe("quota", () => {
         const { events } = yield* collect(
           { channelId: FakeYouTube.channelId, ...fake.oauthConfig, ...fast },
           () => false,
-          { timeout: "1 second" }
+          {
+            stopWhen: watchPast((es) => errors(es).length > 0),
+            timeout: "60 seconds"
+          }
         )
         const errs = errors(events)
         assert.strictEqual(errs.length, 1)
@@ -151,7 +154,7 @@ describe("quota", () => {
         const { events } = yield* collect(
           { channelId: FakeYouTube.channelId, ...fake.oauthConfig, ...fast, dailyQuota: 53, quotaReserve: 50 },
           () => false,
-          { timeout: "1 second" }
+          { stopWhen: watchPast((es) => upserts(es).length > 0), timeout: "60 seconds" }
         )
         assert.strictEqual(upserts(events).length, 1)
         assert.strictEqual(errors(events).length, 0)

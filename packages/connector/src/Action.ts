@@ -5,7 +5,11 @@
  */
 import { Schema } from "effect"
 
-/** The action kinds Warden knows; platforms may support others. */
+/**
+ * The action kinds Warden knows; platforms may support others. `restore` reverses an earlier `hide`,
+ * `holdForReview` or `reject` (the item is visible again): a connector declaring it lets a moderator
+ * undo Warden's action from the review console.
+ */
 export const knownActionKinds = [
   "delete",
   "hide",
@@ -17,7 +21,8 @@ export const knownActionKinds = [
   "reply",
   "modLog",
   "kick",
-  "log"
+  "log",
+  "restore"
 ] as const
 
 /** An action kind: one of {@link knownActionKinds} or any other string (open enum). */

@@ -7,7 +7,8 @@
  * Failures are `ConnectorError`s with the reason a source needs: `Unavailable` (connection refused,
  * reset, 5xx), `Timeout`, `RateLimited` (429, with the `Retry-After` in the message), `Unauthorized`
  * (401/403, not retryable), `InvalidResponse` (an answer too large or not matching the schema). URLs
- * in messages are redacted (no credentials, no query string).
+ * in messages are redacted (no credentials, no query string). Through `HTTPS_PROXY`/`HTTP_PROXY`
+ * when the environment sets them (`NO_PROXY` honoured; see `Proxy`).
  *
  * ```ts
  * const items = yield* Http.getJson("hn", Items, { url: `${config.url}?after=${after}`, timeout: "10 seconds" })
@@ -19,6 +20,7 @@ import * as NodeHttp from "node:http"
 import * as NodeHttps from "node:https"
 import { Duration, Effect, Redacted, Schema } from "effect"
 import { ConnectorError, redactUrl } from "./ConnectorError.ts"
+import * as Proxy from "./Proxy.ts"
 
 /** One request. Header values may be `Redacted` (tokens): they are revealed only on the wire. */
 export interface Request {
@@ -61,7 +63,20 @@ export const request = (source: string, req: Request): Effect.Effect<Response, C
       clearTimeout(timer)
       resume(effect)
     }
-    const r = client.request(url, { method: req.method ?? "GET", headers, agent: false, signal }, (res) => {
+    // Through the proxy: a fresh tunnel per request (the same one-socket-per-request rule); else no agent.
+    const route: NodeHttp.RequestOptions =
+      Proxy.proxyFor(url) === undefined
+        ? { agent: false }
+        : {
+            createConnection: (_options, created) => {
+              Proxy.connect(url, { signal }).then(
+                (socket) => created(null, socket),
+                (error: Error) => created(error, undefined as never)
+              )
+              return undefined
+            }
+          }
+    const r = client.request(url, { method: req.method ?? "GET", headers, ...route, signal }, (res) => {
       const chunks: Array<Buffer> = []
       let size = 0
       res.on("data", (chunk: Buffer) => {

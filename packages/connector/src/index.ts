@@ -28,6 +28,9 @@ export * as ConnectorError from "./ConnectorError.ts"
 /** An HTTP client that leaves no socket open. */
 export * as Http from "./Http.ts"
 
+/** Connections through HTTP(S)_PROXY / NO_PROXY (CONNECT tunnels), for clients that open their own sockets. */
+export * as Proxy from "./Proxy.ts"
+
 /** Finds connectors by type or module path. */
 export * as ConnectorRegistry from "./ConnectorRegistry.ts"
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type Checkpoint, Connector, type ConnectorError, SourceEvent } from "@warden/connector"
+import { type Checkpoint, Connector, type ConnectorError, Http, SourceEvent } from "@warden/connector"
 import { Conformance } from "@warden/connector/testing"
-import { Effect, Logger, Option, Stream } from "effect"
+import { Effect, Logger, Option, Schema, Stream } from "effect"
 import { connector as changelog } from "../examples/ChangeLogConnector.ts"
 import { connector as example } from "../examples/JsonPollConnector.ts"
 import * as ChangeLogUpstream from "./fixtures/ChangeLogUpstream.ts"
@@ -144,6 +144,64 @@ const emptying = changed(
 /** Declares `actions: [hide]` but its source has no `act`. */
 const actless = changed((events) => events, true)
 
+const Changes = Schema.Array(
+  Schema.Struct({ seq: Schema.Int, op: Schema.String, id: Schema.Int, text: Schema.optionalKey(Schema.String) })
+)
+
+/** The change-log example with a `pollOnce` reading the log with `read(url)` (the kit's `pollOnce` check). */
+const polling = (read: (url: string) => Stream.Stream<SourceEvent.SourceEvent, ConnectorError.ConnectorError>) =>
+  Connector.make({
+    ...changelog,
+    make: (config) => Effect.map(changelog.make(config), (source) => ({ ...source, pollOnce: () => read(config.url) }))
+  })
+
+/** One read of the whole log, then the end; a failure fails the stream (as `Source.pollOnce` says). */
+const readLog = (url: string) =>
+  Stream.unwrap(
+    Effect.map(Http.getJson("changelog", Changes, { url: `${url}/changes?after=0`, timeout: "2 seconds" }), (changes) =>
+      Stream.fromIterable(
+        changes.map(
+          (c): SourceEvent.SourceEvent =>
+            c.op === "delete"
+              ? { kind: "delete", reference: `changelog:${c.id}`, checkpoint: { seq: c.seq } }
+              : SourceEvent.upsertText({
+                  reference: `changelog:${c.id}`,
+                  checkpoint: { seq: c.seq },
+                  text: c.text ?? ""
+                })
+        )
+      )
+    )
+  )
+
+/** A correct pollOnce. */
+const pollingOnce = polling(readLog)
+
+/** pollOnce is the endless stream: a preview waits for its timeout. */
+const lingering = Connector.make({
+  ...changelog,
+  make: (config) => Effect.map(changelog.make(config), (source) => ({ ...source, pollOnce: source.events }))
+})
+
+/** pollOnce turns a failure into an error event and ends as if the upstream were fine. */
+const swallowing = polling((url) =>
+  readLog(url).pipe(
+    Stream.catch((e) =>
+      Stream.succeed<SourceEvent.SourceEvent>({
+        kind: "error",
+        source: "changelog",
+        reason: e.reason,
+        message: e.message,
+        attempt: 1,
+        retryInMillis: 1000
+      })
+    )
+  )
+)
+
+/** pollOnce dies (a thrown exception) when the upstream is down. */
+const dyingOnce = polling((url) => readLog(url).pipe(Stream.orDie))
+
 const changelogOptions = (connector: Connector.Connector): Conformance.Options => ({
   connector,
   setup: ChangeLogUpstream.make,
@@ -183,12 +241,73 @@ const mistakes: ReadonlyArray<{
     says: "declares actions [hide] but its source has no act"
   },
   {
+    name: "a pollOnce that does not end",
+    check: "pollOnce",
+    broken: changelogOptions(lingering),
+    says: "pollOnce did not end by itself within the timeout"
+  },
+  {
+    name: "a pollOnce that reports a down upstream as an error event and ends",
+    check: "pollOnce",
+    broken: changelogOptions(swallowing),
+    says: "with the upstream down, pollOnce must fail with a ConnectorError"
+  },
+  {
+    name: "a pollOnce that dies when the upstream is down",
+    check: "pollOnce",
+    broken: changelogOptions(dyingOnce),
+    says: "with the upstream down, pollOnce must fail with a ConnectorError"
+  },
+  {
     name: "a checkpoint that grows with the items seen (and the change log's stays small)",
     check: "boundedCheckpoint",
     broken: options(hoarding),
     says: "grows with the items seen"
   }
 ]
+
+/** Drops an upsert of a reference it emitted before: edits never reach the daemon. */
+const editBlind = changed((events) => {
+  const seen = new Set<string>()
+  return Stream.filter(events, (e) => {
+    if (e.kind !== "upsert") return true
+    if (seen.has(e.reference)) return false
+    seen.add(e.reference)
+    return true
+  })
+})
+
+describe("conformance kit, a driver that can edit but not remove (a feed, YouTube)", () => {
+  const editOnly = (connector: Connector.Connector): Conformance.Options => ({
+    ...changelogOptions(connector),
+    setup: Effect.map(ChangeLogUpstream.make, (h) => ({ ...h, upstream: { ...h.upstream, remove: undefined } }))
+  })
+  it.live("checks edits, says deletes were not checked, and fails a plugin that drops edits", () =>
+    Effect.gen(function* () {
+      const logged: Array<string> = []
+      yield* Conformance.editsAndDeletes(editOnly(changelog)).pipe(
+        Effect.provide(Logger.layer([Logger.make((o) => logged.push(String(o.message)))]))
+      )
+      assert.deepStrictEqual(logged, [
+        "conformance: editsAndDeletes did not run: the driver has no remove (only edits were checked)"
+      ])
+      const failure = yield* Effect.flip(Conformance.editsAndDeletes(editOnly(editBlind)))
+      assert.include(failure.message, "was edited upstream: no upsert with its reference came")
+    })
+  )
+})
+
+describe("conformance kit, checkpointsForward on a slow upstream", () => {
+  // Seen on a loaded CI machine: the resumed run from changelog:1's checkpoint had read nothing when
+  // its settle time ended, the one from changelog:2's had read 3 and 4, and a correct plugin was failed
+  // for a checkpoint going backwards. Here the read after changelog:1 takes longer than the settle time.
+  it.live("waits for the items after each checkpoint, so a correct plugin passes", () =>
+    Conformance.checkpointsForward({
+      ...changelogOptions(changelog),
+      setup: ChangeLogUpstream.makeWith(new Map([[1, 800]]))
+    })
+  )
+})
 
 describe("conformance kit, each mistake fails a broken plugin and passes a correct one", () => {
   for (const { name, check, broken, says } of mistakes) {
@@ -197,7 +316,8 @@ describe("conformance kit, each mistake fails a broken plugin and passes a corre
         const failure = yield* Effect.flip(Conformance.checks[check](broken))
         assert.strictEqual(failure.check, check)
         assert.include(failure.message, says)
-        yield* Conformance.checks[check](changelogOptions(changelog))
+        // the correct plugin: the change-log example, with a pollOnce that reads the log once
+        yield* Conformance.checks[check](changelogOptions(check === "pollOnce" ? pollingOnce : changelog))
       })
     )
   }

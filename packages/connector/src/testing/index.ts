@@ -7,5 +7,8 @@
 /** The checks, their options and the upstream driver contract. */
 export * as Conformance from "./Conformance.ts"
 
+/** A CONNECT proxy on loopback, for tests of clients that honour HTTP(S)_PROXY. */
+export * as ConnectProxy from "./ConnectProxy.ts"
+
 /** Vitest registration of the checks. */
 export { describeConformance } from "./Vitest.ts"
