@@ -3,14 +3,17 @@
  * ranges are rewritten), installed with npm into empty folders outside the workspace, and run.
  *
  * - an operator: `@warden/daemon` + `@warden/connector-rss` -> `warden config check`, `warden source
- *   preview` on a feed served on loopback; `type: discord` refused naming its package, then loaded once
+ *   preview` on a feed served on loopback; the daemon's declarations type-check a program embedding it; `type: discord` refused naming its package, then loaded once
  *   the Discord tarball is installed;
  * - a plugin author: a connector built against the packed `@warden/connector` in its own folder, with
- *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview);
+ *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview); the SDK's
+ *   shipped change-log example built there too and run by `warden run` against `warden sandbox`,
+ *   killed -9 mid-run and restarted: one verdict record per change, none lost, every hide done;
  * - an application developer: `@warden/v1` next to `effect` at another 4.x release, one copy of Effect,
  *   no redis/ws, node_modules without effect <= 15 MB; the README's Promise and Effect examples
- *   type-checked strictly, the Promise one run against `warden sandbox`; esbuild bundles (CommonJS,
- *   ESM without a banner) run; a browser bundle throws server-only; Node.js 20 is refused.
+ *   type-checked strictly, the Promise one run against `warden sandbox`; esbuild bundles run (CommonJS
+ *   and ESM without a banner, undici beside them; one file with undici inside, with no node_modules);
+ *   a browser bundle throws server-only; Node.js 20 is refused.
  *
  * Needs the packages built (`pnpm build`; turbo runs this after `^build`) and the npm registry for the
  * third-party dependencies (a warm npm cache makes it quick).
@@ -30,7 +33,8 @@ import {
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
-import { delimiter, dirname, join } from "node:path"
+import { basename, delimiter, dirname, join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 /** The other 4.x release of Effect the user's folders have (the workspace builds against 4.1.0). */
@@ -141,6 +145,49 @@ const writeConfig = (dir: string, file: string, id: string, kind: string, config
     `api:\n  apiKey: \${env:WARDEN_API_KEY}\n  baseUrl: http://127.0.0.1:9\nsources:\n  - id: ${id}\n    ${kind}\n    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c\n    config:\n${config}sinks:\n  - type: stdout\n`
   )
 
+/** `warden sandbox --port 0` of the installed daemon in `dir`: its base URL once it listens. */
+const startSandbox = (dir: string) => {
+  const child = spawn(join(dir, "node_modules", ".bin", "warden"), ["sandbox", "--port", "0"], {
+    cwd: dir,
+    env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const url = new Promise<string>((resolve, reject) => {
+    let out = ""
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/u.exec(out)
+      if (m !== null) resolve(m[1]!)
+    })
+    child.on("exit", (code) => reject(new Error(`warden sandbox exited ${code}: ${out}`)))
+  })
+  return { child, url }
+}
+
+/** Polls `check` every 100 ms until it holds, failing after `ms` with `what`. */
+const waitFor = async (check: () => boolean, ms: number, what: () => string) => {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** Rows of a query on a daemon's SQLite state file ([] before the file or table exists). */
+const stateRows = <A>(file: string, sql: string): Array<A> => {
+  if (!existsSync(file)) return []
+  // not read-only: after a kill -9 the WAL may need recovering; the timeout waits out the daemon's writes
+  const db = new DatabaseSync(file, { timeout: 10_000 })
+  try {
+    return db.prepare(sql).all() as Array<A>
+  } catch (e) {
+    if (String(e).includes("no such table")) return []
+    throw e
+  } finally {
+    db.close()
+  }
+}
+
 // The typescript of the workspace (the user's own tsc would do the same).
 const tsc = join(root, "node_modules", ".bin", "tsc")
 
@@ -245,6 +292,14 @@ describe("an operator installs the daemon with npm", () => {
     for (const event of events) expect(event.reference).toMatch(/^rss:/u)
   })
 
+  it("ships type declarations: a program embedding the daemon (checkConfig, specOf, Daemon.layer) type-checks strictly (no skipLibCheck)", async () => {
+    cpSync(join(fixtures, "daemon-app"), join(daemon, "app"), { recursive: true })
+    await npmInstall(daemon, ["@types/node@24"])
+    const r = await run(tsc, ["-p", join("app", "tsconfig.json")], daemon)
+    expect(r.stdout + r.stderr).toBe("")
+    expect(r.code).toBe(0)
+  })
+
   it("refuses type: discord naming the npm package, and loads it once the Discord tarball is installed", async () => {
     writeConfig(
       daemon,
@@ -277,6 +332,12 @@ describe("an operator installs the daemon with npm", () => {
         { "@warden/connector": `file:${tgz("@warden/connector")}`, effect: OTHER_EFFECT },
         ["@types/node@24"]
       )
+      // The SDK's shipped example (a change log with creates, edits, deletes and a hide action), as an
+      // author starts from it: copied out of the installed tarball, built with the plugin.
+      cpSync(
+        join(plugin, "node_modules", "@warden", "connector", "examples", "ChangeLogConnector.ts"),
+        join(plugin, "src", "changelog.ts")
+      )
       await ok(tsc, ["-p", "tsconfig.json"], plugin)
     })
 
@@ -305,17 +366,132 @@ describe("an operator installs the daemon with npm", () => {
         [1, 2, 3].map((i) => `hi #${i} every 1000 ms (token of 6 chars)`)
       )
     })
+    it("runs under warden run against the sandbox; killed -9 mid-run and restarted: every change analysed once, no loss, hides done", async () => {
+      const N = 400
+      const PAGE = 20
+      // The platform: a change log served PAGE changes a request (the plugin polls every 100 ms, so the
+      // run spans seconds), every 10th comment an insult; hides recorded, a repeat answered 409.
+      const hidden = new Map<string, number>()
+      const platform = createServer((req, res) => {
+        const url = new URL(req.url ?? "/", "http://x")
+        const hide = /^\/hide\/(\d+)$/u.exec(url.pathname)
+        if (req.method === "POST" && hide !== null) {
+          const id = hide[1]!
+          hidden.set(id, (hidden.get(id) ?? 0) + 1)
+          res.writeHead(hidden.get(id) === 1 ? 200 : 409).end()
+          return
+        }
+        const after = Number(url.searchParams.get("after") ?? 0)
+        const changes = Array.from({ length: Math.max(0, Math.min(PAGE, N - after)) }, (_, i) => {
+          const seq = after + i + 1
+          return {
+            seq,
+            op: "create",
+            id: seq,
+            text: seq % 10 === 0 ? `you idiot number ${seq}` : `a fine comment number ${seq}`
+          }
+        })
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(changes))
+      })
+      await new Promise<void>((resolve) => platform.listen(0, "127.0.0.1", resolve))
+      const sandbox = startSandbox(daemon)
+      try {
+        const state = join(daemon, "changelog-state.db")
+        const out = join(daemon, "changelog-verdicts.jsonl")
+        writeFileSync(
+          join(daemon, "changelog.yaml"),
+          `api:\n  apiKey: \${env:WARDEN_API_KEY}\n  baseUrl: ${await sandbox.url}\nstate:\n  sqlite: ${state}
+sources:
+  - id: comments
+    module: ${join(plugin, "dist", "changelog.js")}
+    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
+    config:
+      url: http://127.0.0.1:${(platform.address() as AddressInfo).port}
+      pollInterval: 100 millis
+    rules:
+      - name: hide-insults
+        when: { type: [HATEFUL] }
+        actions: [hide]
+sinks:
+  - type: jsonl
+    path: ${out}
+admin:
+  listen: 127.0.0.1:0
+log:
+  format: json
+`
+        )
+        // A poll under a second passes with a warning (fit for a local platform, as here).
+        const checked = await warden(["config", "check", "changelog.yaml"])
+        expect(checked.code).toBe(0)
+        expect(checked.stderr.trim()).toMatch(
+          /^warning: \S+ sources\.0\.config\.pollInterval: polls every 100ms[^\n]*$/u
+        )
+        const items = () =>
+          stateRows<{ reference: string; version: number }>(state, "SELECT reference, version FROM warden_items")
+        const start = () => {
+          const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["run", "--config", "changelog.yaml"], {
+            cwd: daemon,
+            env: { ...env, WARDEN_API_KEY: "sandbox-standard-key" },
+            stdio: ["ignore", "ignore", "pipe"]
+          })
+          let stderr = ""
+          child.stderr!.on("data", (chunk: Buffer) => {
+            stderr += chunk.toString()
+          })
+          const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+          return { child, exited, stderr: () => stderr.slice(-3000) }
+        }
+
+        const first = start()
+        await waitFor(
+          () => items().length > 0,
+          60_000,
+          () => `the first verdicts\n${first.stderr()}`
+        )
+        first.child.kill("SIGKILL")
+        await first.exited
+        const atKill = items().length
+        expect(atKill, "killed mid-run").toBeLessThan(N)
+        console.log(`killed -9 with ${atKill} of ${N} verdicts recorded`)
+
+        const second = start()
+        await waitFor(
+          () => items().length >= N && hidden.size >= N / 10,
+          120_000,
+          () => `${N} verdicts and ${N / 10} hides (have ${items().length}, ${hidden.size})\n${second.stderr()}`
+        )
+        second.child.kill("SIGTERM")
+        expect(await second.exited).toBe(0)
+
+        // One verdict record per change, none lost, none twice; the sink saw every one.
+        const rows = items()
+        expect(rows).toHaveLength(N)
+        expect(new Set(rows.map((r) => r.reference)).size).toBe(N)
+        expect(rows.every((r) => Number(r.version) === 1)).toBe(true)
+        const sunk = readFileSync(out, "utf8")
+          .split("\n")
+          .filter((line) => line.endsWith("}"))
+          .map((line) => JSON.parse(line).reference as string)
+        expect(new Set(sunk).size).toBe(N)
+        // Each insult hidden on the platform; a repeat after the kill is answered 409 (alreadyDone).
+        expect([...hidden.keys()].sort()).toEqual(Array.from({ length: N / 10 }, (_, i) => String((i + 1) * 10)).sort())
+      } finally {
+        sandbox.child.kill("SIGTERM")
+        await new Promise<void>((resolve) => platform.close(() => resolve()))
+      }
+    })
   })
 
   describe(`an application uses @warden/v1 with effect ${OTHER_EFFECT}`, () => {
     let app = ""
     let sandbox: ChildProcess | undefined
     let baseUrl = ""
-    /** Runs a script of the app against the sandbox, which must exit 0: the JSON line it printed. */
-    const runAgainstSandbox = async (script: string) =>
+    /** Runs a script of the app (from `cwd`) against the sandbox, which must exit 0: the JSON line it printed. */
+    const runAgainstSandbox = async (script: string, cwd = app) =>
       JSON.parse(
         (
-          await ok(process.execPath, [script], app, {
+          await ok(process.execPath, [script], cwd, {
             WARDEN_API_KEY: "sandbox-standard-key",
             WARDEN_BASE_URL: baseUrl
           })
@@ -327,21 +503,9 @@ describe("an operator installs the daemon with npm", () => {
         "@types/node@24",
         ...["@warden/v1", "@warden/core", "@warden/transport"].map(tgz)
       ])
-      const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["sandbox", "--port", "0"], {
-        cwd: daemon,
-        env,
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      sandbox = child
-      baseUrl = await new Promise<string>((resolve, reject) => {
-        let out = ""
-        child.stdout!.on("data", (chunk: Buffer) => {
-          out += chunk.toString()
-          const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/u.exec(out)
-          if (m !== null) resolve(m[1]!)
-        })
-        child.on("exit", (code) => reject(new Error(`warden sandbox exited ${code}: ${out}`)))
-      })
+      const started = startSandbox(daemon)
+      sandbox = started.child
+      baseUrl = await started.url
     })
 
     afterAll(() => {
@@ -381,20 +545,44 @@ describe("an operator installs the daemon with npm", () => {
     })
 
     describe("bundled with esbuild", () => {
-      /** Bundles the app's bundle.js with esbuild into `outfile`. */
-      const bundle = (platform: "node" | "browser", format: "cjs" | "esm", outfile: string) =>
+      /** Bundles the app's `entry` (bundle.js) with esbuild into `outfile`. */
+      const bundle = (
+        platform: "node" | "browser",
+        format: "cjs" | "esm",
+        outfile: string,
+        entry = "bundle.js",
+        extra: ReadonlyArray<string> = []
+      ) =>
         ok(
           join(app, "node_modules", ".bin", "esbuild"),
-          ["bundle.js", "--bundle", `--platform=${platform}`, `--format=${format}`, `--outfile=${outfile}`],
+          [entry, "--bundle", `--platform=${platform}`, `--format=${format}`, `--outfile=${outfile}`, ...extra],
           app
         )
+      /** A folder with only `file` in it: no node_modules to load anything from. */
+      const alone = (file: string) => {
+        const copy = join(mkdtempSync(join(work, "alone-")), basename(file))
+        cpSync(join(app, file), copy)
+        return copy
+      }
       beforeAll(async () => {
-        await npmInstall(app, ["esbuild@0.28"])
+        // undici: bundle-full.js imports it itself, as an app that bundles it whole does
+        await npmInstall(app, ["esbuild@0.28", "undici@^8.12.4"])
       })
 
-      it("as CommonJS, runs against the sandbox", async () => {
+      it("as CommonJS, runs against the sandbox, also started from another directory", async () => {
         await bundle("node", "cjs", "out/app.cjs")
         expect(await runAgainstSandbox("out/app.cjs")).toEqual({ type: "HATEFUL" })
+        // undici is found beside the bundle, not from the working directory
+        expect(await runAgainstSandbox(join(app, "out", "app.cjs"), work)).toEqual({ type: "HATEFUL" })
+      })
+
+      it("as one file with undici inside (the app's own Agent as dispatcher): CommonJS, and ESM with a createRequire banner, run with no node_modules", async () => {
+        await bundle("node", "cjs", "out/full.cjs", "bundle-full.js")
+        expect(await runAgainstSandbox(alone("out/full.cjs"), work)).toEqual({ type: "HATEFUL" })
+        const banner =
+          "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);"
+        await bundle("node", "esm", "out/full.mjs", "bundle-full.js", [`--banner:js=${banner}`])
+        expect(await runAgainstSandbox(alone("out/full.mjs"), work)).toEqual({ type: "HATEFUL" })
       })
 
       it("as ESM without a banner, runs against the sandbox (undici is left out of the bundle and required from node_modules)", async () => {
