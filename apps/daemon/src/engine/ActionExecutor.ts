@@ -5,21 +5,28 @@
  * by item version and marked done once run, so they do not run again after a restart.
  * Runs next to the source (in its singleton), since only the source's connector can act.
  */
-import type { Source } from "@warden/connector"
-import { Effect } from "effect"
-import { type ActionRow, StateStore } from "../state/StateStore.ts"
+import { Backoff, type Source } from "@warden/connector"
+import { Duration, Effect } from "effect"
+import type { ActionRow } from "../domain/Action.ts"
+import { ActionStore } from "../state/ActionStore.ts"
 
 /** Attempts before a retryable action is given up as failed. */
 export const MAX_ATTEMPTS = 8
 
-/** Backoff before retry `attempt` (1-based) of an action. */
+/** Backoff of a retryable action: 1 second doubling up to 5 minutes. */
+export const retryBackoff: Backoff.Backoff = { initial: Duration.seconds(1), max: Duration.minutes(5) }
+
+/**
+ * Delay before retry `attempt` (1-based) of an action: the connector SDK's one backoff (without its
+ * jitter: the attempt count lives in the action row), or the platform's retry-after when longer.
+ */
 export const retryDelayMillis = (attempt: number, retryAfterMillis?: number): number =>
-  Math.max(retryAfterMillis ?? 0, Math.min(1000 * 2 ** (attempt - 1), 5 * 60_000))
+  Math.max(retryAfterMillis ?? 0, Backoff.baseMillis(retryBackoff, attempt))
 
 /** Runs the due actions of `sourceId` with `source.act` until interrupted. */
 export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* ActionStore
     const runOne = (row: ActionRow) =>
       Effect.withSpan("ActionExecutor.act", {
         attributes: { "warden.source": sourceId, "warden.action": row.kind, "warden.reference": row.reference }

@@ -8,10 +8,11 @@
  * - 503/no answer/garbled answer after the transport's own retries: the batch is handed back
  *   (`ApiUnavailable`) and sent again later.
  */
+import { Backoff } from "@warden/connector"
 import type { AnalyzeV1 } from "@warden/v1"
 import { Duration, Effect, Schedule } from "effect"
 import { ApiUnavailable, type EngineError, SourcePaused } from "./EngineError.ts"
-import type { Analysed, Failed, Outcome, Unrecognised } from "./Outcome.ts"
+import type { Analysed, Failed, Outcome, Unrecognised } from "../domain/Outcome.ts"
 import type { Prepared } from "./RequestBuilder.ts"
 import * as Verdict from "./Verdict.ts"
 
@@ -71,7 +72,10 @@ export const batchError = (source: string, error: AnyError): EngineError =>
  * to 1 s; the other items of its batch keep going meanwhile.
  */
 export const quotaRetryDelayMillis = (attempt: number): number =>
-  attempt <= 2 ? 0 : Math.min(1_000, 50 * 2 ** (attempt - 3))
+  attempt <= 2 ? 0 : Backoff.baseMillis(quotaBackoff, attempt - 2)
+
+/** The wait of an item refused again and again: 50 ms doubling up to 1 s (the connector SDK's one backoff). */
+const quotaBackoff: Backoff.Backoff = { initial: Duration.millis(50), max: Duration.seconds(1) }
 
 const quotaRetry = Schedule.forever.pipe(
   Schedule.modifyDelay(({ attempt }) => Effect.succeed(Duration.millis(quotaRetryDelayMillis(attempt))))

@@ -6,11 +6,11 @@
  * or a change of parameters is not a change of action.
  */
 import { Effect } from "effect"
-import type { Rule } from "../config/WardenConfig.ts"
 import * as VerdictHistory from "../state/VerdictHistory.ts"
 import type { Replayable } from "../state/VerdictHistory.ts"
-import * as Policy from "./Policy.ts"
-import type { Verdict } from "./Verdict.ts"
+import * as RuleMatch from "../domain/Rule.ts"
+import type { Rule } from "../domain/Rule.ts"
+import type { Verdict } from "../domain/Verdict.ts"
 
 /** One sample of a change: the item and the action kinds before and after. */
 export interface Sample {
@@ -106,7 +106,7 @@ export const run = (options: {
   const rows = new Map<string, Mutable>([...options.rules.map((r) => [r.name, empty()] as const), [NO_RULE, empty()]])
   let unchanged = 0
   for (const item of options.items) {
-    const rule = Policy.firstMatch(options.rules, verdictOf(item.verdict))
+    const rule = RuleMatch.firstMatch(options.rules, verdictOf(item.verdict))
     const row = rows.get(rule?.name ?? NO_RULE)!
     row.matched += 1
     const after = kinds(rule?.actions ?? [])

@@ -39,3 +39,13 @@ export const fromSourceEvent = (event: SourceEvent.ItemEvent): BatchEvent => {
   const { checkpoint: _checkpoint, ...rest } = event
   return rest
 }
+
+/**
+ * A batch's events as the JSON text of its persisted message. Every field is plain JSON (strings,
+ * numbers, nested records), so `JSON.parse` gives back the same events.
+ */
+export const toText = (events: ReadonlyArray<BatchEvent>): string => JSON.stringify(events)
+
+/** The events of a persisted message: JSON text (see {@link toText}), or an older daemon's array. */
+export const fromPayload = (events: string | ReadonlyArray<BatchEvent>): ReadonlyArray<BatchEvent> =>
+  typeof events === "string" ? (JSON.parse(events) as ReadonlyArray<BatchEvent>) : events

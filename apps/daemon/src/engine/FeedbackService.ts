@@ -10,7 +10,8 @@
 import { type Confidence, FEEDBACK_INPUTS_MESSAGE } from "@warden/core"
 import { FeedbackV1 } from "@warden/v1"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { StateStore } from "../state/StateStore.ts"
+import { FeedbackStore } from "../state/FeedbackStore.ts"
+import { ItemStore } from "../state/ItemStore.ts"
 
 /** What a feedback says about the verdict. */
 export interface FeedbackInput {
@@ -58,7 +59,8 @@ const defined = <A extends object>(a: A): A =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as A
 
 const make = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* ItemStore
+  const feedbackStore = yield* FeedbackStore
   const client = yield* FeedbackV1.FeedbackV1
 
   const send = (options: {
@@ -126,11 +128,11 @@ const make = Effect.gen(function* () {
             : client.imageWithRequest({ analyzeRequest: request, ...common } as FeedbackV1.ImageFeedbackInput)
         ).pipe(
           Effect.tapError((error) =>
-            store
+            feedbackStore
               .recordFeedback({
                 source: row.source,
                 reference: row.reference,
-                version: Number(row.version),
+                version: row.version,
                 origin: options.origin,
                 feedbackId: undefined,
                 request: JSON.stringify(common),
@@ -149,11 +151,11 @@ const make = Effect.gen(function* () {
               : new FeedbackRefused({ status, code, reason: error.message })
           })
         )
-        yield* store
+        yield* feedbackStore
           .recordFeedback({
             source: row.source,
             reference: row.reference,
-            version: Number(row.version),
+            version: row.version,
             origin: options.origin,
             feedbackId: sent.response.id,
             request: sent.request,
@@ -165,7 +167,7 @@ const make = Effect.gen(function* () {
           id: sent.response.id,
           source: row.source,
           reference: row.reference,
-          version: Number(row.version),
+          version: row.version,
           endpoint: endpoint.replace("analyze", "feedback")
         }
       })

@@ -12,8 +12,9 @@ import { LegacyBatch } from "@warden/legacy"
 import { Context, Effect, Layer } from "effect"
 import { callOnce, failedOutcome, unrecognisedOutcome } from "./Analyzer.ts"
 import type { EngineError } from "./EngineError.ts"
-import type { Outcome } from "./Outcome.ts"
+import type { Outcome } from "../domain/Outcome.ts"
 import * as Verdict from "./Verdict.ts"
+import type { Verdict as VerdictType } from "../domain/Verdict.ts"
 
 /** One item's legacy messages (one, or one per segment). */
 export interface LegacyItem {
@@ -58,7 +59,7 @@ const outcomesOf = (
   const errorAt = new Map(result.errors.map((e) => [e.details.position, e] as const))
   let position = 0
   for (const item of items) {
-    const verdicts: Array<Verdict.Verdict> = []
+    const verdicts: Array<VerdictType> = []
     const segments: Array<{ request: string; response: string }> = []
     let failure: Outcome | undefined
     let unreadable: Outcome | undefined

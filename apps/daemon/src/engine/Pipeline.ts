@@ -15,14 +15,16 @@ import { Cause, Context, Duration, Effect, Exit, Layer, Metric, Option, Schema, 
 import { ClusterSchema, Entity, Singleton } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import * as ClusterTables from "../state/ClusterTables.ts"
-import { StateStore } from "../state/StateStore.ts"
+import { CheckpointStore } from "../state/CheckpointStore.ts"
+import { ItemStore } from "../state/ItemStore.ts"
+import { SourceErrorStore } from "../state/SourceErrorStore.ts"
 import * as ActionExecutor from "./ActionExecutor.ts"
 import * as BatchEvent from "./BatchEvent.ts"
 import { BatchProcessor } from "./BatchProcessor.ts"
 import { ApiUnavailable, SourcePaused } from "./EngineError.ts"
 import * as Metrics from "./Metrics.ts"
 import { SourceStatus } from "./SourceStatus.ts"
-import type { SourceSettings } from "./SourceSettings.ts"
+import type { SourceSettings } from "../domain/SourceSettings.ts"
 
 /**
  * Process one batch of a source's events. Persisted: accepted work survives a crash. The events carry
@@ -31,7 +33,13 @@ import type { SourceSettings } from "./SourceSettings.ts"
 export const Process = Rpc.make("Process", {
   payload: {
     source: Schema.String,
-    events: Schema.Array(BatchEvent.BatchEvent),
+    /**
+     * The events as JSON text (BatchEvent.toText): they were checked when the source emitted them
+     * (SourceEvent.problems), so the message carries them as one string instead of encoding and
+     * decoding every event with the schema on both sides. A message an older daemon persisted holds
+     * them as an array, still read.
+     */
+    events: Schema.Union([Schema.String, Schema.Array(BatchEvent.BatchEvent)]),
     /** Set when the API has been unreachable past the source's failure-mode delay (allow/reject). */
     degraded: Schema.optionalKey(Schema.Literals(["allow", "reject"]))
   },
@@ -97,13 +105,13 @@ export const ItemBatchLive = ItemBatch.toLayer(
               failed: 0,
               unanalysed: 0,
               unchanged: 0,
-              skipped: payload.events.length,
+              skipped: BatchEvent.fromPayload(payload.events).length,
               deleted: 0,
               signals: 0
             })
           )
         }
-        return processor.process(spec.settings, payload.events, payload.degraded)
+        return processor.process(spec.settings, BatchEvent.fromPayload(payload.events), payload.degraded)
       }
     })
   })
@@ -115,12 +123,20 @@ const partitionOf = (reference: string, partitions: number): number =>
 /** Runs one source forever: read from the last checkpoint, hand batches to the entity, commit. */
 const runSource = (spec: SourceSpec, options: PipelineOptions) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const checkpoints = yield* CheckpointStore
+    const items = yield* ItemStore
+    const sourceErrors = yield* SourceErrorStore
     const status = yield* SourceStatus
     const clientFor = yield* ItemBatch.client
     const id = spec.settings.id
     let lastPauseLog = 0
 
+    /** Backoff of a batch handed back (the API unavailable): 500 ms doubling up to the pause retry. */
+    const pauseRetry = Duration.fromInputUnsafe(options.pauseRetry)
+    const handBackBackoff: Backoff.Backoff = {
+      initial: Duration.min(Duration.millis(500), pauseRetry),
+      max: pauseRetry
+    }
     const failure = spec.settings.failure ?? { mode: "hold" as const, afterMillis: Number.POSITIVE_INFINITY }
     /** Since when the API has been unavailable to this source (undefined: it answers). */
     let unavailableSince: number | undefined
@@ -154,7 +170,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     const commit = (checkpoint: Checkpoint.Checkpoint) =>
       Effect.suspend(() => {
         const text = Checkpoint.toJsonText(checkpoint)
-        const commitIt = store.commitCheckpoint(id, text)
+        const commitIt = checkpoints.commitCheckpoint(id, text)
         if (warnedLarge || text.length <= Checkpoint.maxBytes) return commitIt
         warnedLarge = true
         return Effect.logWarning(
@@ -186,7 +202,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         ([p, batch]) =>
           clientFor(`${id}/${p}`).Process({
             source: id,
-            events: batch,
+            events: BatchEvent.toText(batch),
             ...(degraded === undefined ? {} : { degraded })
           }),
         { concurrency: "unbounded", discard: true }
@@ -249,11 +265,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
           yield* Effect.logWarning(`batch handed back: ${error.message ?? String(error)}`).pipe(
             Effect.annotateLogs({ source: id, attempt })
           )
-          const delay = Math.min(
-            500 * 2 ** Math.min(attempt - 1, 10),
-            Duration.toMillis(Duration.fromInputUnsafe(options.pauseRetry))
-          )
-          yield* Effect.sleep(Duration.millis(delay * (0.5 + Math.random() / 2)))
+          yield* Effect.sleep(Backoff.delay(handBackBackoff, attempt))
         }
       })
 
@@ -262,7 +274,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
      * them normally is also the probe that ends the degraded state when the source has no new events.
      */
     const reanalyse = Effect.gen(function* () {
-      const rows = yield* store.unanalysed(id, options.batchSize)
+      const rows = yield* items.unanalysed(id, options.batchSize)
       if (rows.length === 0) return
       const events = rows.map((r) => JSON.parse(r.event) as BatchEvent.Upsert)
       const exit = yield* Effect.exit(send(events, undefined))
@@ -294,7 +306,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         const reference = typeof raw === "string" && raw !== "" ? raw : "(none)"
         const text = safeJson(event).slice(0, 4096)
         for (const problem of problems) {
-          yield* store.recordSourceDeadLetter({
+          yield* sourceErrors.recordSourceDeadLetter({
             source: id,
             reference,
             field: problem.field,
@@ -325,7 +337,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         // Items the API answered without a verdict get one more try per start of the daemon (e.g. after
         // the API was fixed): once, not per source restart, so a still-broken API costs one call each.
         requeued = true
-        const queued = yield* store
+        const queued = yield* items
           .requestReanalysis("unrecognised", id)
           .pipe(
             Effect.catchCause((cause) =>
@@ -334,7 +346,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
           )
         if (queued > 0) yield* Effect.logInfo(`${queued} items the API answered without a verdict are analysed again`)
       }
-      const stored = yield* store.getCheckpoint(id)
+      const stored = yield* checkpoints.getCheckpoint(id)
       const from = Option.map(stored, (text) => JSON.parse(text) as SourceEvent.Upsert["checkpoint"])
       const source = yield* spec.connector.make(spec.config)
       const declared = spec.connector.capabilities.actions
@@ -356,7 +368,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         Stream.tap((event) =>
           SourceEvent.isErrorEvent(event)
             ? Effect.all([
-                store.recordSourceError(id, event.reason, event.message),
+                sourceErrors.recordSourceError(id, event.reason, event.message),
                 Metric.update(Metric.withAttributes(Metrics.sourceErrors, { source: id }), 1),
                 status.set(id, { state: "upstream-error", reason: event.message }),
                 Effect.logWarning(`source error: ${event.message}`).pipe(
@@ -424,11 +436,11 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
             reason: `${error.reason}: ${error.message} (${hint})`
           })
           yield* Effect.logError(`source paused: ${error.reason}: ${error.message}; ${hint}`)
-          const stored = yield* store.getCheckpoint(id)
+          const stored = yield* checkpoints.getCheckpoint(id)
           // A reset (or any new checkpoint) is the operator's answer: start again then.
           while (true) {
             yield* Effect.sleep(options.pauseRetry)
-            const now = yield* store.getCheckpoint(id).pipe(Effect.orElseSucceed(() => stored))
+            const now = yield* checkpoints.getCheckpoint(id).pipe(Effect.orElseSucceed(() => stored))
             if (Option.getOrUndefined(now) !== Option.getOrUndefined(stored)) break
           }
           yield* Effect.logInfo("the source's checkpoint changed: starting it again")

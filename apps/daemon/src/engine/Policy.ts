@@ -1,46 +1,68 @@
 /**
- * A source's rules: an ordered list of conditions over the verdict, each with platform actions and
- * optionally the sinks that receive its matches. The first rule that matches decides; a verdict no rule
- * matches goes to every sink and triggers nothing.
+ * What a recorded outcome leads to: the source's first matching rule (domain/Rule.ts) decides the
+ * platform actions and the sinks; an item without a verdict is left to the source's failure mode.
  */
-import { SEVERITIES, severityRank } from "@warden/core"
-import type { Rule, RuleWhen } from "../config/WardenConfig.ts"
-import type { Verdict } from "./Verdict.ts"
+import type { ActionRecord } from "../domain/Action.ts"
+import type { Outcome } from "../domain/Outcome.ts"
+import * as Rule from "../domain/Rule.ts"
+import type { SourceSettings } from "../domain/SourceSettings.ts"
 
-/** Whether a verdict meets every condition of `when` (an empty `when` matches everything). */
-export const matches = (when: RuleWhen, verdict: Verdict): boolean => {
-  const has = (list: ReadonlyArray<string> | undefined, value: string | undefined) =>
-    list === undefined || (value !== undefined && list.includes(value))
-  if (!has(when.type, verdict.type)) return false
-  if (!has(when.recommendedAction, verdict.recommendedAction)) return false
-  if (!has(when.directedAt, verdict.directedAt)) return false
-  if (
-    when.language !== undefined &&
-    !has(
-      when.language.map((l) => l.toLowerCase()),
-      verdict.language?.toLowerCase()
-    )
-  )
-    return false
-  if (when.severityAtLeast !== undefined) {
-    if (verdict.severity === undefined) return false
-    // A threshold the rules do not know (refused by the config check) never widens a rule: it
-    // matches only that exact name, not "everything ranked above an unknown".
-    if (!(SEVERITIES as ReadonlyArray<string>).includes(when.severityAtLeast)) {
-      if (verdict.severity !== when.severityAtLeast) return false
-    } else if (severityRank(verdict.severity) < severityRank(when.severityAtLeast)) return false
-  }
-  const anyOf = when.classifications?.anyOf
-  if (anyOf !== undefined && anyOf.length > 0 && !anyOf.some((c) => verdict.classifications.includes(c))) return false
-  const allOf = when.classifications?.allOf
-  if (allOf !== undefined && !allOf.every((c) => verdict.classifications.includes(c))) return false
-  return true
+/** The actions and sinks of one outcome. */
+export interface Decision {
+  /** The rule that matched (`failureMode` for the failure mode's action). */
+  readonly rule: string | undefined
+  readonly actions: Array<ActionRecord>
+  readonly sinks: ReadonlyArray<string>
 }
 
-/** The first rule whose condition the verdict meets. */
-export const firstMatch = (rules: ReadonlyArray<Rule>, verdict: Verdict): Rule | undefined =>
-  rules.find((rule) => matches(rule.when, verdict))
-
-/** The reason given to the platform (audit logs, mod-log posts): the rule and the verdict in short. */
-export const reasonOf = (rule: string, verdict: Verdict): string =>
-  `warden rule ${rule}: ${verdict.type ?? "?"} ${verdict.severity ?? "?"}${verdict.classifications.length > 0 ? ` (${verdict.classifications.join(", ")})` : ""}`
+/** The actions and sinks a recorded outcome leads to. */
+export const decide = (settings: SourceSettings, outcome: Outcome, allSinks: ReadonlyArray<string>): Decision => {
+  const status = settings.dryRun ? "would-do" : "pending"
+  if (outcome.status === "analysed") {
+    const rule = Rule.firstMatch(settings.rules ?? [], outcome.verdict)
+    if (rule === undefined) return { rule: undefined, actions: [], sinks: allSinks }
+    const reason = Rule.reasonOf(rule.name, outcome.verdict)
+    const verdict = {
+      type: outcome.verdict.type ?? null,
+      severity: outcome.verdict.severity ?? null,
+      recommendedAction: outcome.verdict.recommendedAction ?? null,
+      classifications: [...outcome.verdict.classifications]
+    }
+    return {
+      rule: rule.name,
+      actions: rule.actions.map((a, seq) => ({
+        seq,
+        rule: rule.name,
+        kind: a.kind,
+        params: { ...a.params, verdict },
+        reason: a.reason ?? reason,
+        status
+      })),
+      sinks: rule.sinks ?? allSinks
+    }
+  }
+  // No verdict (the API unreachable past the delay, or an answer without a verdict): the failure mode decides.
+  const rejected =
+    (outcome.status === "unanalysed" && outcome.mode === "reject") ||
+    (outcome.status === "unrecognised" && settings.failure?.mode === "reject")
+  if (rejected && settings.failure?.action !== undefined) {
+    return {
+      rule: "failureMode",
+      actions: [
+        {
+          seq: 0,
+          rule: "failureMode",
+          kind: settings.failure.action,
+          params: {},
+          reason:
+            outcome.status === "unrecognised"
+              ? "warden: the analysis API answered without a verdict (failure mode reject)"
+              : "warden: the analysis API could not be reached (failure mode reject)",
+          status
+        }
+      ],
+      sinks: allSinks
+    }
+  }
+  return { rule: undefined, actions: [], sinks: allSinks }
+}

@@ -7,7 +7,7 @@
 import { Characters, Limits, RESELLER_FIELDS_BY_ENDPOINT } from "@warden/core"
 import type { SourceEvent } from "@warden/connector"
 import * as Segmenter from "./Segmenter.ts"
-import type { SourceSettings } from "./SourceSettings.ts"
+import type { SourceSettings } from "../domain/SourceSettings.ts"
 
 /** The content could not be made into a valid request (oversize: reject, or empty). */
 export interface Rejected {

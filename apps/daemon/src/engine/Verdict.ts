@@ -3,16 +3,7 @@
  * policies, sinks and the admin API read. Built leniently from the (partly assumed) response shapes.
  */
 import { severityRank } from "@warden/core"
-
-/** A verdict on one item (or one segment of it). */
-export interface Verdict {
-  readonly type?: string
-  readonly classifications: ReadonlyArray<string>
-  readonly severity?: string
-  readonly recommendedAction?: string
-  readonly directedAt?: string
-  readonly language?: string
-}
+import type { Verdict } from "../domain/Verdict.ts"
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 const strings = (value: unknown): ReadonlyArray<string> =>

@@ -4,7 +4,7 @@
  * crashes; records carry `source` + `reference` + `version` so a sink can be idempotent.
  */
 import type { Effect } from "effect"
-import type { VerdictRecord } from "../engine/VerdictRecord.ts"
+import type { VerdictRecord } from "../domain/VerdictRecord.ts"
 
 /** The result of delivering one record: `undefined` when delivered, else why not. */
 export type DeliveryResult = string | undefined

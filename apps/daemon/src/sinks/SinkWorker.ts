@@ -3,11 +3,12 @@
  * outbox, failed ones are retried with exponential backoff, and after `maxAttempts` they move to the
  * dead-letter table (visible with their last error). Runs as a cluster singleton per sink.
  */
-import { Effect, Layer, Metric } from "effect"
+import { Backoff } from "@warden/connector"
+import { Duration, Effect, Layer, Metric } from "effect"
 import { Singleton } from "effect/cluster"
 import * as Metrics from "../engine/Metrics.ts"
-import type { VerdictRecord } from "../engine/VerdictRecord.ts"
-import { StateStore } from "../state/StateStore.ts"
+import type { VerdictRecord } from "../domain/VerdictRecord.ts"
+import { OutboxStore } from "../state/OutboxStore.ts"
 import type { Sink } from "./Sink.ts"
 
 /**
@@ -16,19 +17,43 @@ import type { Sink } from "./Sink.ts"
  */
 export const FINAL_DRAIN_MILLIS = 3_000
 
-/** Delay before retry `attempt` (1-based) of a failed delivery. */
-export const retryDelayMillis = (attempt: number): number => Math.min(500 * 2 ** (attempt - 1), 5 * 60_000)
+/** Backoff of a failed delivery: 500 ms doubling up to 5 minutes. */
+export const retryBackoff: Backoff.Backoff = { initial: Duration.millis(500), max: Duration.minutes(5) }
+
+/**
+ * Delay before retry `attempt` (1-based) of a failed delivery: the connector SDK's one backoff, without
+ * its jitter (the attempt count lives in the outbox row, so the delay is computed, not scheduled).
+ */
+export const retryDelayMillis = (attempt: number): number => Backoff.baseMillis(retryBackoff, attempt)
 
 /** Drains the outbox of `sink` until interrupted. `idleMillis`: the poll interval when it is empty. */
 export const run = (sink: Sink, idleMillis = 100) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OutboxStore
     const backlog = Metric.withAttributes(Metrics.backlog, { sink: sink.name })
     /**
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and
      * after every step that changed it. New rows are due at once, so a step follows every insert.
      */
     const measure = Effect.flatMap(store.sinkBacklog(sink.name), (n) => Metric.update(backlog, n))
+    /**
+     * While full batches stream through, the gauge is counted at most once a second: COUNT(*) walks the
+     * sink's whole backlog, once per batch it cost more than the batch's own reads.
+     */
+    let measuredAt = 0
+    /** A count was skipped since the last one: the gauge may be behind. */
+    let stale = false
+    const measureAfter = (full: boolean) =>
+      Effect.suspend(() => {
+        const now = Date.now()
+        if (full && now - measuredAt < 1_000) {
+          stale = true
+          return Effect.void
+        }
+        measuredAt = now
+        stale = false
+        return measure
+      })
     yield* measure.pipe(Effect.catchCause((cause) => Effect.logWarning("sink backlog not measured", cause)))
     // Delivering and marking the rows delivered go together: a stop between the two left the rows in
     // the outbox, and the shutdown drain wrote them again (12 duplicate jsonl lines seen in a loaded CI
@@ -36,7 +61,10 @@ export const run = (sink: Sink, idleMillis = 100) =>
     const step = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function* () {
         const rows = yield* restore(store.pendingOutbox(sink.name, sink.batchSize))
-        if (rows.length === 0) return false
+        if (rows.length === 0) {
+          if (stale) yield* measureAfter(false)
+          return false
+        }
         const results = yield* sink.deliver(rows.map((r) => JSON.parse(r.payload) as VerdictRecord))
         const delivered: Array<string> = []
         for (let i = 0; i < rows.length; i++) {
@@ -61,7 +89,7 @@ export const run = (sink: Sink, idleMillis = 100) =>
         }
         yield* store.markDelivered(delivered)
         yield* Metric.update(Metric.withAttributes(Metrics.sinkDelivered, { sink: sink.name }), delivered.length)
-        yield* measure
+        yield* measureAfter(rows.length >= sink.batchSize && delivered.length === rows.length)
         return delivered.length > 0
       })
     )

@@ -5,7 +5,7 @@
  */
 import { styleText } from "node:util"
 import { Effect } from "effect"
-import type { VerdictRecord } from "../engine/VerdictRecord.ts"
+import type { VerdictRecord } from "../domain/VerdictRecord.ts"
 import type { Sink } from "./Sink.ts"
 
 /** The output format: `auto` is `pretty` on a terminal and `json` otherwise. */

@@ -7,7 +7,7 @@
  * The table is created here (`IF NOT EXISTS`) rather than by a migration: it holds only live status,
  * rewritten every heartbeat, and nothing else reads it.
  */
-import { Context, Effect } from "effect"
+import { Context, Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
 /** One runner's report, as written. */
@@ -26,21 +26,27 @@ export interface RunnerReport {
   readonly heartbeatAt: number
 }
 
-/** A runner as `GET /api/cluster` shows it. */
-export interface RunnerView {
-  readonly address: string
-  /** effect/cluster's verdict (`cluster_runners.healthy`); `undefined` when it has no row there. */
-  readonly healthy: boolean | undefined
+/**
+ * A runner as `GET /api/cluster` shows it. Absent values are `null`, never `undefined`: the answer is
+ * JSON (an `undefined` made the admin API fail to encode the whole answer once a runner had left).
+ */
+export const RunnerView = Schema.Struct({
+  address: Schema.String,
+  /** effect/cluster's verdict (`cluster_runners.healthy`); `null` when it has no row there. */
+  healthy: Schema.NullOr(Schema.Boolean),
   /** No report for three heartbeats: the runner is gone or frozen. */
-  readonly stale: boolean
-  readonly shards: number
-  readonly shardIds: ReadonlyArray<number>
-  readonly singletons: ReadonlyArray<string>
-  readonly items: number
-  readonly batches: number
-  readonly startedAt: string | undefined
-  readonly heartbeatAt: string | undefined
-}
+  stale: Schema.Boolean,
+  shards: Schema.Number,
+  shardIds: Schema.Array(Schema.Number),
+  singletons: Schema.Array(Schema.String),
+  items: Schema.Number,
+  batches: Schema.Number,
+  /** `null` for a runner effect/cluster lists that never reported (or whose report was removed). */
+  startedAt: Schema.NullOr(Schema.String),
+  heartbeatAt: Schema.NullOr(Schema.String)
+})
+/** @see {@link RunnerView} */
+export type RunnerView = typeof RunnerView.Type
 
 const ensured = new WeakSet<object>()
 
@@ -128,31 +134,33 @@ export const list = Effect.fn("ClusterStatus.list")(function* (now: number, stal
   return addresses.map((address): RunnerView => {
     const r = byAddress.get(address)
     const shardIds = r === undefined ? [] : (JSON.parse(r.shards) as Array<number>)
-    const heartbeatAt = r === undefined ? undefined : Number(r.heartbeat_at)
+    const heartbeatAt = r === undefined ? null : Number(r.heartbeat_at)
     return {
       address,
-      healthy: health.get(address),
-      stale: heartbeatAt === undefined || now - heartbeatAt > staleAfter,
+      healthy: health.get(address) ?? null,
+      stale: heartbeatAt === null || now - heartbeatAt > staleAfter,
       shards: shardIds.length,
       shardIds,
       singletons: r === undefined ? [] : (JSON.parse(r.singletons) as Array<string>),
       items: r === undefined ? 0 : Number(r.items),
       batches: r === undefined ? 0 : Number(r.batches),
-      startedAt: r === undefined ? undefined : new Date(Number(r.started_at)).toISOString(),
-      heartbeatAt: heartbeatAt === undefined ? undefined : new Date(heartbeatAt).toISOString()
+      startedAt: r === undefined ? null : new Date(Number(r.started_at)).toISOString(),
+      heartbeatAt: heartbeatAt === null ? null : new Date(heartbeatAt).toISOString()
     }
   })
 })
 
 /** The answer of `GET /api/cluster`. */
-export interface ClusterOverview {
+export const ClusterOverview = Schema.Struct({
   /** `single`: SQLite, one process (`SingleRunner`); `cluster`: PostgreSQL socket runners. */
-  readonly mode: "single" | "cluster"
+  mode: Schema.Literals(["single", "cluster"]),
   /** The address of the runner that answered. */
-  readonly self: string
-  readonly shardsPerGroup: number
-  readonly runners: ReadonlyArray<RunnerView>
-}
+  self: Schema.String,
+  shardsPerGroup: Schema.Number,
+  runners: Schema.Array(RunnerView)
+})
+/** @see {@link ClusterOverview} */
+export type ClusterOverview = typeof ClusterOverview.Type
 
 /** The cluster as this runner sees it (implemented next to the cluster layer, read by the admin API). */
 export class ClusterView extends Context.Service<ClusterView, { readonly overview: Effect.Effect<ClusterOverview> }>()(

@@ -18,8 +18,9 @@
 import { createHash, randomUUID } from "node:crypto"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import * as Like from "./internal/Like.ts"
 import { authorOf } from "./ItemAuthor.ts"
-import { StateStore } from "./StateStore.ts"
+import { ItemStore } from "./ItemStore.ts"
 
 /** Which item versions to erase. */
 export type Selector =
@@ -100,7 +101,7 @@ interface Key {
 
 const make = Effect.gen(function* () {
   // The store runs the migrations (and, on SQLite, turns secure_delete on) before this is used.
-  yield* StateStore
+  yield* ItemStore
   const sql = yield* SqlClient.SqlClient
 
   const tableExists = (name: string) =>
@@ -168,13 +169,18 @@ const make = Effect.gen(function* () {
           counts.sourceDeadLetters += letters.length
           if (cluster) {
             // A processed batch message is history (ClusterTables.purgeProcessed); one still to be
-            // processed is work in flight and stays. The reference appears as a JSON string.
-            const pattern = `%${JSON.stringify(reference).replace(/[\\%_]/gu, (c) => `\\${c}`)}%`
+            // processed is work in flight and stays. The reference appears as a JSON string, or, in the
+            // events' JSON text of a message (BatchEvent.toText), as that string escaped once more.
+            const quoted = JSON.stringify(reference)
+            const pattern = Like.containing(quoted)
+            const nested = Like.containing(JSON.stringify(quoted).slice(1, -1))
             const processed = sql.onDialectOrElse({ pg: () => sql.literal("TRUE"), orElse: () => sql.literal("1") })
             yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
-              WHERE processed = ${processed} AND payload LIKE ${pattern} ESCAPE '\\')`
+              WHERE processed = ${processed} AND (payload LIKE ${pattern} ESCAPE '\\'
+                OR payload LIKE ${nested} ESCAPE '\\'))`
             const messages = yield* sql<{ one: number }>`DELETE FROM cluster_messages
-              WHERE processed = ${processed} AND payload LIKE ${pattern} ESCAPE '\\' RETURNING 1 AS one`
+              WHERE processed = ${processed} AND (payload LIKE ${pattern} ESCAPE '\\'
+                OR payload LIKE ${nested} ESCAPE '\\') RETURNING 1 AS one`
             counts.clusterMessages += messages.length
           }
         }
@@ -220,7 +226,7 @@ const make = Effect.gen(function* () {
       const indexed = yield* sql<Key>`SELECT source, reference, version FROM warden_items
         WHERE author = ${selector.author} ${only}`
       // Rows recorded before the author column existed: found by their event, confirmed by parsing it.
-      const pattern = `%${JSON.stringify(selector.author).replace(/[\\%_]/gu, (c) => `\\${c}`)}%`
+      const pattern = Like.containing(JSON.stringify(selector.author))
       const older = yield* sql<Key & { event: string }>`SELECT source, reference, version, event FROM warden_items
         WHERE author IS NULL AND erased_at IS NULL AND event LIKE ${pattern} ESCAPE '\\' ${only}`
       return [

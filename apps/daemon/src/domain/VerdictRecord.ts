@@ -3,35 +3,33 @@
  * (`source` + `reference` + `version` identify it), never the API key, and the content text only
  * when the operator opted in (`log.content`).
  */
-import type { Outcome } from "./Outcome.ts"
-import type { Verdict } from "./Verdict.ts"
+import { Schema } from "effect"
+import { ItemStatus, Mode } from "./ItemVersion.ts"
+import { type Outcome, unrecognisedError } from "./Outcome.ts"
+import { Verdict } from "./Verdict.ts"
 
 /** A verdict as the sinks see it. */
-export interface VerdictRecord {
-  readonly source: string
-  readonly reference: string
-  readonly version: number
-  readonly status: "analysed" | "failed" | "unanalysed" | "unrecognised"
-  readonly contentType: string
-  readonly mode: "v1" | "legacy"
-  readonly verdict?: Verdict
-  readonly error?: { readonly code: string; readonly message: string }
-  readonly permalink?: string
-  readonly text?: string
-  readonly segments: number
-  readonly analysedAt: string
-  readonly dryRun: boolean
+export const VerdictRecord = Schema.Struct({
+  source: Schema.String,
+  reference: Schema.String,
+  version: Schema.Number,
+  status: ItemStatus,
+  contentType: Schema.String,
+  mode: Mode,
+  verdict: Schema.optionalKey(Verdict),
+  error: Schema.optionalKey(Schema.Struct({ code: Schema.String, message: Schema.String })),
+  permalink: Schema.optionalKey(Schema.String),
+  text: Schema.optionalKey(Schema.String),
+  segments: Schema.Number,
+  analysedAt: Schema.String,
+  dryRun: Schema.Boolean,
   /** The rule that matched, if any. */
-  readonly rule?: string
+  rule: Schema.optionalKey(Schema.String),
   /** The actions decided (run, or only recorded in a dry run). */
-  readonly actions?: ReadonlyArray<string>
-}
-
-/** The error recorded for an answer without a verdict (stored with the item, sent to the sinks). */
-export const unrecognisedError = (shape: string) => ({
-  code: "UNRECOGNISED_ANSWER",
-  message: `the API answered ${shape} with none of the fields a verdict is made of (type, severity, recommendedAction, classifications): not moderated`
+  actions: Schema.optionalKey(Schema.Array(Schema.String))
 })
+/** @see {@link VerdictRecord} */
+export type VerdictRecord = typeof VerdictRecord.Type
 
 /** Builds the record of an outcome. */
 export const fromOutcome = (fields: {
@@ -39,7 +37,7 @@ export const fromOutcome = (fields: {
   readonly reference: string
   readonly version: number
   readonly contentType: string
-  readonly mode: "v1" | "legacy"
+  readonly mode: Mode
   readonly outcome: Outcome
   readonly permalink: string | undefined
   readonly text: string | undefined

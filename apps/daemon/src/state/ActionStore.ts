@@ -1,0 +1,98 @@
+/**
+ * Platform actions decided for item versions (written with the version, ItemStore.recordItems), run
+ * by the ActionExecutor: pending until done or failed, retried with backoff in between.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import type { ActionRecord, ActionRow } from "../domain/Action.ts"
+import * as Rows from "./internal/Rows.ts"
+
+/** The stored actions. */
+export interface ActionStoreShape {
+  /** The due pending actions of a source, oldest first. */
+  readonly pendingActions: (source: string, limit: number) => Effect.Effect<ReadonlyArray<ActionRow>, SqlError.SqlError>
+  /** The action ran (`done`) or will never run (`failed`). */
+  readonly finishAction: (
+    action: ActionRow,
+    status: "done" | "failed",
+    error: string | undefined
+  ) => Effect.Effect<void, SqlError.SqlError>
+  /** The action failed for now: run it again at `retryAt` (epoch milliseconds). */
+  readonly retryAction: (action: ActionRow, error: string, retryAt: number) => Effect.Effect<void, SqlError.SqlError>
+  /** The actions of a reference (of one source, or all), newest version first. */
+  readonly actionsOf: (reference: string, source?: string) => Effect.Effect<ReadonlyArray<ActionRow>, SqlError.SqlError>
+}
+
+/** The action rows of one item version (what ItemStore.recordItems inserts). */
+export const rowsOf = (
+  item: { readonly source: string; readonly reference: string; readonly version: number },
+  actions: ReadonlyArray<ActionRecord>,
+  now: number
+) =>
+  actions.map((a) => ({
+    source: item.source,
+    reference: item.reference,
+    version: item.version,
+    seq: a.seq,
+    rule: a.rule,
+    kind: a.kind,
+    params: a.params === undefined ? null : JSON.stringify(a.params),
+    reason: a.reason ?? null,
+    status: a.status,
+    attempts: 0,
+    next_attempt_at: 0,
+    created_at: now
+  }))
+
+const Row = Schema.Struct({
+  source: Schema.String,
+  reference: Schema.String,
+  version: Rows.Int,
+  seq: Rows.Int,
+  rule: Schema.String,
+  kind: Schema.String,
+  params: Rows.JsonText,
+  reason: Rows.Text,
+  status: Schema.String,
+  attempts: Rows.Int,
+  last_error: Rows.Text
+})
+const decodeRows = Rows.decode("warden_actions", Row)
+const toActionRow = ({ last_error, ...r }: typeof Row.Type): ActionRow => ({ ...r, lastError: last_error })
+
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const select = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
+    Effect.map(Effect.flatMap(statement, decodeRows), (rows) => rows.map(toActionRow))
+  return ActionStore.of({
+    pendingActions: Effect.fn("ActionStore.pendingActions")((source: string, limit: number) =>
+      select(sql`SELECT source, reference, version, seq, rule, kind, params, reason, status, attempts, last_error
+        FROM warden_actions WHERE source = ${source} AND status = 'pending' AND next_attempt_at <= ${Date.now()}
+        ORDER BY created_at, reference, version, seq LIMIT ${limit}`)
+    ),
+    finishAction: Effect.fn("ActionStore.finishAction")(function* (
+      a: ActionRow,
+      status: "done" | "failed",
+      error: string | undefined
+    ) {
+      yield* sql`UPDATE warden_actions SET status = ${status}, attempts = attempts + 1, last_error = ${error ?? null},
+        done_at = ${Date.now()} WHERE source = ${a.source} AND reference = ${a.reference}
+        AND version = ${a.version} AND seq = ${a.seq} AND status = 'pending'`
+    }),
+    retryAction: Effect.fn("ActionStore.retryAction")(function* (a: ActionRow, error: string, retryAt: number) {
+      yield* sql`UPDATE warden_actions SET attempts = attempts + 1, last_error = ${error}, next_attempt_at = ${retryAt}
+        WHERE source = ${a.source} AND reference = ${a.reference} AND version = ${a.version} AND seq = ${a.seq}`
+    }),
+    actionsOf: Effect.fn("ActionStore.actionsOf")((reference: string, source?: string) =>
+      select(sql`SELECT source, reference, version, seq, rule, kind, params, reason, status, attempts, last_error
+        FROM warden_actions WHERE reference = ${reference}
+        ${source === undefined ? sql`` : sql`AND source = ${source}`} ORDER BY version DESC, seq`)
+    )
+  })
+})
+
+/** The stored actions. */
+export class ActionStore extends Context.Service<ActionStore, ActionStoreShape>()("@warden/daemon/ActionStore") {
+  /** On the (migrated) `SqlClient` in context. */
+  static readonly layer = Layer.effect(ActionStore, make)
+}

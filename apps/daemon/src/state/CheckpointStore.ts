@@ -1,0 +1,72 @@
+/**
+ * Source checkpoints: where each source resumes. A checkpoint is committed once per batch, only after
+ * the batch's verdicts are durable (at-least-once: a crash re-reads, dedupe makes that free).
+ */
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import * as Rows from "./internal/Rows.ts"
+import * as SqliteClient from "./SqliteClient.ts"
+
+/** A stored checkpoint with when it was written. */
+export interface CheckpointRow {
+  readonly checkpoint: string
+  readonly updatedAt: number
+}
+
+/** The checkpoints of the sources. */
+export interface CheckpointStoreShape {
+  /** The stored checkpoint of a source, as JSON text. */
+  readonly getCheckpoint: (source: string) => Effect.Effect<Option.Option<string>, SqlError.SqlError>
+  /** Stores a source's checkpoint (replacing the previous one). */
+  readonly commitCheckpoint: (source: string, checkpoint: string) => Effect.Effect<void, SqlError.SqlError>
+  /** The stored checkpoint with when it was written, for `warden source checkpoint show`. */
+  readonly checkpointRow: (source: string) => Effect.Effect<Option.Option<CheckpointRow>, SqlError.SqlError>
+  /** Forgets a source's checkpoint: its next start reads from where a new source would. `true` if there was one. */
+  readonly resetCheckpoint: (source: string) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Whether the store accepts a write right now (readiness). */
+  readonly writable: Effect.Effect<void, SqlError.SqlError>
+}
+
+const Row = Schema.Struct({ checkpoint: Schema.String, updated_at: Rows.Int })
+const decodeRows = Rows.decode("warden_checkpoints", Row)
+
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const checkpointRow = Effect.fn("CheckpointStore.checkpointRow")(function* (source: string) {
+    const rows = yield* decodeRows(
+      yield* sql`SELECT checkpoint, updated_at FROM warden_checkpoints WHERE source = ${source}`
+    )
+    return Option.map(Option.fromNullishOr(rows[0]), (r) => ({ checkpoint: r.checkpoint, updatedAt: r.updated_at }))
+  })
+
+  return CheckpointStore.of({
+    getCheckpoint: (source) =>
+      Effect.map(
+        checkpointRow(source),
+        Option.map((r) => r.checkpoint)
+      ).pipe(Effect.withSpan("CheckpointStore.getCheckpoint")),
+    // Durable (an fsync on SQLite's group commit): the verdicts recorded before it are on disk with it.
+    commitCheckpoint: Effect.fn("CheckpointStore.commitCheckpoint")(function* (source: string, checkpoint: string) {
+      yield* SqliteClient.durable(
+        sql,
+        sql`INSERT INTO warden_checkpoints (source, checkpoint, updated_at) VALUES (${source}, ${checkpoint}, ${Date.now()})
+          ON CONFLICT (source) DO UPDATE SET checkpoint = excluded.checkpoint, updated_at = excluded.updated_at`
+      )
+    }),
+    checkpointRow,
+    resetCheckpoint: Effect.fn("CheckpointStore.resetCheckpoint")(function* (source: string) {
+      const rows = yield* sql`DELETE FROM warden_checkpoints WHERE source = ${source} RETURNING source`
+      return rows.length > 0
+    }),
+    writable: sql`UPDATE warden_checkpoints SET updated_at = updated_at WHERE source = ''`.pipe(Effect.asVoid)
+  })
+})
+
+/** The checkpoints of the sources. */
+export class CheckpointStore extends Context.Service<CheckpointStore, CheckpointStoreShape>()(
+  "@warden/daemon/CheckpointStore"
+) {
+  /** On the (migrated) `SqlClient` in context. */
+  static readonly layer = Layer.effect(CheckpointStore, make)
+}

@@ -1,0 +1,162 @@
+/**
+ * The decisions listing of the admin API and the console: stored item versions, newest first,
+ * filtered and keyset-paged.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import * as Like from "./internal/Like.ts"
+import * as Rows from "./internal/Rows.ts"
+
+/** Filters of the decisions query. */
+export interface DecisionQuery {
+  readonly source?: string | undefined
+  readonly since?: number | undefined
+  readonly classification?: string | undefined
+  /** The recommended action of the verdict (`hide`, `none`...). */
+  readonly action?: string | undefined
+  /** The verdict's analysis type (`THREAT`, `INSULT`...). */
+  readonly type?: string | undefined
+  readonly severity?: string | undefined
+  /** Only items with a platform action in this status (`pending`, `done`, `failed`, `would-do`). */
+  readonly actionStatus?: string | undefined
+  /** Text in the reference or the request sent (case-insensitive substring). */
+  readonly text?: string | undefined
+  readonly limit: number
+  /** Keyset paging: only rows after this one in the listing's order (newest first). */
+  readonly after?: DecisionPosition | undefined
+}
+
+/** Where a page of decisions ended: the listing's sort key of its last row. */
+export interface DecisionPosition {
+  readonly createdAt: number
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+}
+
+/** A stored decision, as the admin API shows it. */
+export interface Decision {
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+  readonly status: string
+  readonly contentType: string
+  readonly mode: string
+  readonly endpoint: string | null
+  readonly request: string | null
+  readonly verdict: unknown
+  readonly error: unknown
+  readonly segments: number
+  readonly analysedAt: string | null
+  readonly createdAt: number
+  readonly deletedAt: string | null
+}
+
+const Row = Schema.Struct({
+  source: Schema.String,
+  reference: Schema.String,
+  version: Rows.Int,
+  status: Schema.String,
+  content_type: Schema.String,
+  mode: Schema.String,
+  endpoint: Rows.Text,
+  request: Rows.Text,
+  verdict: Rows.JsonText,
+  error: Rows.JsonText,
+  segments: Rows.Int,
+  analysed_at: Rows.Text,
+  created_at: Rows.Int,
+  deleted_at: Rows.Text
+})
+const decodeRows = Rows.decode("warden_items", Row)
+
+const toDecision = (row: typeof Row.Type): Decision => ({
+  source: row.source,
+  reference: row.reference,
+  version: row.version,
+  status: row.status,
+  contentType: row.content_type,
+  mode: row.mode,
+  endpoint: row.endpoint,
+  request: row.request,
+  verdict: row.verdict,
+  error: row.error,
+  segments: row.segments,
+  analysedAt: row.analysed_at,
+  createdAt: row.created_at,
+  deletedAt: row.deleted_at
+})
+
+/** The decisions listing. */
+export interface DecisionStoreShape {
+  /** A page of decisions, newest first. */
+  readonly decisions: (query: DecisionQuery) => Effect.Effect<ReadonlyArray<Decision>, SqlError.SqlError>
+  /** The statement {@link DecisionStoreShape.decisions} runs (tests read its query plan). */
+  readonly decisionsStatement: (query: DecisionQuery) => Statement.Statement<object>
+  /** Every version of a reference (of one source, or all), newest first. */
+  readonly decision: (reference: string, source?: string) => Effect.Effect<ReadonlyArray<Decision>, SqlError.SqlError>
+}
+
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  /**
+   * A page of decisions, newest first, keyset-paged (`after`): each filter has an index that starts
+   * with it and ends in the listing order (Migrations `0005`), so a page costs the same at any depth.
+   * The redundant `created_at <= ?` lets the index seek to the cursor instead of walking to it.
+   */
+  const decisionsStatement = (query: DecisionQuery) =>
+    sql`SELECT * FROM warden_items i WHERE 1 = 1
+      ${query.source === undefined ? sql`` : sql`AND source = ${query.source}`}
+      ${query.type === undefined ? sql`` : sql`AND verdict_type = ${query.type}`}
+      ${query.severity === undefined ? sql`` : sql`AND severity = ${query.severity}`}
+      ${query.since === undefined ? sql`` : sql`AND created_at >= ${query.since}`}
+      ${query.classification === undefined ? sql`` : sql`AND classifications LIKE ${`%,${query.classification},%`}`}
+      ${query.action === undefined ? sql`` : sql`AND recommended_action = ${query.action}`}
+      ${
+        query.actionStatus === undefined
+          ? sql``
+          : sql`AND EXISTS (SELECT 1 FROM warden_actions a WHERE a.source = i.source AND a.reference = i.reference
+              AND a.version = i.version AND a.status = ${query.actionStatus})`
+      }
+      ${
+        query.text === undefined
+          ? sql``
+          : sql.onDialectOrElse({
+              pg: () => sql`AND (reference ILIKE ${Like.containing(query.text!)} ESCAPE '\\'
+                OR request ILIKE ${Like.containing(query.text!)} ESCAPE '\\')`,
+              orElse: () => sql`AND (reference LIKE ${Like.containing(query.text!)} ESCAPE '\\'
+                OR request LIKE ${Like.containing(query.text!)} ESCAPE '\\')`
+            })
+      }
+      ${
+        query.after === undefined
+          ? sql``
+          : sql`AND created_at <= ${query.after.createdAt}
+              AND (created_at < ${query.after.createdAt} OR (created_at = ${query.after.createdAt} AND (
+              source > ${query.after.source} OR (source = ${query.after.source} AND (
+                reference > ${query.after.reference} OR (reference = ${query.after.reference}
+                AND version < ${query.after.version}))))))`
+      }
+      ORDER BY created_at DESC, source, reference, version DESC LIMIT ${query.limit}`
+
+  const select = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
+    Effect.map(Effect.flatMap(statement, decodeRows), (rows) => rows.map(toDecision))
+
+  return DecisionStore.of({
+    decisions: Effect.fn("DecisionStore.decisions")((query: DecisionQuery) => select(decisionsStatement(query))),
+    decisionsStatement,
+    decision: Effect.fn("DecisionStore.decision")((reference: string, source?: string) =>
+      select(sql`SELECT * FROM warden_items WHERE reference = ${reference}
+        ${source === undefined ? sql`` : sql`AND source = ${source}`} ORDER BY version DESC`)
+    )
+  })
+})
+
+/** The decisions listing. */
+export class DecisionStore extends Context.Service<DecisionStore, DecisionStoreShape>()(
+  "@warden/daemon/DecisionStore"
+) {
+  /** On the (migrated) `SqlClient` in context. */
+  static readonly layer = Layer.effect(DecisionStore, make)
+}

@@ -1,0 +1,115 @@
+/** Feedback sent to the API (or refused) for item versions: by an operator, or on a platform signal. */
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import * as Rows from "./internal/Rows.ts"
+
+/** Feedback sent (or refused) for an item version. */
+export interface FeedbackInput {
+  readonly source: string
+  readonly reference: string
+  readonly version: number
+  readonly origin: string
+  readonly feedbackId: string | undefined
+  /** The feedback request as JSON text. */
+  readonly request: string
+  readonly status: "sent" | "failed"
+  readonly error: string | undefined
+}
+
+/** Stored feedback, as the admin API shows it. */
+export interface FeedbackEntry {
+  readonly source: string
+  readonly version: number
+  readonly origin: string
+  readonly id: string | null
+  readonly status: string
+  readonly error: string | null
+  readonly request: unknown
+  readonly createdAt: number
+}
+
+/** The feedback log. */
+export interface FeedbackStoreShape {
+  readonly recordFeedback: (feedback: FeedbackInput) => Effect.Effect<void, SqlError.SqlError>
+  /** Whether feedback of an origin was already sent for an item version (automatic feedback: once). */
+  readonly hasFeedback: (
+    source: string,
+    reference: string,
+    version: number,
+    origin: string
+  ) => Effect.Effect<boolean, SqlError.SqlError>
+  /** The feedback of a reference (of one source, or all), oldest first. */
+  readonly feedbackOf: (
+    reference: string,
+    source?: string
+  ) => Effect.Effect<ReadonlyArray<FeedbackEntry>, SqlError.SqlError>
+}
+
+const Row = Schema.Struct({
+  source: Schema.String,
+  version: Rows.Int,
+  origin: Schema.String,
+  feedback_id: Rows.Text,
+  status: Schema.String,
+  error: Rows.Text,
+  request: Rows.JsonText,
+  created_at: Rows.Int
+})
+const decodeRows = Rows.decode("warden_feedback", Row)
+
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return FeedbackStore.of({
+    recordFeedback: Effect.fn("FeedbackStore.recordFeedback")(function* (row: FeedbackInput) {
+      yield* sql`INSERT INTO warden_feedback ${sql.insert({
+        source: row.source,
+        reference: row.reference,
+        version: row.version,
+        origin: row.origin,
+        seq: Date.now(),
+        feedback_id: row.feedbackId ?? null,
+        request: row.request,
+        status: row.status,
+        error: row.error ?? null,
+        created_at: Date.now()
+      })} ON CONFLICT DO NOTHING`
+    }),
+    hasFeedback: Effect.fn("FeedbackStore.hasFeedback")(function* (
+      source: string,
+      reference: string,
+      version: number,
+      origin: string
+    ) {
+      const rows = yield* sql`SELECT 1 AS one FROM warden_feedback WHERE source = ${source}
+        AND reference = ${reference} AND version = ${version} AND origin = ${origin} AND status = 'sent'`
+      return rows.length > 0
+    }),
+    feedbackOf: Effect.fn("FeedbackStore.feedbackOf")(function* (reference: string, source?: string) {
+      const rows = yield* decodeRows(
+        yield* sql`SELECT source, version, origin, feedback_id, status, error, request, created_at
+          FROM warden_feedback WHERE reference = ${reference}
+          ${source === undefined ? sql`` : sql`AND source = ${source}`} ORDER BY created_at`
+      )
+      return rows.map(
+        (r): FeedbackEntry => ({
+          source: r.source,
+          version: r.version,
+          origin: r.origin,
+          id: r.feedback_id,
+          status: r.status,
+          error: r.error,
+          request: r.request,
+          createdAt: r.created_at
+        })
+      )
+    })
+  })
+})
+
+/** The feedback log. */
+export class FeedbackStore extends Context.Service<FeedbackStore, FeedbackStoreShape>()(
+  "@warden/daemon/FeedbackStore"
+) {
+  /** On the (migrated) `SqlClient` in context. */
+  static readonly layer = Layer.effect(FeedbackStore, make)
+}

@@ -1,0 +1,321 @@
+/**
+ * Analysed item versions with the exact request sent: what dedupe compares with, what feedback quotes,
+ * what re-analysis picks up. A batch's versions are written with their outbox rows and actions in one
+ * transaction ({@link ItemStoreShape.recordItems}).
+ *
+ * Every write is idempotent (deterministic keys, ON CONFLICT DO NOTHING): delivery through the
+ * cluster is at-least-once, so the same item may be recorded twice and must land once.
+ */
+import { Array as Arr, Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import type { ActionRecord } from "../domain/Action.ts"
+import type { ItemRecord, LatestVersion, Reanalysable } from "../domain/ItemVersion.ts"
+import { Verdict } from "../domain/Verdict.ts"
+import * as ActionStore from "./ActionStore.ts"
+import * as Rows from "./internal/Rows.ts"
+import { authorOf } from "./ItemAuthor.ts"
+import * as OutboxStore from "./OutboxStore.ts"
+
+/** One item version to record, with the sinks it is queued for and the actions decided. */
+export interface RecordEntry {
+  readonly item: ItemRecord
+  readonly sinks: ReadonlyArray<string>
+  /** The verdict record queued for the sinks, as JSON text. */
+  readonly payload: string
+  readonly actions?: ReadonlyArray<ActionRecord> | undefined
+}
+
+/** A stored item version, as feedback, signals and the admin API read it back. */
+export const StoredItem = Schema.Struct({
+  source: Schema.String,
+  reference: Schema.String,
+  version: Rows.Int,
+  status: Schema.String,
+  endpoint: Rows.Text,
+  request: Rows.Text,
+  verdict: Schema.NullOr(Schema.fromJsonString(Verdict)),
+  /** The source event (or, once erased, what Erasure leaves of it). */
+  event: Schema.fromJsonString(Schema.Unknown),
+  erased_at: Schema.optionalKey(Rows.Text)
+})
+/** @see {@link StoredItem} */
+export type StoredItem = typeof StoredItem.Type
+
+/** A version waiting for a real verdict, with its source event (JSON text). */
+export interface UnanalysedItem {
+  readonly reference: string
+  readonly version: number
+  readonly event: string
+}
+
+/** Item versions. */
+export interface ItemStoreShape {
+  /** The newest recorded version of a reference. */
+  readonly latestVersion: (
+    source: string,
+    reference: string
+  ) => Effect.Effect<Option.Option<LatestVersion>, SqlError.SqlError>
+  /**
+   * The newest recorded version of each reference (one query per 500 references): what the batch
+   * processor needs to dedupe a whole round at once.
+   */
+  readonly latestVersions: (
+    source: string,
+    references: ReadonlyArray<string>
+  ) => Effect.Effect<Map<string, LatestVersion>, SqlError.SqlError>
+  /**
+   * Records item versions and queues each for its sinks, all in one transaction (one commit for a
+   * whole round of a batch). A version recorded before (a redelivery) is left as it is, and nothing
+   * is queued for it again: its entry in the result is `false`.
+   */
+  readonly recordItems: (entries: ReadonlyArray<RecordEntry>) => Effect.Effect<Array<boolean>, SqlError.SqlError>
+  /** The stored version of an item (the latest when `version` is undefined). */
+  readonly item: (
+    source: string | undefined,
+    reference: string,
+    version: number | undefined
+  ) => Effect.Effect<Option.Option<StoredItem>, SqlError.SqlError>
+  /** The platform deleted the item: its versions are marked, not removed. */
+  readonly markDeleted: (source: string, reference: string) => Effect.Effect<void, SqlError.SqlError>
+  /**
+   * Items waiting for a real verdict: recorded "unanalysed" (API was down, failure mode allow/reject),
+   * or asked to be analysed again by an operator (`warden reanalyse`).
+   */
+  readonly unanalysed: (
+    source: string,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<UnanalysedItem>, SqlError.SqlError>
+  /**
+   * Asks for the latest version of every item with `status` (of one source, or all) to be analysed
+   * again; returns how many were queued. With `emptyVerdicts`, `unrecognised` also takes items recorded
+   * `analysed` with an empty verdict: what a daemon before the `unrecognised` outcome stored for an
+   * answer without one (`warden reanalyse` does; the automatic re-queue at start does not).
+   */
+  readonly requestReanalysis: (
+    status: Reanalysable,
+    source: string | undefined,
+    emptyVerdicts?: boolean
+  ) => Effect.Effect<number, SqlError.SqlError>
+  /** The sources that recorded a reference (more than one: the reference alone is ambiguous). */
+  readonly sourcesOf: (reference: string) => Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+}
+
+const itemRow = (item: ItemRecord) => {
+  const v = item.verdict
+  return {
+    source: item.source,
+    reference: item.reference,
+    version: item.version,
+    content_hash: item.contentHash,
+    content_type: item.contentType,
+    status: item.status,
+    mode: item.mode,
+    endpoint: item.endpoint ?? null,
+    request: item.request ?? null,
+    response: item.response ?? null,
+    verdict: v === undefined ? null : JSON.stringify(v),
+    error: item.error === undefined ? null : JSON.stringify(item.error),
+    segments: Math.max(1, item.segments.length),
+    event: item.event,
+    verdict_type: v?.type ?? null,
+    severity: v?.severity ?? null,
+    recommended_action: v?.recommendedAction ?? null,
+    classifications: v === undefined ? null : `,${v.classifications.join(",")},`,
+    analysed_at: item.analysedAt ?? null,
+    created_at: item.createdAt,
+    author: ("author" in item ? item.author : authorOf(item.event)) ?? null
+  }
+}
+
+const LatestRow = Schema.Struct({
+  reference: Schema.String,
+  version: Rows.Int,
+  content_hash: Schema.String,
+  status: Schema.String,
+  requested: Schema.NullOr(Rows.Int)
+})
+const decodeLatest = Rows.decode("warden_items", LatestRow)
+const decodeItems = Rows.decode("warden_items", StoredItem)
+const decodeKeys = Rows.decode(
+  "warden_items",
+  Schema.Struct({ source: Schema.String, reference: Schema.String, version: Rows.Int })
+)
+const decodeUnanalysed = Rows.decode(
+  "warden_items",
+  Schema.Struct({ reference: Schema.String, version: Rows.Int, event: Schema.String })
+)
+const decodeSources = Rows.decode("warden_items", Schema.Struct({ source: Schema.String }))
+
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const latestVersions = Effect.fn("ItemStore.latestVersions")(function* (
+    source: string,
+    references: ReadonlyArray<string>
+  ) {
+    const out = new Map<string, LatestVersion>()
+    const unique = [...new Set(references)]
+    for (let i = 0; i < unique.length; i += 500) {
+      const chunk = unique.slice(i, i + 500)
+      const rows = yield* decodeLatest(
+        yield* sql`SELECT i.reference, i.version, i.content_hash, i.status, r.version AS requested FROM warden_items i
+          LEFT JOIN warden_reanalyse r ON r.source = i.source AND r.reference = i.reference
+          WHERE i.source = ${source} AND ${sql.in("i.reference", chunk)}`
+      )
+      for (const row of rows) {
+        const known = out.get(row.reference)
+        if (known === undefined || known.version < row.version) {
+          out.set(row.reference, {
+            version: row.version,
+            contentHash: row.content_hash,
+            status: row.status,
+            reanalyse: row.requested !== null && row.requested >= row.version
+          })
+        }
+      }
+    }
+    return out
+  })
+
+  /** Multi-row inserts, in chunks that stay far below the bound-variable limits. */
+  const insertAll = (table: string, rows: ReadonlyArray<Record<string, unknown>>) =>
+    Effect.gen(function* () {
+      for (let i = 0; i < rows.length; i += 100) {
+        const chunk = rows.slice(i, i + 100)
+        if (Arr.isArrayNonEmpty(chunk))
+          yield* sql`INSERT INTO ${sql(table)} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
+      }
+    })
+
+  const recordItems = Effect.fn("ItemStore.recordItems")((entries: ReadonlyArray<RecordEntry>) =>
+    entries.length === 0
+      ? Effect.succeed([] as Array<boolean>)
+      : sql.withTransaction(
+          Effect.gen(function* () {
+            const inserted = new Set<string>()
+            const key = (reference: string, version: number) => `${reference}\u001f${version}`
+            for (let i = 0; i < entries.length; i += 100) {
+              const chunk = entries.slice(i, i + 100).map(({ item }) => itemRow(item))
+              if (!Arr.isArrayNonEmpty(chunk)) continue
+              const rows = yield* sql<{ reference: string; version: number }>`INSERT INTO warden_items ${sql.insert(
+                chunk
+              )} ON CONFLICT DO NOTHING RETURNING reference, version`
+              for (const row of rows) inserted.add(key(row.reference, Number(row.version)))
+            }
+            const fresh = entries.filter(({ item }) => inserted.has(key(item.reference, item.version)))
+            const now = Date.now()
+            yield* insertAll(
+              "warden_segments",
+              fresh.flatMap(({ item }) =>
+                item.segments.length > 1
+                  ? item.segments.map((s, segment) => ({
+                      source: item.source,
+                      reference: item.reference,
+                      version: item.version,
+                      segment,
+                      request: s.request,
+                      response: s.response ?? null
+                    }))
+                  : []
+              )
+            )
+            yield* insertAll(
+              "warden_outbox",
+              fresh.flatMap(({ item, sinks, payload }) => OutboxStore.rowsOf(item, sinks, payload))
+            )
+            yield* insertAll(
+              "warden_actions",
+              fresh.flatMap(({ item, actions }) => ActionStore.rowsOf(item, actions ?? [], now))
+            )
+            // A newer version answers any request to analyse the item again (one statement per source).
+            const bySource = new Map<string, Array<string>>()
+            for (const { item } of fresh) {
+              const list = bySource.get(item.source)
+              if (list === undefined) bySource.set(item.source, [item.reference])
+              else list.push(item.reference)
+            }
+            for (const [source, references] of bySource) {
+              for (let i = 0; i < references.length; i += 500) {
+                yield* sql`DELETE FROM warden_reanalyse WHERE source = ${source}
+                  AND ${sql.in("reference", references.slice(i, i + 500))}`
+              }
+            }
+            return entries.map(({ item }) => inserted.has(key(item.reference, item.version)))
+          })
+        )
+  )
+
+  return ItemStore.of({
+    latestVersion: (source, reference) =>
+      Effect.map(latestVersions(source, [reference]), (found) => Option.fromNullishOr(found.get(reference))),
+    latestVersions,
+    recordItems,
+    item: Effect.fn("ItemStore.item")(function* (
+      source: string | undefined,
+      reference: string,
+      version: number | undefined
+    ) {
+      const rows = yield* decodeItems(
+        yield* sql`SELECT * FROM warden_items WHERE reference = ${reference}
+          ${source === undefined ? sql`` : sql`AND source = ${source}`}
+          ${version === undefined ? sql`` : sql`AND version = ${version}`}
+          ORDER BY version DESC LIMIT 1`
+      )
+      return Option.fromNullishOr(rows[0])
+    }),
+    markDeleted: Effect.fn("ItemStore.markDeleted")(function* (source: string, reference: string) {
+      yield* sql`UPDATE warden_items SET deleted_at = ${new Date().toISOString()}
+        WHERE source = ${source} AND reference = ${reference} AND deleted_at IS NULL`
+    }),
+    unanalysed: Effect.fn("ItemStore.unanalysed")(function* (source: string, limit: number) {
+      return yield* decodeUnanalysed(
+        yield* sql`SELECT reference, version, event FROM warden_items i
+          WHERE source = ${source} AND erased_at IS NULL AND (status = 'unanalysed' OR EXISTS (
+            SELECT 1 FROM warden_reanalyse r WHERE r.source = i.source AND r.reference = i.reference
+            AND r.version = i.version)) AND NOT EXISTS (
+            SELECT 1 FROM warden_items j WHERE j.source = i.source AND j.reference = i.reference AND j.version > i.version)
+          ORDER BY created_at LIMIT ${limit}`
+      )
+    }),
+    requestReanalysis: Effect.fn("ItemStore.requestReanalysis")(
+      (status: Reanalysable, source: string | undefined, emptyVerdicts = false) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const rows = yield* decodeKeys(
+              yield* sql`SELECT source, reference, version FROM warden_items i
+                WHERE ${source === undefined ? sql`1 = 1` : sql`source = ${source}`}
+                AND deleted_at IS NULL AND erased_at IS NULL
+                AND (status = ${status} ${
+                  status === "unrecognised" && emptyVerdicts
+                    ? sql`OR (status = 'analysed' AND verdict_type IS NULL AND severity IS NULL
+                        AND recommended_action IS NULL AND (classifications IS NULL OR classifications = ',,'))`
+                    : sql``
+                })
+                AND NOT EXISTS (SELECT 1 FROM warden_items j
+                  WHERE j.source = i.source AND j.reference = i.reference AND j.version > i.version)`
+            )
+            const now = Date.now()
+            for (let i = 0; i < rows.length; i += 100) {
+              const chunk = rows.slice(i, i + 100).map((r) => ({ ...r, requested_at: now }))
+              if (Arr.isArrayNonEmpty(chunk))
+                yield* sql`INSERT INTO warden_reanalyse ${sql.insert(chunk)} ON CONFLICT (source, reference)
+                  DO UPDATE SET version = excluded.version, requested_at = excluded.requested_at`
+            }
+            return rows.length
+          })
+        )
+    ),
+    sourcesOf: Effect.fn("ItemStore.sourcesOf")(function* (reference: string) {
+      const rows = yield* decodeSources(
+        yield* sql`SELECT DISTINCT source FROM warden_items WHERE reference = ${reference} ORDER BY source`
+      )
+      return rows.map((r) => r.source)
+    })
+  })
+})
+
+/** Item versions. */
+export class ItemStore extends Context.Service<ItemStore, ItemStoreShape>()("@warden/daemon/ItemStore") {
+  /** On the (migrated) `SqlClient` in context. */
+  static readonly layer = Layer.effect(ItemStore, make)
+}

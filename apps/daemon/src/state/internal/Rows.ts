@@ -1,0 +1,33 @@
+/**
+ * Decoding rows read back from the state database. The drivers differ (SQLite gives numbers,
+ * PostgreSQL gives BIGINT columns as strings; JSON columns are text), so every read goes through a
+ * row schema instead of casts. A stored row that does not decode is a defect (a row our own
+ * migrations shaped, changed behind the daemon's back): it dies with the table, field and problem.
+ */
+import { Effect, Schema, SchemaTransformation } from "effect"
+
+/** A BIGINT as the PostgreSQL driver may give it, as a number (every count and epoch here fits). */
+const NumberFromBigInt = Schema.BigInt.pipe(
+  Schema.decodeTo(
+    Schema.Number,
+    SchemaTransformation.transform({ decode: (n: bigint) => Number(n), encode: (n: number) => globalThis.BigInt(n) })
+  )
+)
+
+/** An integer column: a number (SQLite), a bigint or a numeric string (PostgreSQL BIGINT). */
+export const Int = Schema.Union([Schema.Number, NumberFromBigInt, Schema.NumberFromString])
+
+/** A nullable column holding JSON text, decoded to the value (`null` stays `null`). */
+export const JsonText = Schema.NullOr(Schema.fromJsonString(Schema.Unknown))
+
+/** A nullable text column, as `null` when absent. */
+export const Text = Schema.NullOr(Schema.String)
+
+/** Decodes the rows of a statement on `table`, or dies naming the table and the problem. */
+export const decode = <S extends Schema.Decoder<unknown>>(table: string, row: S) => {
+  const rows = Schema.decodeUnknownEffect(Schema.Array(row))
+  return (input: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<S["Type"]>> =>
+    rows(input).pipe(
+      Effect.catch((error) => Effect.die(new Error(`a stored row of ${table} does not decode: ${error.message}`)))
+    ) as Effect.Effect<ReadonlyArray<S["Type"]>>
+}
