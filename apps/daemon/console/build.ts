@@ -16,6 +16,8 @@ export const buildConsole = async (): Promise<string> => {
   await build({
     input: here("./src/main.ts"),
     platform: "browser",
+    // Workspace packages from their sources: the console builds without @warden/core's dist.
+    resolve: { conditionNames: ["@warden/source", "browser", "import", "default"] },
     logLevel: "warn",
     output: { file: `${out}app.js`, format: "esm", minify: true }
   })

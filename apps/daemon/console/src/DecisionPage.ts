@@ -1,12 +1,13 @@
 /**
  * One decision: the content, the verdict, the rule that matched and the actions it took (status,
- * attempts, last error), feedback already sent, the exact request sent to the API, every version; and
- * the "Send feedback" and "Mark wrong" buttons.
+ * attempts, last error), feedback already sent, the exact request sent to the API, every version; the
+ * "Send feedback" and "Mark wrong" buttons; and "Restore" / "Remove" where the connector can reverse
+ * what Warden did on the platform (the source's automatic feedback goes with it).
  */
 import { api, query } from "./api.ts"
 import { FeedbackForm } from "./FeedbackForm.ts"
 import { html, useEffect, useState } from "./html.ts"
-import { contentOf, type DecisionDetail, when } from "./model.ts"
+import { contentOf, type DecisionDetail, type ModerateResult, when } from "./model.ts"
 
 const Field = (label: string, value: unknown) =>
   value === undefined || value === null || value === ""
@@ -28,12 +29,37 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
   const [problem, setProblem] = useState("")
   const [form, setForm] = useState<"none" | "feedback" | "wrong">("none")
   const [reloads, setReloads] = useState(0)
+  const [moderated, setModerated] = useState<{ ok: boolean; text: string } | undefined>(undefined)
+  const [moderating, setModerating] = useState(false)
 
   useEffect(() => {
     api<DecisionDetail>(`/api/decisions/${encodeURIComponent(props.reference)}${query({ source: props.source })}`)
       .then(setDetail)
       .catch((e) => setProblem(String(e.message ?? e)))
   }, [props.source, props.reference, reloads])
+
+  const moderate = async (action: "restore" | "remove") => {
+    if (detail === undefined) return
+    setModerating(true)
+    try {
+      const r = await api<ModerateResult>(`/api/decisions/${encodeURIComponent(detail.reference)}/moderate`, {
+        method: "POST",
+        body: { source: detail.source, action }
+      })
+      const what = action === "restore" ? "Restore" : "Remove"
+      const outcome =
+        r.action.status === "done"
+          ? `${what}d on the platform (${r.action.kind}).`
+          : `${what} (${r.action.kind}) is ${r.action.status}${r.action.lastError === null ? "" : `: ${r.action.lastError}`}.`
+      const sent = r.feedback === null ? ` ${r.feedbackNote}.` : ` Automatic feedback sent (id ${r.feedback.id}).`
+      setModerated({ ok: r.action.status === "done", text: `${outcome}${sent}` })
+    } catch (e) {
+      setModerated({ ok: false, text: `Not done: ${String((e as Error).message ?? e)}` })
+    } finally {
+      setModerating(false)
+      setReloads((n) => n + 1)
+    }
+  }
 
   if (problem !== "") return html`<main><p role="alert" class="problem">${problem}</p></main>`
   if (detail === undefined) return html`<main><p>Loading…</p></main>`
@@ -42,7 +68,10 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
   const event = detail.event ?? {}
   const author =
     typeof event.author === "string" ? event.author : (event.author?.username ?? event.author?.name ?? event.author?.id)
-  const rules = [...new Set(detail.actions.filter((a) => a.version === d.version).map((a) => a.rule))]
+  // A moderator's Restore / Remove is recorded under the rule "console" (ModeratorAction.RULE): not a rule that matched.
+  const rules = [
+    ...new Set(detail.actions.filter((a) => a.version === d.version && a.rule !== "console").map((a) => a.rule))
+  ]
 
   return html`<main class="detail">
     <p><a href="#/">← Decisions</a></p>
@@ -91,6 +120,19 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
                 html`<tr><td>${a.version}</td><td>${a.kind}</td><td>${a.rule}</td><td>${a.status}</td><td>${a.attempts}</td><td>${a.lastError ?? ""}</td></tr>`
             )}</tbody></table>`
       }
+    </section>
+    <section aria-labelledby="h-platform">
+      <h2 id="h-platform">On the platform</h2>
+      ${
+        detail.platformActions.length === 0
+          ? html`<p>Nothing to reverse from here${detail.actions.some((a) => a.status === "pending") ? ": an action is still pending" : ""}.</p>`
+          : html`<div class="buttons">${detail.platformActions.map((a) =>
+              a === "restore"
+                ? html`<button type="button" disabled=${moderating} onClick=${() => moderate("restore")}>Restore</button>`
+                : html`<button type="button" class="danger" disabled=${moderating} onClick=${() => moderate("remove")}>Remove</button>`
+            )}</div>`
+      }
+      ${moderated === undefined ? null : html`<p role=${moderated.ok ? "status" : "alert"} class=${moderated.ok ? "ok" : "problem"}>${moderated.text}</p>`}
     </section>
     <section aria-labelledby="h-feedback">
       <h2 id="h-feedback">Feedback sent</h2>

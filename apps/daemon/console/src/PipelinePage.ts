@@ -121,15 +121,14 @@ export const PipelinePage = () => {
       ${replayed === "" ? null : html`<p role="status">${replayed}</p>`}
       ${
         counters.sinks.length === 0
-          ? html`<p>Every sink is drained; no dead letters.</p>`
+          ? html`<p>No sink is configured.</p>`
           : html`<table><thead><tr><th scope="col">Sink</th><th scope="col">Backlog</th><th scope="col">Dead letters</th><th scope="col"><span class="visually-hidden">Replay</span></th></tr></thead>
         <tbody>${counters.sinks.map(
           (s) =>
-            html`<tr><td>${s.sink}</td><td>${s.backlog}</td><td>${s.deadLetters}</td><td>${
-              s.deadLetters === 0
-                ? null
-                : html`<button type="button" aria-label=${`Replay the dead letters of ${s.sink}`} onClick=${() => replay(s.sink)}>Replay</button>`
-            }</td></tr>`
+            html`<tr><td>${s.sink}</td><td>${s.backlog}</td><td>${s.deadLetters}</td><td>
+              <button type="button" aria-label=${`Replay the dead letters of ${s.sink}`} disabled=${s.deadLetters === 0}
+                title=${s.deadLetters === 0 ? "No dead letters to replay" : undefined} onClick=${() => replay(s.sink)}>Replay</button>
+            </td></tr>`
         )}</tbody></table>`
       }
     </section>

@@ -58,6 +58,15 @@ export interface DecisionDetail {
   readonly versions: ReadonlyArray<Decision>
   readonly actions: ReadonlyArray<Action>
   readonly feedback: ReadonlyArray<FeedbackRow>
+  /** What a moderator can ask of the platform now. */
+  readonly platformActions: ReadonlyArray<"restore" | "remove">
+}
+
+/** The answer of `POST /api/decisions/{reference}/moderate`. */
+export interface ModerateResult {
+  readonly action: { readonly kind: string; readonly status: string; readonly lastError: string | null }
+  readonly feedback: { readonly id: string } | null
+  readonly feedbackNote: string
 }
 
 /** The source event behind an item (the parts the console shows). */

@@ -3,8 +3,8 @@
  * route and the status. Input a user gets wrong is a 4xx naming what is wrong (the parameter, the
  * field); a 500 means a fault of the daemon, never bad input.
  */
-import type { ServerResponse } from "node:http"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { HttpServerRespondable, HttpServerResponse } from "effect/http"
 
 /** The body every admin error answers with. */
 export const ErrorEnvelope = Schema.Struct({
@@ -41,21 +41,92 @@ export class AdminRefused extends Schema.TaggedError<AdminRefused>()("AdminRefus
   }
 }
 
+/**
+ * The envelope as an HttpApi error: one class per status, each carrying the same `error` body (its
+ * `_tag` is never sent), so the OpenAPI document lists every status a route can answer with.
+ */
+const wire = <const Tag extends string>(tag: Tag, status: number, description: string) =>
+  Schema.Error<WireError<Tag>>(tag)(
+    { _tag: Schema.tagDefaultOmit(tag), error: ErrorEnvelope.fields.error },
+    { httpApiStatus: status, identifier: tag, description }
+  )
+/** A wire error of the admin API (the envelope with a status). */
+export interface WireError<Tag extends string> extends Error {
+  readonly _tag: Tag
+  readonly error: ErrorEnvelope["error"]
+}
+
+/** 400: a parameter, a path segment or the body is wrong (named in `parameter` and the message). */
+export class BadRequest extends wire("BadRequest", 400, "A parameter, path segment or body is wrong") {}
+/** 401: no bearer token or session cookie, or a wrong one. */
+export class Unauthenticated extends wire("Unauthenticated", 401, "Missing or wrong bearer token, no session") {}
+/** 403: a cookie call without the session's CSRF token or from another origin. */
+export class CrossSiteRefused extends wire("CrossSiteRefused", 403, "A cross-site request with the session cookie") {}
+/** 404: nothing stored under that name, or no such route. */
+export class NotFound extends wire("NotFound", 404, "Nothing stored under that name") {}
+/** 409: the reference is ambiguous (`sources` lists who recorded it), or the item has no verdict. */
+export class Conflict extends wire("Conflict", 409, "Ambiguous reference, or nothing to act on") {}
+/** 410: the item was erased. */
+export class Gone extends wire("Gone", 410, "The item was erased") {}
+/** 413: the body is over 1 MiB. */
+export class PayloadTooLarge extends wire("PayloadTooLarge", 413, "The body is over 1 MiB") {}
+/** 502: the Content Analysis API or the platform refused or failed. */
+export class Upstream extends wire("Upstream", 502, "The Content Analysis API or the platform failed") {}
+
+const BY_STATUS = {
+  400: BadRequest,
+  401: Unauthenticated,
+  403: CrossSiteRefused,
+  404: NotFound,
+  409: Conflict,
+  410: Gone,
+  413: PayloadTooLarge,
+  502: Upstream
+} as const
+
+const TAGS = new Map<unknown, string>(
+  Object.values(BY_STATUS).map((C) => [C, (C as { identifier?: string }).identifier ?? ""])
+)
+
+/** A refusal as its HttpApi error class; a status without one is a fault of the daemon (a defect, 500). */
+export const toWire = (refused: AdminRefused) => {
+  const Class = BY_STATUS[refused.status as keyof typeof BY_STATUS]
+  if (Class === undefined) return Effect.die(refused)
+  const _tag = TAGS.get(Class)! as "BadRequest"
+  return Effect.fail(new (Class as typeof BadRequest)({ _tag, error: refused.envelope.error }))
+}
+
+// Each wire error answers with its envelope also where an endpoint did not declare it (HttpApi falls
+// back to a Respondable error when the endpoint's error schema does not encode it).
+for (const [status, Class] of Object.entries(BY_STATUS)) {
+  Object.defineProperty(Class.prototype, HttpServerRespondable.symbol, {
+    value(this: WireError<string>) {
+      return Effect.succeed(HttpServerResponse.jsonUnsafe({ error: this.error }, { status: Number(status) }))
+    }
+  })
+}
+
+/**
+ * Runs `effect`, answering its refusals with their wire class (each with its own status, whether the
+ * endpoint declares it or not: see above); other failures (the state store's) are faults, 500.
+ */
+export const answering = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, never, R> =>
+  Effect.catch(effect, (e) => (e instanceof AdminRefused ? toWire(e) : Effect.die(e))) as Effect.Effect<A, never, R>
+
 /** 400 for a wrong parameter, naming it. */
 export const badParameter = (parameter: string, message: string) =>
   new AdminRefused({ status: 400, code: "BAD_REQUEST", message: `${parameter}: ${message}`, parameter })
 
-/** Writes a JSON answer. */
-export const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": String(Buffer.byteLength(text)),
-    ...headers
+/**
+ * A refusal as a response, for what the HttpApi does not answer itself (the routes beside it, unknown
+ * routes, faults): 401 says how to authenticate; after a 413 the connection closes (the rest of the
+ * body is not read).
+ */
+export const envelopeResponse = (refused: AdminRefused): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.jsonUnsafe(refused.envelope, {
+    status: refused.status,
+    headers: {
+      ...(refused.status === 401 ? { "www-authenticate": "Bearer" } : {}),
+      ...(refused.status === 413 ? { connection: "close" } : {})
+    }
   })
-  res.end(text)
-}
-
-/** Writes a refusal as the envelope. */
-export const refuse = (res: ServerResponse, refused: AdminRefused, headers: Record<string, string> = {}) =>
-  json(res, refused.status, refused.envelope, headers)

@@ -5,12 +5,11 @@
  * batch messages since it started). With SQLite (`SingleRunner`) the one runner holds every shard.
  */
 import { Effect } from "effect"
-import type { ClusterView } from "../state/ClusterStatus.ts"
-import type { AdminRoute } from "./AdminServer.ts"
+import { HttpApiBuilder } from "effect/http-api"
+import { ClusterView } from "../state/ClusterStatus.ts"
+import { AdminApi } from "./AdminApi.ts"
 
-/** The route, reading `view`. */
-export const route = (view: ClusterView["Service"]): AdminRoute => ({
-  method: "GET",
-  match: (path) => (path === "/api/cluster" ? {} : undefined),
-  handle: () => Effect.map(view.overview, (body) => ({ status: 200, body }))
-})
+/** The route (declared in `AdminApi`'s cluster group), reading the `ClusterView`. */
+export const layer = HttpApiBuilder.group(AdminApi, "cluster", (handlers) =>
+  Effect.map(Effect.service(ClusterView), (view) => handlers.handle("cluster", () => view.overview))
+)

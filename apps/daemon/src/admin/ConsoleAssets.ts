@@ -4,8 +4,8 @@
  * (the Content-Security-Policy says so to the browser too).
  */
 import { existsSync, readFileSync } from "node:fs"
-import type { ServerResponse } from "node:http"
 import { fileURLToPath } from "node:url"
+import { HttpServerResponse } from "effect/http"
 
 const TYPES: Record<string, string> = {
   "index.html": "text/html; charset=utf-8",
@@ -41,21 +41,17 @@ export const PATHS: Readonly<Record<string, string>> = {
   "/console/app.css": "app.css"
 }
 
-/** Serves one of the console's files; a 503 naming the fix when the console was not built. */
-export const serve = (res: ServerResponse, file: string, headers: Record<string, string> = {}): void => {
+/** One of the console's files; a 503 naming the fix when the console was not built. */
+export const response = (file: string): HttpServerResponse.HttpServerResponse => {
   const dir = directory()
   if (dir === undefined) {
-    res.writeHead(503, { "content-type": "text/plain; charset=utf-8", ...SECURITY_HEADERS })
-    res.end("The review console is not built: run `pnpm build` (it bundles apps/daemon/console into dist/console).\n")
-    return
+    return HttpServerResponse.text(
+      "The review console is not built: run `pnpm build` (it bundles apps/daemon/console into dist/console).\n",
+      { status: 503, headers: SECURITY_HEADERS }
+    )
   }
-  const body = readFileSync(`${dir}${file}`)
-  res.writeHead(200, {
-    "content-type": TYPES[file] ?? "application/octet-stream",
-    "content-length": String(body.length),
-    "cache-control": "no-cache",
-    ...SECURITY_HEADERS,
-    ...headers
+  return HttpServerResponse.uint8Array(readFileSync(`${dir}${file}`), {
+    contentType: TYPES[file] ?? "application/octet-stream",
+    headers: { "cache-control": "no-cache", ...SECURITY_HEADERS }
   })
-  res.end(body)
 }

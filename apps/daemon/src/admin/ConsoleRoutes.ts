@@ -1,176 +1,77 @@
 /**
- * The admin server's part for the review console: its files and sign-in (no token needed to load
- * the page, which shows no data until signed in), who a request is (bearer token or session cookie),
- * the CSRF guard of cookie calls, and the console's own API routes:
+ * The routes the admin server serves beside its `HttpApi` (`AdminApi.ts`), each because HttpApi has no
+ * words for it:
  *
- * - `GET /?token=TOKEN`: the printed link; sets the session cookie and redirects to `/` (the token
- *   leaves the address bar). A wrong token redirects to `/?signin=refused`, with no cookie.
- * - `POST /session` `{ token }`: the page's sign-in form. `POST /session/end`: signs out.
- * - `GET /api/session`: `{ via, csrf }`, the CSRF token the page sends back on state-changing calls.
- * - `GET /api/decisions/stream?<filters of /api/decisions>`: new decisions as server-sent events.
- * - `GET /api/pipeline`: sink queues, items per source and status, verdicts per minute by type.
- * - `POST /api/sinks/{sink}/replay`: the sink's dead letters back into its outbox (`{ replayed }`).
+ * - the console's files (`/`, `/index.html`, `/console/app.js`, `/console/app.css`): static bytes with
+ *   their own security headers, public (the page shows no data until signed in);
+ * - `GET /?token=TOKEN`, the printed link: on the page's own path, it sets the session cookie and
+ *   redirects to `/` (the token leaves the address bar); a wrong token redirects to `/?signin=refused`;
+ * - `GET /api/decisions/stream?<filters of /api/decisions>`: new decisions as server-sent events, with
+ *   a `retry:` field and keep-alive comments (`DecisionStream`), authenticated as the API is.
  */
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { Effect, Redacted } from "effect"
-import * as DeadLetterReplay from "../state/DeadLetterReplay.ts"
-import type { StateStore } from "../state/StateStore.ts"
-import { AdminRefused, json } from "./AdminError.ts"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { DecisionStore } from "../state/DecisionStore.ts"
+import { DecisionFilters } from "./AdminApi.ts"
+import { decisionFilters } from "./AdminHandlers.ts"
+import { authenticate } from "./AdminMiddleware.ts"
+import { type AdminRefused, envelopeResponse } from "./AdminError.ts"
 import * as ConsoleAssets from "./ConsoleAssets.ts"
-import * as ConsoleSession from "./ConsoleSession.ts"
+import type * as ConsoleSession from "./ConsoleSession.ts"
 import * as DecisionStream from "./DecisionStream.ts"
-import * as PipelineView from "./PipelineView.ts"
 import * as RequestInput from "./RequestInput.ts"
 
-/** Who made a request: an API client with the bearer token, or a signed-in console. */
-export type Caller =
-  | { readonly via: "bearer" }
-  | { readonly via: "cookie"; readonly session: ConsoleSession.Session & { readonly id: string } }
+/** A refusal of a route outside the HttpApi, as the same envelope. */
+const refused = (effect: Effect.Effect<HttpServerResponse.HttpServerResponse, AdminRefused>) =>
+  Effect.catchTag(effect, "AdminRefused", (r) => Effect.succeed(envelopeResponse(r)))
 
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
-
-/** The caller of a request, or undefined when it has neither a good bearer token nor a live session. */
-export const caller = (
-  req: IncomingMessage,
-  token: Redacted.Redacted<string>,
-  sessions: ConsoleSession.Sessions
-): Caller | undefined => {
-  const header = req.headers.authorization
-  const match = typeof header === "string" ? /^Bearer +(\S+)$/.exec(header) : null
-  if (match !== null) return ConsoleSession.sameSecret(match[1]!, Redacted.value(token)) ? { via: "bearer" } : undefined
-  const session = sessions.of(req)
-  return session === undefined ? undefined : { via: "cookie", session }
-}
-
-/**
- * Refuses a state-changing call made with the session cookie that does not prove it comes from the
- * console (its CSRF token, its origin). Bearer calls need no such proof: no browser adds that header
- * on its own.
- */
-export const guardCrossSite = (req: IncomingMessage, who: Caller): Effect.Effect<void, AdminRefused> => {
-  if (who.via === "bearer" || SAFE_METHODS.has(req.method ?? "GET")) return Effect.void
-  const problem = ConsoleSession.crossSiteProblem(req, who.session)
-  return problem === undefined
-    ? Effect.void
-    : Effect.fail(new AdminRefused({ status: 403, code: "CROSS_SITE_REFUSED", message: problem }))
-}
-
-const SignIn = (raw: unknown): string | undefined =>
-  typeof raw === "object" && raw !== null && typeof (raw as { token?: unknown }).token === "string"
-    ? (raw as { token: string }).token
-    : undefined
-
-/**
- * The routes anyone may call: the console's files, the sign-in link and form. Returns whether it
- * answered the request.
- */
-export const publicRoutes = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  sessions: ConsoleSession.Sessions
-): Effect.Effect<boolean, AdminRefused> =>
-  Effect.gen(function* () {
-    const path = url.pathname
-    if (req.method === "GET" && path === "/" && url.searchParams.has("token")) {
-      const given = url.searchParams.get("token") ?? ""
-      if (!sessions.tokenMatches(given)) {
-        res.writeHead(303, { location: "/?signin=refused", ...ConsoleAssets.SECURITY_HEADERS })
-        res.end()
-        return true
-      }
+/** The routes, for the server's sessions. */
+export const layer = (options: { readonly sessions: ConsoleSession.Sessions }) => {
+  const { sessions } = options
+  const page = HttpRouter.add(
+    "GET",
+    "/",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const url = new URL(request.url, "http://admin")
+      if (!url.searchParams.has("token")) return ConsoleAssets.response("index.html")
+      if (!sessions.tokenMatches(url.searchParams.get("token") ?? ""))
+        return HttpServerResponse.empty({
+          status: 303,
+          headers: { location: "/?signin=refused", ...ConsoleAssets.SECURITY_HEADERS }
+        })
       const { setCookie } = sessions.open()
-      res.writeHead(303, { location: "/", "set-cookie": setCookie, ...ConsoleAssets.SECURITY_HEADERS })
-      res.end()
-      return true
-    }
-    const file = ConsoleAssets.PATHS[path]
-    if (req.method === "GET" && file !== undefined) {
-      ConsoleAssets.serve(res, file)
-      return true
-    }
-    if (req.method === "POST" && path === "/session") {
-      // Login CSRF: only the console's own page may sign a browser in.
-      const origin = req.headers.origin
-      const host = req.headers.host ?? ""
-      if (typeof origin === "string" && origin !== `http://${host}` && origin !== `https://${host}`) {
-        return yield* new AdminRefused({
-          status: 403,
-          code: "CROSS_SITE_REFUSED",
-          message: `the request comes from another origin (${origin})`
+      return HttpServerResponse.empty({
+        status: 303,
+        headers: { location: "/", "set-cookie": setCookie, ...ConsoleAssets.SECURITY_HEADERS }
+      })
+    })
+  )
+  const files = Object.entries(ConsoleAssets.PATHS)
+    .filter(([path]) => path !== "/")
+    .map(([path, file]) =>
+      HttpRouter.add(
+        "GET",
+        path as `/${string}`,
+        Effect.sync(() => ConsoleAssets.response(file))
+      )
+    )
+  const stream = HttpRouter.add(
+    "GET",
+    "/api/decisions/stream",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const store = yield* DecisionStore
+      return yield* refused(
+        Effect.gen(function* () {
+          yield* authenticate(request, sessions)
+          const url = new URL(request.url, "http://admin")
+          const q = yield* RequestInput.query(url.searchParams, Object.keys(DecisionFilters))
+          const filters = decisionFilters(Object.fromEntries(q))
+          return yield* DecisionStream.response(store, filters).pipe(Effect.orDie)
         })
-      }
-      const token = SignIn(yield* RequestInput.jsonBody(req))
-      if (token === undefined) {
-        return yield* new AdminRefused({
-          status: 400,
-          code: "BAD_REQUEST",
-          message: 'the body must be { "token": "<admin.token>" }',
-          parameter: "token"
-        })
-      }
-      if (!sessions.tokenMatches(token)) {
-        return yield* new AdminRefused({
-          status: 401,
-          code: "UNAUTHENTICATED",
-          message: "that token is not the admin token"
-        })
-      }
-      const { setCookie } = sessions.open()
-      json(res, 200, { signedIn: true }, { "set-cookie": setCookie })
-      return true
-    }
-    return false
-  })
-
-/** The console's API routes (the caller is known). Returns whether it answered the request. */
-export const privateRoutes = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  who: Caller,
-  context: {
-    readonly sessions: ConsoleSession.Sessions
-    readonly store: StateStore["Service"]
-    readonly sinks: ReadonlyArray<string>
-    /** The filters of `GET /api/decisions`, read from the query. */
-    readonly filters: (
-      params: URLSearchParams,
-      extra: ReadonlyArray<string>
-    ) => Effect.Effect<Parameters<typeof DecisionStream.serve>[3], AdminRefused>
-  }
-) =>
-  Effect.gen(function* () {
-    const path = url.pathname
-    if (req.method === "GET" && path === "/api/session") {
-      yield* RequestInput.query(url.searchParams, [])
-      json(res, 200, { via: who.via, csrf: who.via === "cookie" ? who.session.csrf : null })
-      return true
-    }
-    if (req.method === "POST" && path === "/session/end") {
-      yield* RequestInput.query(url.searchParams, [])
-      const headers = who.via === "cookie" ? { "set-cookie": context.sessions.close(who.session.id) } : {}
-      json(res, 200, { signedIn: false }, headers)
-      return true
-    }
-    if (req.method === "GET" && path === "/api/decisions/stream") {
-      const filters = yield* context.filters(url.searchParams, [])
-      yield* DecisionStream.serve(req, res, context.store, filters)
-      return true
-    }
-    if (req.method === "GET" && path === "/api/pipeline") {
-      yield* RequestInput.query(url.searchParams, [])
-      const counters = yield* PipelineView.read(context.store.sql, context.sinks, Date.now())
-      json(res, 200, counters)
-      return true
-    }
-    const replay = /^\/api\/sinks\/([^/]+)\/replay$/u.exec(path)
-    if (req.method === "POST" && replay !== null) {
-      yield* RequestInput.query(url.searchParams, [])
-      const sink = yield* RequestInput.pathSegment("sink", replay[1]!)
-      const replayed = yield* DeadLetterReplay.replay(context.store.sql, sink)
-      json(res, 200, { sink, replayed })
-      return true
-    }
-    return false
-  })
+      )
+    })
+  )
+  return Layer.mergeAll(page, stream, ...files)
+}

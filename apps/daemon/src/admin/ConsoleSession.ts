@@ -6,7 +6,6 @@
  * a cross-site form or script cannot know it. Sessions live in memory: a restart signs everyone out.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto"
-import type { IncomingMessage } from "node:http"
 import { Redacted } from "effect"
 
 /** The session cookie's name. */
@@ -31,9 +30,19 @@ export const sameSecret = (given: string, expected: string): boolean => {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
+/** What this module reads of a request: its headers (lower-case names), from node:http or effect/http. */
+export interface WithHeaders {
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+}
+
+const header = (req: WithHeaders, name: string): string | undefined => {
+  const value = req.headers[name]
+  return typeof value === "string" ? value : undefined
+}
+
 /** The value of one cookie of a request. */
-export const cookie = (req: IncomingMessage, name: string): string | undefined => {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
+export const cookie = (req: WithHeaders, name: string): string | undefined => {
+  for (const part of (header(req, "cookie") ?? "").split(";")) {
     const eq = part.indexOf("=")
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
   }
@@ -58,7 +67,7 @@ export const make = (token: Redacted.Redacted<string>, now: () => number = Date.
   }
 
   /** The live session a request's cookie names, if any. */
-  const of = (req: IncomingMessage): (Session & { readonly id: string }) | undefined => {
+  const of = (req: WithHeaders): (Session & { readonly id: string }) | undefined => {
     const id = cookie(req, COOKIE)
     if (id === undefined) return undefined
     const session = sessions.get(id)
@@ -83,18 +92,27 @@ export const make = (token: Redacted.Redacted<string>, now: () => number = Date.
 export type Sessions = ReturnType<typeof make>
 
 /**
+ * Why a request is from another origin than the console's own page, or undefined when it is not (or
+ * the browser does not say). Behind a TLS-terminating proxy the page's origin is https with the same host.
+ */
+export const foreignOrigin = (req: WithHeaders): string | undefined => {
+  const origin = header(req, "origin")
+  const host = header(req, "host") ?? ""
+  return origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`
+    ? `the request comes from another origin (${origin})`
+    : undefined
+}
+
+/**
  * Why a state-changing call with a session cookie is refused as possibly cross-site, or undefined
  * when it carries the session's CSRF token and comes from the console's own origin (when the browser
  * says where it comes from).
  */
-export const crossSiteProblem = (req: IncomingMessage, session: Session): string | undefined => {
-  const origin = req.headers.origin
-  const host = req.headers.host ?? ""
-  // Behind a TLS-terminating proxy the page's origin is https with the same host.
-  if (typeof origin === "string" && origin !== `http://${host}` && origin !== `https://${host}`)
-    return `the request comes from another origin (${origin})`
-  const given = req.headers[CSRF_HEADER]
-  if (typeof given !== "string" || !sameSecret(given, session.csrf))
+export const crossSiteProblem = (req: WithHeaders, session: Session): string | undefined => {
+  const foreign = foreignOrigin(req)
+  if (foreign !== undefined) return foreign
+  const given = header(req, CSRF_HEADER)
+  if (given === undefined || !sameSecret(given, session.csrf))
     return `missing or wrong ${CSRF_HEADER} header (the console sends the token of GET /api/session)`
   return undefined
 }

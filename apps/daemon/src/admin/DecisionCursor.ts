@@ -3,7 +3,7 @@
  * client (base64url JSON). A cursor that does not decode is a 400 naming `cursor`.
  */
 import { Effect, Schema } from "effect"
-import type { Decision, DecisionPosition } from "../state/StateStore.ts"
+import type { Decision, DecisionPosition } from "../state/DecisionStore.ts"
 import { type AdminRefused, badParameter } from "./AdminError.ts"
 
 const Position = Schema.Tuple([Schema.Int, Schema.String, Schema.String, Schema.Int])

@@ -5,9 +5,9 @@
  * only this process. Rows are matched against a window of the last {@link OVERLAP_MILLIS}, since a
  * row's `createdAt` is taken before its transaction commits; rows already sent are remembered by key.
  */
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { Effect } from "effect"
-import type { Decision, DecisionQuery, StateStore } from "../state/StateStore.ts"
+import { Effect, Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
+import type { Decision, DecisionQuery, DecisionStoreShape } from "../state/DecisionStore.ts"
 
 /** How far back each poll looks for rows that committed late. */
 export const OVERLAP_MILLIS = 30_000
@@ -17,11 +17,12 @@ const KEEPALIVE_EVERY = 15
 
 const key = (d: Decision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
 
-/** Streams the decisions recorded from now on that match `filters`, until the client goes away. */
-export const serve = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  store: StateStore["Service"],
+/**
+ * The response streaming the decisions recorded from now on that match `filters`; the server ends
+ * the stream (interrupts the poll) when the client goes away.
+ */
+export const response = (
+  store: DecisionStoreShape,
   filters: Omit<DecisionQuery, "limit" | "after" | "since">,
   pollMillis = 1000
 ) =>
@@ -40,22 +41,19 @@ export const serve = (
     })
     // What exists at connection time is the page the client already has: remember it, send nothing.
     yield* poll
-    res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      connection: "keep-alive"
+    let tick = 0
+    const next = Effect.gen(function* () {
+      yield* Effect.sleep(pollMillis)
+      tick++
+      const events = (yield* poll).map((d) => `event: decision\ndata: ${JSON.stringify(d)}\n\n`).join("")
+      return tick % KEEPALIVE_EVERY === 0 ? `${events}: keepalive\n\n` : events
+    }).pipe(Effect.orDie)
+    const body = Stream.concat(Stream.succeed("retry: 2000\n\n"), Stream.fromEffectRepeat(next)).pipe(
+      Stream.filter((text) => text !== ""),
+      Stream.encodeText
+    )
+    return HttpServerResponse.stream(body, {
+      contentType: "text/event-stream; charset=utf-8",
+      headers: { "cache-control": "no-cache", connection: "keep-alive" }
     })
-    res.write("retry: 2000\n\n")
-    const gone = Effect.callback<void>((resume) => {
-      if (req.destroyed || res.destroyed) return resume(Effect.void)
-      res.once("close", () => resume(Effect.void))
-    })
-    const loop = Effect.gen(function* () {
-      for (let tick = 1; ; tick++) {
-        yield* Effect.sleep(pollMillis)
-        for (const d of yield* poll) res.write(`event: decision\ndata: ${JSON.stringify(d)}\n\n`)
-        if (tick % KEEPALIVE_EVERY === 0) res.write(": keepalive\n\n")
-      }
-    })
-    yield* Effect.raceFirst(loop, gone)
   })

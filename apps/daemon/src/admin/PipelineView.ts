@@ -5,30 +5,12 @@
  */
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
+import type { Pipeline } from "./AdminApi.ts"
 
-/** One sink's queue. */
-export interface SinkQueue {
-  readonly sink: string
-  readonly backlog: number
-  readonly deadLetters: number
-}
-
-/** Verdicts of one type in one minute. */
-export interface MinuteCount {
-  /** The minute's start, epoch milliseconds. */
-  readonly minute: number
-  readonly type: string
-  readonly count: number
-}
-
-/** The pipeline's counters. */
-export interface Counters {
-  readonly sinks: ReadonlyArray<SinkQueue>
-  readonly items: ReadonlyArray<{ readonly source: string; readonly status: string; readonly count: number }>
-  readonly verdictsPerMinute: ReadonlyArray<MinuteCount>
-}
-
-/** Reads the counters; `sinks` names the configured sinks, so an empty queue shows as 0. */
+/**
+ * Reads the counters (`GET /api/pipeline`, `AdminApi.Pipeline`); `sinks` names the configured sinks,
+ * so an empty queue shows as 0.
+ */
 export const read = (sql: SqlClient.SqlClient, sinks: ReadonlyArray<string>, now: number) =>
   Effect.gen(function* () {
     const backlog = yield* sql<{ sink: string; n: number }>`SELECT sink, COUNT(*) AS n FROM warden_outbox GROUP BY sink`
@@ -55,5 +37,5 @@ export const read = (sql: SqlClient.SqlClient, sinks: ReadonlyArray<string>, now
         type: r.type ?? "none",
         count: Number(r.n)
       }))
-    } satisfies Counters
+    } satisfies typeof Pipeline.Type
   })

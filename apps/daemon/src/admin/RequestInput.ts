@@ -1,13 +1,12 @@
 /**
- * Reading what a request brings, refusing what is wrong with a 4xx that names it: query parameters
- * (unknown ones, control characters, integers out of range, dates), path parameters (bad
- * percent-encoding) and JSON bodies (not JSON, over the size limit).
+ * Reading what a request brings, refusing what is wrong with a 400 that names it: query parameters
+ * (unknown ones, control characters, integers out of range, dates) and path parameters (control
+ * characters). Bodies are decoded by the HttpApi (`AdminApi`); their size is checked by `AdminMiddleware`.
  */
-import type { IncomingMessage } from "node:http"
 import { Effect, Schema } from "effect"
-import { AdminRefused, badParameter } from "./AdminError.ts"
+import { type AdminRefused, badParameter } from "./AdminError.ts"
 
-/** The largest body the admin API reads: 1 MiB. Larger bodies get 413 `PAYLOAD_TOO_LARGE`. */
+/** The largest body the admin API reads: 1 MiB. Larger bodies get 413 `PAYLOAD_TOO_LARGE` (`AdminMiddleware`). */
 export const MAX_BODY_BYTES = 1024 * 1024
 
 // Control characters (NUL included) are never part of a reference, a source id or a filter.
@@ -75,57 +74,3 @@ export const instant = (
     ? Effect.fail(badParameter(parameter, "must be epoch milliseconds or an ISO 8601 date (2026-01-31T12:00:00Z)"))
     : Effect.succeed(ms)
 }
-
-/** A percent-encoded path segment, decoded (`%ZZ` is refused). */
-export const pathSegment = (parameter: string, raw: string): Effect.Effect<string, AdminRefused> =>
-  Effect.try({
-    try: () => decodeURIComponent(raw),
-    catch: () => badParameter(parameter, "is not valid percent-encoding")
-  }).pipe(Effect.flatMap((value) => text(parameter, value)))
-
-/**
- * The JSON body (undefined when empty). Over {@link MAX_BODY_BYTES}: 413, answered before the rest is
- * read when the client announced its length; not JSON: 400.
- */
-export const jsonBody = (req: IncomingMessage): Effect.Effect<unknown, AdminRefused> =>
-  Effect.callback<unknown, AdminRefused>((resume) => {
-    const tooLarge = () =>
-      new AdminRefused({
-        status: 413,
-        code: "PAYLOAD_TOO_LARGE",
-        message: `the body is over ${MAX_BODY_BYTES} bytes (1 MiB), the admin API's limit`
-      })
-    const announced = Number(req.headers["content-length"] ?? Number.NaN)
-    if (Number.isFinite(announced) && announced > MAX_BODY_BYTES) {
-      req.resume()
-      return resume(Effect.fail(tooLarge()))
-    }
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let over = false
-    req.on("data", (c: Buffer) => {
-      size += c.length
-      if (over) return
-      if (size > MAX_BODY_BYTES) {
-        over = true
-        chunks.length = 0
-        resume(Effect.fail(tooLarge()))
-      } else chunks.push(c)
-    })
-    req.on("end", () => {
-      if (over) return
-      const body = Buffer.concat(chunks).toString("utf8")
-      if (body.trim() === "") return resume(Effect.succeed(undefined))
-      try {
-        resume(Effect.succeed(JSON.parse(body)))
-      } catch {
-        resume(Effect.fail(new AdminRefused({ status: 400, code: "BAD_REQUEST", message: "the body is not JSON" })))
-      }
-    })
-    req.on("error", () => {
-      if (!over)
-        resume(
-          Effect.fail(new AdminRefused({ status: 400, code: "BAD_REQUEST", message: "the body could not be read" }))
-        )
-    })
-  })

@@ -1,0 +1,114 @@
+/**
+ * "Restore" and "Remove" from the review console: a moderator reverses what Warden did (or did not do)
+ * to an item on its platform. The action is queued in `warden_actions` like a rule's (rule
+ * {@link RULE}), so the source's own action executor runs it with the connector's `act`, on whichever
+ * runner holds the source, with the same retries and the same record; the request waits a little for
+ * the outcome so the moderator sees it.
+ *
+ * - Restore (`restore`): offered when Warden's last platform action on the item's latest version was a
+ *   `hide`, `holdForReview` or `reject` that is still in force, and the connector declares `restore`.
+ * - Remove: offered when no such action is in force, with the first of `hide`, `holdForReview`,
+ *   `reject`, `delete` the connector declares (the mildest that takes the item out of view).
+ */
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { ActionRow } from "../domain/Action.ts"
+import * as ActionStore from "../state/ActionStore.ts"
+import type { ModerateResult, PlatformAction } from "./AdminApi.ts"
+
+/** What a moderator can ask for. */
+export type Request = typeof PlatformAction.Type
+
+/** The rule name of the actions a moderator asked for in the console. */
+export const RULE = "console"
+
+/** The actions `restore` reverses. */
+const REVERSIBLE = ["hide", "holdForReview", "reject"]
+/** What "Remove" does, in order of preference: the first the connector declares. */
+const REMOVALS = [...REVERSIBLE, "delete"]
+
+/** The action kind "Remove" uses for a connector declaring `declared`, if any. */
+export const removalKind = (declared: ReadonlyArray<string>): string | undefined =>
+  REMOVALS.find((kind) => declared.includes(kind))
+
+/** Warden's action that keeps the item version out of view on the platform (its kind), if any. */
+export const removalInForce = (actions: ReadonlyArray<ActionRow>, version: number): string | undefined => {
+  const last = actions
+    .filter((a) => a.version === version && a.status === "done" && (REMOVALS.includes(a.kind) || a.kind === "restore"))
+    .sort((a, b) => a.seq - b.seq)
+    .at(-1)
+  return last === undefined || last.kind === "restore" ? undefined : last.kind
+}
+
+/** Whether Warden's actions left the item out of view on the platform (`deleted`: for good). */
+export const platformState = (
+  actions: ReadonlyArray<ActionRow>,
+  version: number
+): "visible" | "removed" | "deleted" => {
+  const kind = removalInForce(actions, version)
+  return kind === undefined ? "visible" : kind === "delete" ? "deleted" : "removed"
+}
+
+/** What the console may offer for an item version, given the connector's declared action kinds. */
+export const available = (
+  declared: ReadonlyArray<string>,
+  actions: ReadonlyArray<ActionRow>,
+  version: number
+): ReadonlyArray<Request> => {
+  // An action still waiting to run: its outcome decides what comes next.
+  if (actions.some((a) => a.version === version && a.status === "pending")) return []
+  const state = platformState(actions, version)
+  if (state === "removed") return declared.includes("restore") ? ["restore"] : []
+  if (state === "visible") return removalKind(declared) === undefined ? [] : ["remove"]
+  return []
+}
+
+/** The outcome of a queued action, as far as it got while the request waited (`ModerateResult.action`). */
+export type Outcome = (typeof ModerateResult.Type)["action"]
+
+/** How long {@link perform} waits for the outcome. */
+const WAIT_MILLIS = 15_000
+
+/**
+ * Queues `kind` on the item version and waits up to {@link WAIT_MILLIS} for the source's executor to run
+ * it (it polls its queue every 250 ms); a retryable failure leaves it `pending`, retried with backoff.
+ */
+export const perform = (
+  sql: SqlClient.SqlClient,
+  item: { readonly source: string; readonly reference: string; readonly version: number },
+  kind: string,
+  reason: string
+) =>
+  Effect.gen(function* () {
+    const { source, reference, version } = item
+    const seq = yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const [last] = yield* sql<{ seq: number | null }>`SELECT MAX(seq) AS seq FROM warden_actions
+          WHERE source = ${source} AND reference = ${reference} AND version = ${version}`
+        const next = Number(last?.seq ?? 0) + 1
+        const action = { seq: next, rule: RULE, kind, params: undefined, reason, status: "pending" } as const
+        const [row] = ActionStore.rowsOf(item, [action], Date.now())
+        yield* sql`INSERT INTO warden_actions ${sql.insert(row!)}`
+        return next
+      })
+    )
+    const read = sql<{
+      status: string
+      attempts: number
+      last_error: string | null
+    }>`SELECT status, attempts, last_error
+      FROM warden_actions WHERE source = ${source} AND reference = ${reference} AND version = ${version} AND seq = ${seq}`
+    const deadline = Date.now() + WAIT_MILLIS
+    for (;;) {
+      const [row] = yield* read
+      const outcome: Outcome = {
+        kind,
+        seq,
+        status: row?.status ?? "pending",
+        attempts: Number(row?.attempts ?? 0),
+        lastError: row?.last_error ?? null
+      }
+      if (outcome.status !== "pending" || Date.now() >= deadline) return outcome
+      yield* Effect.sleep(150)
+    }
+  })
