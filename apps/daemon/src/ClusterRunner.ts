@@ -19,7 +19,6 @@ import {
   EntityId,
   type MessageStorage,
   RunnerAddress,
-  RunnerHealth,
   Runners,
   ShardId,
   Sharding,
@@ -32,6 +31,7 @@ import {
 import { RpcSerialization } from "effect/rpc"
 import type { SocketServer } from "effect/socket"
 import { SqlClient } from "effect/sql"
+import * as ClusterHealth from "./ClusterHealth.ts"
 import * as ClusterStatus from "./state/ClusterStatus.ts"
 
 /** A TCP address. */
@@ -56,17 +56,18 @@ export type ClusterSettings = Partial<ShardingConfig.ShardingConfig["Service"]>
  * shards: the others check its health once a minute). Every one is a `cluster.*` key.
  *
  * A killed runner's advisory locks go with its database session at once, so after a kill -9 the
- * health check decides: pinged every 2 s, dead after ~2.5 s of refused pings, assignments re-read
- * every second. The lock lease matters only for a frozen runner whose session stays open (it ends
- * after `shardLockExpiration` idle); it is kept long because a lock refresh slower than
- * `shardLockRefreshInterval` (a loaded machine) makes effect drop every shard of the runner: with
- * 2 s refreshes, 3 runners on 2 busy cores did so every few seconds.
+ * health check decides: every runner pings the others every second (`ClusterHealth`), a runner whose
+ * pings are refused for ~1 s is marked unhealthy, and the survivors re-read the assignments every
+ * 500 ms and take its shards. The lock lease keeps effect's defaults (`shardLockExpiration` 35 s,
+ * refreshed every 10 s): it matters only for a frozen runner whose session stays open, and every lock
+ * operation must finish within the refresh interval or effect drops all of the runner's shards. With
+ * 12 s / 4 s, three runners on two cores at load 40-50 timed out on those operations every few seconds
+ * ("Shard lock storage is unhealthy"), dropped and re-took their shards in a loop, and batches waited
+ * in `cluster_messages` for minutes (the cluster test's "slow delivery after the kill").
  */
 export const fastTakeover: ClusterSettings = {
-  shardLockExpiration: "12 seconds",
-  shardLockRefreshInterval: "4 seconds",
-  refreshAssignmentsInterval: "1 second",
-  runnerHealthCheckInterval: "2 seconds",
+  refreshAssignmentsInterval: "500 millis",
+  runnerHealthCheckInterval: "1 second",
   entityMessagePollInterval: "500 millis"
 }
 
@@ -120,13 +121,22 @@ const resolveAddresses = (options: RunnerOptions) =>
     return { listen, advertise: options.advertise ?? listen }
   })
 
-/** A socket runner on PostgreSQL (any `SqlClient` with advisory locks). */
-const socketRunner = (config: ClusterSettings) =>
-  SocketRunner.layer.pipe(
-    Layer.provide([NodeClusterSocket.layerSocketServer, NodeClusterSocket.layerClientProtocol]),
-    Layer.provide(
-      RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(NodeClusterSocket.layerClientProtocol))
+/**
+ * A socket runner on PostgreSQL (any `SqlClient` with advisory locks), with `ClusterHealth`'s ping and
+ * watch: one `RunnerHealth` and one `RunnerStorage` shared by effect's sharding and the watch.
+ */
+const socketRunner = (config: ClusterSettings) => {
+  const health = ClusterHealth.layerPing.pipe(
+    Layer.provide(Runners.layerRpc),
+    Layer.provide(NodeClusterSocket.layerClientProtocol)
+  )
+  return Layer.merge(
+    SocketRunner.layer.pipe(
+      Layer.provide([NodeClusterSocket.layerSocketServer, NodeClusterSocket.layerClientProtocol])
     ),
+    ClusterHealth.layerWatch
+  ).pipe(
+    Layer.provide(health),
     Layer.provideMerge(SqlMessageStorage.layer),
     Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
     Layer.provideMerge(ShardingConfig.layer(config)),
@@ -135,6 +145,7 @@ const socketRunner = (config: ClusterSettings) =>
     Layer.provide(RpcSerialization.layerNdjson),
     Layer.provide(NodeCrypto.layerDigest)
   )
+}
 
 /**
  * The cluster layer: `SingleRunner` without `runner`, a socket runner with it. Also provides
