@@ -8,13 +8,11 @@
  * on, so the multi-runner mode only swaps the cluster layer and spreads a source over more partitions.
  */
 import { LegacyBatch } from "@warden/legacy"
-import { Transport } from "@warden/transport"
-import { V1Client } from "@warden/v1"
+import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
+import { type AnalyzeV1, type FeedbackV1, V1Client } from "@warden/v1"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Admin from "./admin/AdminServer.ts"
-import * as ClusterRoute from "./admin/ClusterRoute.ts"
-import * as GovernanceRoutes from "./admin/GovernanceRoutes.ts"
 import * as ClusterRunner from "./ClusterRunner.ts"
 import { BatchProcessor } from "./engine/BatchProcessor.ts"
 import { FeedbackService } from "./engine/FeedbackService.ts"
@@ -24,10 +22,9 @@ import * as Retention from "./engine/Retention.ts"
 import { SourceStatus } from "./engine/SourceStatus.ts"
 import { SinkList } from "./sinks/SinkList.ts"
 import * as SinkWorker from "./sinks/SinkWorker.ts"
-import * as ClusterStatus from "./state/ClusterStatus.ts"
 import { Erasure } from "./state/Erasure.ts"
 import { type StateLocation, sqlLayer } from "./state/StateSql.ts"
-import { StateStore } from "./state/StateStore.ts"
+import * as StateStore from "./state/StateStore.ts"
 
 export { type StateLocation, sqlLayer } from "./state/StateSql.ts"
 
@@ -98,6 +95,12 @@ const countedWork = <E, R>(inner: Layer.Layer<BatchProcessor, E, R>) =>
     })
   ).pipe(Layer.provide(inner))
 
+/**
+ * The API clients' services among those {@link layer} provides, named here so that the package's
+ * declaration files can name them (their modules are not export paths of their packages).
+ */
+export type ClientServices = ApiConfig.ApiConfig | RateLimiter.RateLimiter | AnalyzeV1.AnalyzeV1 | FeedbackV1.FeedbackV1
+
 /** The whole daemon. */
 export const layer = (spec: DaemonSpec) => {
   const clustered = spec.state._tag === "postgres"
@@ -133,17 +136,22 @@ export const layer = (spec: DaemonSpec) => {
   const admin =
     spec.admin === undefined
       ? Layer.empty
-      : Layer.unwrap(
-          Effect.gen(function* () {
-            const cluster = yield* Effect.service(ClusterStatus.ClusterView)
-            const rules = new Map(spec.sources.map((s) => [s.settings.id, s.settings.rules ?? []]))
-            const governance = GovernanceRoutes.routes(yield* Erasure, rules)
-            return Admin.layer({
-              ...spec.admin!,
-              routes: [...(spec.admin!.routes ?? []), ClusterRoute.route(cluster), ...governance]
-            })
-          })
-        ).pipe(Layer.provide(view))
+      : Admin.layer({
+          ...spec.admin,
+          // Every configured sink, so the pipeline page lists those with empty queues too.
+          sinks: spec.sinkNames,
+          rules: new Map(spec.sources.map((s) => [s.settings.id, s.settings.rules ?? []])),
+          sources: new Map(
+            spec.sources.map((s) => [
+              s.settings.id,
+              {
+                actions: s.connector.capabilities.actions,
+                autoFeedback: s.settings.autoFeedback === true,
+                dryRun: s.settings.dryRun
+              }
+            ])
+          )
+        }).pipe(Layer.provide(view))
   return Layer.mergeAll(work, admin).pipe(
     Layer.provide(cluster),
     Layer.provideMerge(Erasure.layer),

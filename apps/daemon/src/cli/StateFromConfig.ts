@@ -5,7 +5,7 @@
 import { Layer } from "effect"
 import type { StateStore as StateConfig } from "../config/WardenConfig.ts"
 import { sqlLayer } from "../state/StateSql.ts"
-import { StateStore } from "../state/StateStore.ts"
+import * as StateStore from "../state/StateStore.ts"
 
 /** The SQL client of the config's state database. */
 export const sql = (state: StateConfig) =>

@@ -22,6 +22,7 @@ import * as AnalysisChecks from "./AnalysisChecks.ts"
 import * as Connectors from "./Connectors.ts"
 import { fromIssue, suggest } from "./internal/Problems.ts"
 import * as SecretRef from "./SecretRef.ts"
+import * as SourceShape from "./SourceShape.ts"
 import {
   DEFAULT_SQLITE,
   DEFAULT_STATE_DIR,
@@ -557,6 +558,17 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       }
       if (config.ok) {
         sourceConfigs.set(i, config.value)
+        // Only with the source's secrets resolved (a command that skips sources passes placeholders).
+        if (used(at)) {
+          const shape = yield* SourceShape.check(connector, config.value, {
+            at,
+            refPath,
+            sourceId: source.id,
+            written: "type" in ref ? `type ${ref.type}` : `module ${ref.module}`
+          })
+          problems.push(...shape.problems)
+          warnings.push(...shape.warnings)
+        }
         // The connector's floor stops a hot loop; a poll under a second is still rarely meant for a remote feed.
         const poll = isRecord(config.value) ? config.value.pollInterval : undefined
         if (Duration.isDuration(poll) && Duration.isLessThan(poll, Duration.seconds(1))) {

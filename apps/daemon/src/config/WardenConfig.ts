@@ -5,23 +5,9 @@
  * Durations come out as `Duration`, secrets as `Redacted<string>`, `HOST:PORT` as `{ host, port }`.
  * Secret references (`${env:NAME}`, `${file:path}`) are resolved before this schema runs (`SecretRef`).
  */
-import {
-  ANALYSIS_TYPES,
-  AnalysisType,
-  ChannelId,
-  DIRECTED_AT,
-  DirectedAt,
-  LanguageCode,
-  PATHS,
-  RECOMMENDED_ACTIONS,
-  RecommendedAction,
-  ResellerFields,
-  SEVERITIES,
-  Severity,
-  TextClassification
-} from "@warden/core"
+import { ChannelId, PATHS, ResellerFields } from "@warden/core"
 import { ApiConfig, RetryPolicy } from "@warden/transport"
-import { Duration, Schema, SchemaTransformation } from "effect"
+import { Duration, Schema } from "effect"
 import {
   durationAtLeast,
   durationsOrdered,
@@ -33,6 +19,7 @@ import {
   Secret,
   withDefault
 } from "./internal/Schemas.ts"
+import { Rule } from "../domain/Rule.ts"
 
 // ---------------------------------------------------------------------------------------------- api
 
@@ -146,57 +133,7 @@ export const DEFAULT_STATE_DIR = ".warden"
 
 // ------------------------------------------------------------------------------------------- sources
 
-/** An action in a rule: a kind (`hide`) or `{ kind, params?, reason? }`; decoded to the long form. */
-export const RuleAction = Schema.Union([
-  Schema.Struct({
-    kind: Schema.String.check(Schema.isNonEmpty()),
-    params: Schema.optionalKey(Schema.Record(Schema.String, Schema.Json)),
-    reason: Schema.optionalKey(Schema.String)
-  }),
-  Schema.String.check(Schema.isNonEmpty()).pipe(
-    Schema.decodeTo(
-      Schema.Struct({ kind: Schema.String }),
-      SchemaTransformation.transform({ decode: (kind: string) => ({ kind }), encode: ({ kind }) => kind })
-    )
-  )
-])
-/** A rule action, decoded. */
-export interface RuleAction {
-  readonly kind: string
-  readonly params?: { readonly [x: string]: Schema.Json }
-  readonly reason?: string
-}
-
-/** The conditions of a rule: every given condition must hold (an empty `when` matches everything). */
-export const RuleWhen = Schema.Struct({
-  type: Schema.optionalKey(Schema.Array(AnalysisType)),
-  recommendedAction: Schema.optionalKey(Schema.Array(RecommendedAction)),
-  severityAtLeast: Schema.optionalKey(Severity),
-  classifications: Schema.optionalKey(
-    Schema.Struct({
-      anyOf: Schema.optionalKey(Schema.Array(TextClassification)),
-      allOf: Schema.optionalKey(Schema.Array(TextClassification))
-    })
-  ),
-  directedAt: Schema.optionalKey(Schema.Array(DirectedAt)),
-  language: Schema.optionalKey(Schema.Array(LanguageCode))
-}).annotate({
-  description: `Known types: ${ANALYSIS_TYPES.join(", ")}; actions: ${RECOMMENDED_ACTIONS.join(", ")}; severities: ${SEVERITIES.join(", ")}; directedAt: ${DIRECTED_AT.join(", ")}`
-})
-/** @see {@link RuleWhen} */
-export type RuleWhen = typeof RuleWhen.Type
-
-/** A policy rule of a source (issue 7): rules are ordered, the first match wins. */
-export const Rule = Schema.Struct({
-  name: Schema.String.check(
-    Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/u, { message: "must be letters, digits, '-', '_' or '.'" })
-  ),
-  when: RuleWhen.pipe(withDefault({})),
-  actions: Schema.Array(RuleAction).pipe(withDefault([])),
-  sinks: Schema.optionalKey(Schema.Array(Schema.String))
-})
-/** @see {@link Rule} */
-export type Rule = Omit<typeof Rule.Type, "actions"> & { readonly actions: ReadonlyArray<RuleAction> }
+export { Rule, RuleAction, RuleWhen } from "../domain/Rule.ts"
 
 /** What to do with an item whose analysis keeps failing: `hold` it, `allow` it, or `reject` it (with `action`) after `after`. */
 export const FailureMode = Schema.Struct({

@@ -5,9 +5,9 @@
  * `WARDEN_*` environment, and the error line + exit code (1 runtime/API failure, 2 usage/validation).
  */
 import { writeFile } from "node:fs/promises"
-import { Transport } from "@warden/transport"
+import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
 import { AnalyzeV1 } from "@warden/v1"
-import { Console, Effect, Layer, Option, type Redacted } from "effect"
+import { type Config, Console, Effect, Layer, Option, type Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Verdict from "../../engine/Verdict.ts"
 import * as ImageInput from "../ImageInput.ts"
@@ -110,7 +110,13 @@ export const missingConnection = (flags: Connection, api: "v1" | "legacy"): Usag
 }
 
 /** The transport for a command: the environment, overridden by the flags. */
-export const transportFor = (flags: Connection, api: "v1" | "legacy") =>
+export const transportFor = (
+  flags: Connection,
+  api: "v1" | "legacy"
+): Layer.Layer<
+  Transport.Transport | ApiConfig.ApiConfig | RateLimiter.RateLimiter,
+  ApiConfig.ApiConfigError | Config.ConfigError | UsageError
+> =>
   Layer.unwrap(
     Effect.suspend(() => {
       const missing = missingConnection(flags, api)

@@ -12,6 +12,7 @@ import { stringify } from "yaml"
 import { checkConfig, formatLocated } from "../../config/index.ts"
 import * as ConfigJsonSchema from "../../config/ConfigJsonSchema.ts"
 import * as Connect from "../Connect.ts"
+import { looksLikeUrl, shownUrl } from "../ShownUrl.ts"
 import { invalidConfig, printed } from "../Refusal.ts"
 
 const connectFlag = Flag.Boolean("connect").pipe(
@@ -42,7 +43,9 @@ const check = Command.make("check", { file: fileArgument, connect: connectFlag }
     for (const warning of checked.warnings) yield* Console.error(formatLocated(warning, "warning"))
     const { config } = checked
     const state =
-      config.state._tag === "Sqlite" ? `sqlite ${config.state.filename}` : `postgres ${redactUrl(config.state.url)}`
+      config.state._tag === "Sqlite"
+        ? `sqlite ${config.state.filename}`
+        : `postgres ${shownUrl(Redacted.value(config.state.url))}`
     const sources = config.sources.map((s) => `${s.id} (${s.type ?? s.module})`)
     yield* Console.log(`${file}: OK`)
     yield* Console.log(`  sources: ${config.sources.length}${sources.length > 0 ? `: ${sources.join(", ")}` : ""}`)
@@ -76,30 +79,27 @@ const check = Command.make("check", { file: fileArgument, connect: connectFlag }
   ])
 )
 
-/** A Postgres URL without its credentials. */
-const redactUrl = (url: Redacted.Redacted<string>): string => {
-  try {
-    const u = new URL(Redacted.value(url))
-    return `${u.protocol}//${u.host}${u.pathname}`
-  } catch {
-    return "(url)"
-  }
-}
-
 /**
  * The effective config as plain data for `config print`: defaults filled, secrets `<redacted>`,
- * durations in the short form, addresses as `HOST:PORT`, paths absolute.
+ * durations in the short form, addresses as `HOST:PORT`, paths absolute, URLs without what can carry a
+ * secret (userinfo, query values, and a webhook's path: `ShownUrl`).
  */
 export const printable = (value: unknown): unknown => {
   if (Redacted.isRedacted(value)) return "<redacted>"
+  if (typeof value === "string" && looksLikeUrl(value)) return shownUrl(value)
   if (Duration.isDuration(value)) return ConfigDuration.format(value)
   if (Array.isArray(value)) return value.map((v) => printable(v))
   if (typeof value === "object" && value !== null) {
     const o = value as Record<string, unknown>
     if (Object.keys(o).length === 2 && typeof o.host === "string" && typeof o.port === "number")
       return o.host.includes(":") ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`
+    // A webhook's path is where Slack, Discord and Teams put the token: hidden too (`ShownUrl`'s `hidePath`).
+    const webhookUrl = o.type === "webhook" && typeof o.url === "string" ? o.url : undefined
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = printable(v)
+    for (const [k, v] of Object.entries(o)) {
+      if (v === undefined) continue
+      out[k] = k === "url" && webhookUrl !== undefined ? shownUrl(webhookUrl, { hidePath: true }) : printable(v)
+    }
     return out
   }
   return value

@@ -11,8 +11,9 @@
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { checkConfig, formatProblem } from "../../config/index.ts"
-import { REANALYSABLE, StateStore } from "../../state/StateStore.ts"
-import { configFlag, refuser } from "../Refusal.ts"
+import { REANALYSABLE } from "../../domain/ItemVersion.ts"
+import { ItemStore } from "../../state/ItemStore.ts"
+import { configFlag, knownSource, refuser } from "../Refusal.ts"
 import * as StateFromConfig from "../StateFromConfig.ts"
 
 const refuse = refuser("reanalyse")
@@ -34,13 +35,14 @@ export const reanalyse = Command.make(
       const checked = yield* checkConfig(file, { sections: ["state"] }).pipe(
         Effect.catchTag("ConfigError", (error) => refuse(error.problems.map(formatProblem).join("\n"), 78))
       )
-      const only = source._tag === "Some" ? source.value : undefined
-      const ids = checked.config.sources.map((s) => s.id)
-      if (only !== undefined && !ids.includes(only)) {
-        return yield* refuse(`--source: no source '${only}' in ${file} (sources: ${ids.join(", ") || "(none)"})`, 2)
-      }
+      const only = yield* knownSource(
+        refuse,
+        file,
+        checked.config.sources.map((s) => s.id),
+        source
+      )
       const queued = yield* Effect.gen(function* () {
-        const store = yield* StateStore
+        const store = yield* ItemStore
         return yield* store.requestReanalysis(status, only, true)
       }).pipe(Effect.provide(StateFromConfig.store(checked.config.state)))
       yield* Console.log(

@@ -93,7 +93,10 @@ export const sandbox = Command.make("sandbox", flags, (f) =>
       ...(quotas === undefined ? {} : { quotas }),
       ...(Option.isSome(f.requestLogSize) ? { requestLogSize: f.requestLogSize.value } : {})
     }
-    const running = yield* Sandbox.start(options)
+    // One line and exit 1 (a port in use, say), like every other command's failure to start.
+    const running = yield* Sandbox.start(options).pipe(
+      Effect.catchTag("SandboxStartError", (e) => refuse(`cannot start: ${e.message}`, 1))
+    )
     yield* Console.log(`listening on ${running.url}`)
     return yield* Effect.never
   }).pipe(Effect.scoped)

@@ -13,7 +13,8 @@ import { createInterface } from "node:readline/promises"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { checkConfig, formatProblem } from "../../config/index.ts"
-import { StateStore } from "../../state/StateStore.ts"
+import { CheckpointStore, type CheckpointStoreShape } from "../../state/CheckpointStore.ts"
+import { SourceErrorStore, type SourceErrorStoreShape } from "../../state/SourceErrorStore.ts"
 import * as StateFromConfig from "../StateFromConfig.ts"
 import { operator } from "../Operator.ts"
 import { configFlag, knownSource, refuser } from "../Refusal.ts"
@@ -26,7 +27,11 @@ const flags = {
 }
 
 /** Runs `use` with the state store of the config's `state` section, after checking the source exists. */
-const withStore = <A, E>(file: string, source: string, use: (store: StateStore["Service"]) => Effect.Effect<A, E>) =>
+const withStore = <A, E>(
+  file: string,
+  source: string,
+  use: (store: CheckpointStoreShape & SourceErrorStoreShape) => Effect.Effect<A, E>
+) =>
   Effect.gen(function* () {
     const checked = yield* checkConfig(file, { sections: ["state"] }).pipe(
       Effect.catchTag("ConfigError", (error) => refuse(error.problems.map(formatProblem).join("\n"), 78))
@@ -34,7 +39,7 @@ const withStore = <A, E>(file: string, source: string, use: (store: StateStore["
     const ids = checked.config.sources.map((s) => s.id)
     yield* knownSource(refuse, file, ids, Option.some(source))
     return yield* Effect.gen(function* () {
-      return yield* use(yield* StateStore)
+      return yield* use({ ...(yield* CheckpointStore), ...(yield* SourceErrorStore) })
     }).pipe(Effect.provide(StateFromConfig.store(checked.config.state)))
   })
 

@@ -66,13 +66,7 @@ export const HostPortString = hostPort({ description: "HOST:PORT" })
 export const hostPortWithDefault = (value: string) =>
   hostPort({ description: "HOST:PORT", default: value }).pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
 
-/** A key with a default: optional in the file, always present once decoded; the JSON Schema shows the default. */
-export const withDefault =
-  <S extends Schema.Top>(value: S["Encoded"]) =>
-  (self: S) =>
-    (self.annotate({ default: value } as never) as unknown as S).pipe(
-      Schema.withDecodingDefaultKey(Effect.succeed(value))
-    )
+export { withDefault } from "../../domain/internal/Schemas.ts"
 
 /** An integer within bounds. */
 export const IntBetween = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
