@@ -72,4 +72,64 @@ describe("the admin API", () => {
     expect(JSON.parse(one.body.latest.request)).toMatchObject({ text: "Thank you, lovely article", reference: "a/2" })
     expect((await daemon.admin("/api/decisions/unknown")).status).toBe(404)
   })
+
+  it("serves the OpenAPI document of its HttpApi declaration at /api/openapi.json", async () => {
+    const res = await fetch(`${daemon.adminUrl}/api/openapi.json`)
+    expect(res.status).toBe(200)
+    const doc = (await res.json()) as any
+    expect(doc.openapi).toBe("3.1.0")
+    // The routes the console and operators call, with the statuses each can answer.
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/api/decisions",
+        "/api/decisions/{reference}",
+        "/api/feedback",
+        "/api/pipeline",
+        "/readyz"
+      ])
+    )
+    const one = doc.paths["/api/decisions/{reference}"].get
+    expect(Object.keys(one.responses)).toEqual(expect.arrayContaining(["200", "401", "404", "409"]))
+    expect(one.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["reference", "source"]))
+    expect(doc.paths["/api/feedback"].post.requestBody.content["application/json"]).toBeDefined()
+    // Bearer token or the console's session cookie; /healthz needs neither.
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "Bearer" })
+    expect(one.security).toEqual([{ bearer: [] }, { session: [] }])
+    expect(doc.paths["/healthz"].get.security).toEqual([])
+    // The query parameters it documents are the ones the route takes: another one is refused, named.
+    const list = doc.paths["/api/decisions"].get.parameters.map((p: { name: string }) => p.name)
+    expect(list).toEqual(expect.arrayContaining(["source", "type", "q", "limit", "cursor"]))
+    expect(list).not.toContain("extra")
+    const undeclared = await daemon.admin("/api/decisions?extra=1")
+    expect(undeclared.status).toBe(400)
+    expect(undeclared.body.error.parameter).toBe("extra")
+  })
+
+  it("GET /api/cluster shows the one runner of a SQLite daemon, holding the source's singleton", async () => {
+    const res = await daemon.admin("/api/cluster")
+    expect(res.status).toBe(200)
+    expect(res.body.mode).toBe("single")
+    expect(res.body.runners).toHaveLength(1)
+    expect(res.body.runners[0].singletons).toContain("source:plat")
+    expect((await fetch(`${daemon.adminUrl}/api/cluster`)).status).toBe(401)
+  })
+
+  it("Restore / Remove refuse what cannot be done, naming why, and what is not a request", async () => {
+    const post = (reference: string, body: unknown) =>
+      daemon.admin(`/api/decisions/${encodeURIComponent(reference)}/moderate`, {
+        method: "POST",
+        body: JSON.stringify(body)
+      })
+    // Nothing of Warden's to reverse on a2 (this source has no rules): Restore is refused, Remove offered.
+    const detail = await daemon.admin("/api/decisions/a%2F2")
+    expect(detail.body.platformActions).toEqual(["remove"])
+    const restore = await post("a/2", { action: "restore" })
+    expect(restore.status).toBe(409)
+    expect(restore.body.error).toMatchObject({ code: "CANNOT_ACT" })
+    expect(restore.body.error.message).toContain("nothing to restore")
+    const bad = await post("a/2", { action: "undo" })
+    expect(bad.status).toBe(400)
+    expect(bad.body.error.parameter).toBe("action")
+    expect((await post("nope", { action: "remove" })).status).toBe(404)
+  })
 })

@@ -1,11 +1,17 @@
 /**
- * Three `warden run` processes on one fresh PostgreSQL database form one effect/cluster: the work of
- * one busy source reaches every runner (its partitions spread over the runners' shards), and a kill -9
- * of the runner holding the source's singleton loses nothing: the survivors take its shards and the
- * singleton over, every item gets exactly one verdict record, every verdict reaches the webhook, and
- * only deliveries in flight at the kill repeat (counted and printed).
+ * Three `warden run` processes on one fresh PostgreSQL database form one effect/cluster. One scenario,
+ * in steps that build on each other (each its own test, so a failure names the step):
+ * 1. the work of one busy source reaches every runner (its partitions spread over the runners' shards);
+ * 2. kill -9 of the runner running the source: the survivors take its shards and the source, every
+ *    item gets exactly one verdict record and reaches the webhook; only the sink batch in flight at
+ *    the kill may be delivered again;
+ * 3. the killed runner, restarted, takes its share of the shards back and does work again;
+ * 4. SIGTERM of the runner running the source: it hands its shards over and exits 0, nothing is
+ *    delivered twice, and only the batches it was analysing are analysed again (no redelivery storm).
+ * Speed is the benchmark's question (bench/daemon-cluster.ts): the waits here are ceilings for "it
+ * happens" on a loaded machine, never targets.
  */
-import { mkdtempSync, mkdirSync } from "node:fs"
+import { mkdirSync, mkdtempSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -16,12 +22,17 @@ import { Effect, ManagedRuntime, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type DaemonProcess, freePort, startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
-import { startFeedServer } from "./support/FeedServer.ts"
+import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
 import { freshDatabase } from "./support/Postgres.ts"
 
-const N = 3000
+const N = 1500
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 const TOKEN = "cluster-test-admin-token"
+const SHARDS = 300
+/** The webhook sink's batch (WebhookSink): the most a runner killed mid-delivery leaves unmarked. */
+const SINK_BATCH = 64
+/** One source batch in cluster mode (Daemon.clusterPipeline): the bound on re-analysis at a leave. */
+const SOURCE_BATCH = 400
 
 interface RunnerView {
   readonly address: string
@@ -37,6 +48,16 @@ interface Overview {
   readonly runners: ReadonlyArray<RunnerView>
 }
 
+const items = (from: number, to: number): Array<FeedItem> =>
+  Array.from({ length: to - from }, (_, k) => {
+    const i = from + k
+    return {
+      guid: `c-${i}`,
+      title: `Comment ${i}`,
+      description: i % 7 === 0 ? `You are an idiot, number ${i}` : `A perfectly fine comment number ${i}`
+    }
+  })
+
 describe("three runners on one PostgreSQL database", () => {
   let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
   let feed: Awaited<ReturnType<typeof startFeedServer>>
@@ -45,7 +66,56 @@ describe("three runners on one PostgreSQL database", () => {
   const deliveries = new Map<string, number>()
   let webhook: ReturnType<typeof createHttpServer>
   let webhookUrl = ""
-  const daemons: Array<DaemonProcess> = []
+  const runners: Array<{ admin: number; cluster: number; config: string; daemon: DaemonProcess }> = []
+  /** Index in `runners` of the one killed in step 2. */
+  let victim = -1
+
+  const query = <A extends object>(text: string) =>
+    pg.runPromise(Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) => sql.unsafe<A>(text)))
+  const recorded = async () => Number((await query<{ n: string }>("SELECT COUNT(*) AS n FROM warden_items"))[0]!.n)
+  const duplicates = () => [...deliveries.values()].reduce((a, n) => a + n - 1, 0)
+  const analysed = async () => {
+    const stats = (await (await fetch(`${sandbox.url}/_sandbox/stats`)).json()) as {
+      byEndpoint: Record<string, Record<string, number>>
+    }
+    return stats.byEndpoint.analyzeText?.["200"] ?? 0
+  }
+  const overview = async (adminPort: number): Promise<Overview | undefined> => {
+    try {
+      const res = await fetch(`http://127.0.0.1:${adminPort}/api/cluster`, {
+        headers: { authorization: `Bearer ${TOKEN}` }
+      })
+      return res.ok ? ((await res.json()) as Overview) : undefined
+    } catch {
+      return undefined
+    }
+  }
+  /** A runner's own live entry (computed when asked, not its last report). */
+  const self = async (i: number) => {
+    const view = await overview(runners[i]!.admin)
+    return view?.runners.find((r) => r.address === view.self)
+  }
+  const running = (i: number) =>
+    runners[i]!.daemon.child.exitCode === null && runners[i]!.daemon.child.signalCode === null
+  /** The runners `live` hold every shard between them, each some, and one of them runs the source. */
+  const holdEverything = async (live: ReadonlyArray<number>) => {
+    const selves = await Promise.all(live.map(self))
+    return (
+      selves.every((s) => s !== undefined && s.shards > 0) &&
+      selves.reduce((a, s) => a + (s?.shards ?? 0), 0) === SHARDS &&
+      selves.filter((s) => s?.singletons.includes("source:feed")).length === 1
+    )
+  }
+  const sourceRunner = async (live: ReadonlyArray<number>) => {
+    for (const i of live) if ((await self(i))?.singletons.includes("source:feed")) return i
+    return -1
+  }
+  const logs = () => runners.map((r, i) => `runner ${i}:\n${r.daemon.stderr().slice(-2500)}`).join("\n---\n")
+  /** `waitFor`, its failure showing `what` as it is then and the runners' last log lines. */
+  const within = (check: () => Promise<boolean>, timeoutMs: number, what: () => string) =>
+    waitFor(check, timeoutMs, "").catch((e: Error) => {
+      throw new Error(`${e.message}${what()}\n${logs()}`)
+    })
 
   beforeAll(async () => {
     sandbox = await Sandbox.startPromise({ requestLogSize: 10 })
@@ -60,37 +130,10 @@ describe("three runners on one PostgreSQL database", () => {
     })
     await new Promise<void>((resolve) => webhook.listen(0, "127.0.0.1", resolve))
     webhookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook`
-  })
-  afterAll(async () => {
-    for (const d of daemons) if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL")
-    await Promise.all(daemons.map((d) => d.exited))
-    await pg?.dispose()
-    await db?.drop()
-    await new Promise<void>((resolve) => webhook.close(() => resolve()))
-    await feed?.close()
-    await sandbox?.close()
-  })
-
-  const query = <A extends object>(text: string) =>
-    pg.runPromise(Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) => sql.unsafe<A>(text)))
-  const recorded = async () => Number((await query<{ n: string }>("SELECT COUNT(*) AS n FROM warden_items"))[0]!.n)
-  const overview = async (adminPort: number): Promise<Overview | undefined> => {
-    try {
-      const res = await fetch(`http://127.0.0.1:${adminPort}/api/cluster`, {
-        headers: { authorization: `Bearer ${TOKEN}` }
-      })
-      return res.ok ? ((await res.json()) as Overview) : undefined
-    } catch {
-      return undefined
-    }
-  }
-
-  it("shares one source's work, survives kill -9 of the singleton's runner, one verdict per item", async () => {
-    const runners = await Promise.all(
-      [0, 1, 2].map(async (i) => ({ i, admin: await freePort(), cluster: await freePort() }))
-    )
-    for (const r of runners) {
-      const dir = join(mkdtempSync(join(tmpdir(), "warden-cluster-")), `runner-${r.i}`)
+    for (const i of [0, 1, 2]) {
+      const admin = await freePort()
+      const cluster = await freePort()
+      const dir = join(mkdtempSync(join(tmpdir(), "warden-cluster-")), `runner-${i}`)
       mkdirSync(dir)
       const config = writeConfig(dir, {
         api: { apiKey: "sandbox-standard-key", baseUrl: sandbox.url, retry: { maxAttempts: 3 } },
@@ -104,106 +147,141 @@ describe("three runners on one PostgreSQL database", () => {
           }
         ],
         sinks: [{ type: "webhook", url: webhookUrl }],
-        admin: { listen: `127.0.0.1:${r.admin}`, token: TOKEN },
-        cluster: { runnerAddress: `127.0.0.1:${r.cluster}` },
+        admin: { listen: `127.0.0.1:${admin}`, token: TOKEN },
+        cluster: { runnerAddress: `127.0.0.1:${cluster}` },
         log: { format: "json" }
       })
-      daemons.push(startDaemon(config, { WARDEN_LOG_LEVEL: "warning" }))
+      runners.push({ admin, cluster, config, daemon: startDaemon(config, { WARDEN_LOG_LEVEL: "warning" }) })
     }
-    // The cluster has formed: three healthy runners, all 300 shards held, before any item exists.
-    await waitFor(
-      async () => {
-        const view = await overview(runners[0]!.admin)
-        return (
-          view !== undefined &&
-          view.runners.filter((r) => r.healthy === true && !r.stale && r.shards > 0).length === 3 &&
-          view.runners.reduce((a, r) => a + r.shards, 0) === 300
-        )
-      },
-      30_000,
-      `three runners sharing the shards\n${daemons.map((d) => d.stderr().slice(-1500)).join("\n---\n")}`
+    // The cluster has formed: three runners holding all 300 shards, before any item exists.
+    // Every bound in this file is a hang guard, never a speed target (bench/daemon-cluster.ts measures
+    // takeover): at load ~48 on two cores, forming alone ran past 100 s.
+    await within(
+      () => holdEverything([0, 1, 2]),
+      200_000,
+      () => "three runners sharing the shards"
     )
+  }, 360_000)
+
+  afterAll(async () => {
+    for (const r of runners)
+      if (r.daemon.child.exitCode === null && r.daemon.child.signalCode === null) r.daemon.child.kill("SIGKILL")
+    await Promise.all(runners.map((r) => r.daemon.exited))
+    await pg?.dispose()
+    await db?.drop()
+    await new Promise<void>((resolve) => webhook.close(() => resolve()))
+    await feed?.close()
+    await sandbox?.close()
+  })
+
+  it("shares one source's work: each runner does a real share while all three run", async () => {
     const formed = (await overview(runners[0]!.admin))!
     expect(formed.mode).toBe("cluster")
-    expect(formed.runners.flatMap((r) => r.singletons).filter((s) => s === "source:feed")).toHaveLength(1)
-
-    feed.setItems(
-      Array.from({ length: N }, (_, i) => ({
-        guid: `c-${i}`,
-        title: `Comment ${i}`,
-        description: i % 7 === 0 ? `You are an idiot, number ${i}` : `A perfectly fine comment number ${i}`
-      }))
-    )
-
-    // Each runner does a real share while all three run.
-    await waitFor(
-      async () => (await recorded()) >= N / 3,
-      40_000,
-      `a third of the items recorded\n${daemons.map((d) => d.stderr().slice(-3000)).join("\n---\n")}`
-    )
-    // Each runner reports its count every 2 s, so one snapshot can show a runner's count seconds old
-    // (seen under load: 577 / 75 / 203): wait until every runner's report shows a real share.
-    let running: Overview | undefined
+    expect(formed.runners.filter((r) => r.healthy === true && !r.stale)).toHaveLength(3)
+    feed.setItems(items(0, N))
+    // Each runner's own live count (not its report, which can be seconds old): all three above 10%.
     let shares: Array<number> = []
-    await waitFor(
+    await within(
       async () => {
-        running = await overview(runners[1]!.admin)
-        shares = running?.runners.map((r) => r.items) ?? []
-        console.log(`items per runner: ${shares.join(" / ")}`)
+        shares = await Promise.all([0, 1, 2].map(async (i) => (await self(i))?.items ?? 0))
         const total = shares.reduce((a, b) => a + b, 0)
-        return (
-          running?.runners.filter((r) => r.singletons.includes("source:feed")).length === 1 &&
-          shares.length === 3 &&
-          shares.every((share) => share > total * 0.1)
-        )
+        return total >= N / 3 && shares.every((share) => share > total * 0.1)
       },
-      15_000,
-      "every runner doing a share of the work (the counts polled are printed above)"
+      120_000,
+      () => `every runner doing a share of the work (last counts: ${shares.join(" / ")})`
     )
+    console.log(`items per runner: ${shares.join(" / ")}`)
+  }, 210_000)
 
-    // kill -9 the runner running the source singleton.
-    const holder = running!.runners.find((r) => r.singletons.includes("source:feed"))!
-    const victim = runners.findIndex((r) => holder.address === `127.0.0.1:${r.cluster}`)
+  it("kill -9 of the source's runner: the survivors take over, one verdict per item, only the sink batch in flight repeats", async () => {
+    victim = await sourceRunner([0, 1, 2])
     expect(victim).toBeGreaterThanOrEqual(0)
     const killedAt = Date.now()
-    daemons[victim]!.child.kill("SIGKILL")
-    await daemons[victim]!.exited
-    const survivor = runners.find((_, i) => i !== victim)!
-
-    // The survivors take over: the singleton and every shard on the two live runners.
-    await waitFor(
-      async () => {
-        const view = await overview(survivor.admin)
-        const live = view?.runners.filter((r) => !r.stale && r.healthy !== false) ?? []
-        return (
-          live.length === 2 &&
-          live.reduce((a, r) => a + r.shards, 0) === 300 &&
-          live.some((r) => r.singletons.includes("source:feed"))
-        )
-      },
-      // a ceiling for "it happens", not the target: how fast is a benchmark's question (9 s measured
-      // at load 30; 16.7 s with two CI runs sharing the two cores)
-      45_000,
-      "the survivors to hold every shard and the source"
+    runners[victim]!.daemon.child.kill("SIGKILL")
+    await runners[victim]!.daemon.exited
+    const survivors = [0, 1, 2].filter((i) => i !== victim)
+    await within(
+      () => holdEverything(survivors),
+      90_000,
+      () => "the survivors to hold every shard and the source"
     )
-    const takeover = (Date.now() - killedAt) / 1000
-    console.log(`takeover after kill -9: ${takeover.toFixed(1)} s`)
+    console.log(`takeover after kill -9: ${((Date.now() - killedAt) / 1000).toFixed(1)} s (measured, not asserted)`)
 
-    // Every item: one verdict record, delivered to the webhook.
-    await waitFor(
+    await within(
       async () => (await recorded()) >= N && deliveries.size >= N,
-      40_000,
-      `all ${N} items recorded and delivered (${deliveries.size} delivered)`
+      120_000,
+      () => `all ${N} items recorded and delivered (${deliveries.size} delivered)`
     )
     const rows = await query<{ reference: string; version: number }>("SELECT reference, version FROM warden_items")
     expect(rows).toHaveLength(N)
     expect(new Set(rows.map((r) => r.reference)).size).toBe(N)
     expect(rows.every((r) => Number(r.version) === 1)).toBe(true)
-    const duplicates = [...deliveries.values()].reduce((a, n) => a + n - 1, 0)
-    console.log(`webhook: ${deliveries.size} verdicts, ${duplicates} duplicate deliveries (in flight at the kill)`)
     expect(deliveries.size).toBe(N)
+    console.log(`webhook: ${deliveries.size} verdicts, ${duplicates()} duplicate deliveries (in flight at the kill)`)
+    // Delivering a sink batch and marking it delivered go together; a kill between the two repeats that
+    // one batch at most.
+    expect(duplicates()).toBeLessThanOrEqual(SINK_BATCH)
+  }, 300_000)
 
-    for (const [i, d] of daemons.entries()) if (i !== victim) d.child.kill("SIGTERM")
-    for (const [i, d] of daemons.entries()) if (i !== victim) expect((await d.exited).code).toBe(0)
-  }, 120_000)
+  it("the killed runner, restarted, takes its share of the shards back and works again", async () => {
+    expect(victim).toBeGreaterThanOrEqual(0)
+    const r = runners[victim]!
+    r.daemon = startDaemon(r.config, { WARDEN_LOG_LEVEL: "warning" })
+    await within(
+      () => holdEverything([0, 1, 2]),
+      120_000,
+      () => "the restarted runner to hold shards again"
+    )
+    const before = duplicates()
+    feed.setItems(items(0, N + 300))
+    await within(
+      async () => ((await self(victim))?.items ?? 0) > 0,
+      80_000,
+      () => "the restarted runner to process items"
+    )
+    await within(
+      async () => deliveries.size >= N + 300,
+      80_000,
+      () => `all ${N + 300} delivered (${deliveries.size})`
+    )
+    expect(duplicates()).toBe(before)
+  }, 300_000)
+
+  it("SIGTERM of the source's runner: it hands its shards over and exits 0, no delivery repeats, no redelivery storm", async () => {
+    const live = [0, 1, 2].filter(running)
+    expect(live).toHaveLength(3)
+    const leaving = await sourceRunner(live)
+    expect(leaving).toBeGreaterThanOrEqual(0)
+    const total = N + 900
+    const analysedBefore = await analysed()
+    const delivered = deliveries.size
+    const duplicatesBefore = duplicates()
+    feed.setItems(items(0, total))
+    // The leave happens with work in flight: some of the new items recorded, not all.
+    await within(
+      async () => deliveries.size >= delivered + 150,
+      80_000,
+      () => "the new items flowing"
+    )
+    // (it has started: it holds shards; `stop` would wait for an info line this log level hides)
+    runners[leaving]!.daemon.child.kill("SIGTERM")
+    const exit = await runners[leaving]!.daemon.exited
+    expect(exit.code).toBe(0)
+    const stayed = live.filter((i) => i !== leaving)
+    await within(
+      () => holdEverything(stayed),
+      60_000,
+      () => "the two others to hold every shard and the source"
+    )
+    await within(
+      async () => deliveries.size >= total,
+      90_000,
+      () => `all ${total} delivered (${deliveries.size})`
+    )
+    expect(await recorded()).toBe(total)
+    expect(duplicates()).toBe(duplicatesBefore)
+    const again = (await analysed()) - analysedBefore - (total - delivered)
+    console.log(`graceful leave: ${again} items analysed again (batches the leaving runner was working on)`)
+    expect(again).toBeLessThanOrEqual(SOURCE_BATCH)
+  }, 300_000)
 })

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
+import { configFiles } from "./support/ConfigFiles.ts"
 import * as WardenCli from "./support/WardenCli.ts"
 
 const fixtures = new URL("./fixtures/config/", import.meta.url).pathname
@@ -75,11 +76,79 @@ describe("warden config check", () => {
     })
   })
 
+  it("config print shows URLs without userinfo or query values, webhooks without their path, and postgres without its credentials", async () => {
+    const { write } = configFiles("warden-print-url-")
+    const file = write(
+      [
+        "api:",
+        "  apiKey: sk-inline-key",
+        "  baseUrl: https://api.example.com",
+        "state:",
+        "  postgres: postgres://warden:pg-pass-1@db.example.com:5432/warden?sslmode=require",
+        "sources:",
+        "  - id: feed",
+        "    type: rss",
+        "    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+        "    config: { feeds: ['https://example.com/feed.xml?key=feed-key-3'] }",
+        "sinks:",
+        "  - type: webhook",
+        "    url: https://hook:hook-pass-2@hooks.example.com:8443/warden/in?token=hook-token-4&v=2#frag-5",
+        "  - type: webhook",
+        "    name: slack",
+        "    url: https://hooks.slack.com/services/T0001/B0002/slack-path-token-6",
+        ""
+      ].join("\n")
+    )
+    const printed = await warden(["config", "print", file])
+    expect(printed.code).toBe(0)
+    const shown = parse(printed.stdout) as Record<string, any>
+    expect(shown.sinks[0].url).toBe(
+      "https://<redacted>@hooks.example.com:8443/<redacted>?token=<redacted>&v=<redacted>#<redacted>"
+    )
+    // A webhook's path is where Slack, Discord or Teams put the token.
+    expect(shown.sinks[1].url).toBe("https://hooks.slack.com/<redacted>")
+    expect(shown.sources[0].config.feeds[0]).toBe("https://example.com/feed.xml?key=<redacted>")
+    expect(shown.api.baseUrl).toBe("https://api.example.com")
+    expect(shown.state.postgres).toBe("<redacted>")
+    const checked = await warden(["config", "check", file])
+    expect(checked.stdout).toContain(
+      "state: postgres postgres://<redacted>@db.example.com:5432/warden?sslmode=<redacted>"
+    )
+    for (const secret of [
+      "pg-pass-1",
+      "hook-pass-2",
+      "feed-key-3",
+      "hook-token-4",
+      "frag-5",
+      "slack-path-token-6",
+      "sk-inline-key"
+    ]) {
+      expect(printed.stdout + printed.stderr + checked.stdout + checked.stderr).not.toContain(secret)
+    }
+  })
+
   it("checks actions of a local plugin (module:) against its capabilities", async () => {
     const r = await warden(["config", "check", `${fixtures}plugin.yaml`])
     expect(r.code).toBe(78)
     expect(r.stderr).toContain("sources.0.rules.1.actions.0: connector hider cannot 'reply'; it can: hide, delete")
     expect(r.stderr).not.toContain("rules.0")
+  })
+
+  it("refuses a plugin that declares actions but gives its source no act (config check and run, exit 78)", async () => {
+    const a = `${fixtures}actless.yaml`
+    const expected = `${a}:6:13: sources.0.module: the module ./plugins/actless.mjs (connector actless) of source 'chat' declares actions [hide] but its source has no act: every such action would fail (a bug in the plugin; the conformance kit's \`actions\` check fails it)`
+    const checked = await warden(["config", "check", a])
+    expect(checked.code).toBe(78)
+    expect(checked.stderr.trim().split("\n")).toEqual([expected, `${a}: 1 problem`])
+    const run = await warden(["run", "--config", a])
+    expect(run.code).toBe(78)
+    expect(run.stderr).toContain(expected)
+  })
+
+  it("passes a plugin that declares actions and gives its source act", async () => {
+    const r = await warden(["config", "check", `${fixtures}plugin-secrets.yaml`])
+    expect(r.code).toBe(0)
+    expect(r.stderr).not.toMatch(/has no act|not checked/)
   })
 
   it("exits 78 for a file that does not exist", async () => {

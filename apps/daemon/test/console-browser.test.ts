@@ -20,6 +20,7 @@ import { rssSource } from "./support/FeedPipeline.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
 import { ADMIN_TOKEN } from "./support/InProcess.ts"
 import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
+import { platformSource } from "./support/TestPlatform.ts"
 
 const bin = new URL("../src/bin.ts", import.meta.url).pathname
 
@@ -81,6 +82,10 @@ afterAll(async () => {
 })
 
 const origin = () => new URL(consoleLink).origin
+
+/** The feedback a sandbox received (`GET /_sandbox/feedback`), each with the raw body as sent. */
+const sandboxFeedback = async (url: string): Promise<Array<{ rawBody: string }>> =>
+  ((await (await fetch(`${url}/_sandbox/feedback`)).json()) as { feedback: Array<{ rawBody: string }> }).feedback
 
 describe("review console in Chromium against warden demo", () => {
   it("without the token the page asks for it and shows no data", async () => {
@@ -144,10 +149,7 @@ describe("review console in Chromium against warden demo", () => {
       reference
     )) as { latest: { request: string }; feedback: Array<unknown> }
     expect(detail.feedback).toHaveLength(1)
-    const received = (await (await fetch(`${sandboxUrl}/_sandbox/feedback`)).json()) as
-      | Array<{ rawBody: string }>
-      | { feedback: Array<{ rawBody: string }> }
-    const list = Array.isArray(received) ? received : received.feedback
+    const list = await sandboxFeedback(sandboxUrl)
     expect(list).toHaveLength(1)
     // Byte for byte: the stored request text is the analyzeRequest sent.
     expect(list[0]!.rawBody).toContain(`"analyzeRequest":${detail.latest.request}`)
@@ -166,6 +168,13 @@ describe("review console in Chromium against warden demo", () => {
     expect(await page.getByRole("img", { name: /verdicts in the last hour/u }).getAttribute("aria-label")).toMatch(
       /^[1-9]\d* verdicts in the last hour: .*HATEFUL \d+/u
     )
+    // Every configured sink is listed, the demo's stdout with its empty queue too, with its Replay button.
+    const sinks = page.getByRole("region", { name: "Sinks" })
+    const stdout = sinks.getByRole("row").filter({ has: page.getByRole("cell", { name: "stdout", exact: true }) })
+    await stdout.waitFor()
+    expect(await stdout.getByRole("cell").nth(2).textContent()).toBe("0")
+    const replay = stdout.getByRole("button", { name: "Replay the dead letters of stdout" })
+    expect(await replay.isDisabled()).toBe(true)
     await page.screenshot({ path: join(SCREENSHOTS, "console-pipeline.png"), fullPage: true })
     // A phone: the list is one card per decision, still readable.
     await page.setViewportSize({ width: 390, height: 844 })
@@ -187,13 +196,13 @@ describe("review console in Chromium against warden demo", () => {
       const page = await newPage()
       await page.goto(consoleLink)
       await page.getByRole("heading", { name: "Decisions" }).waitFor()
-      const before = ((await (await fetch(`${sandboxUrl}/_sandbox/feedback`)).json()) as Array<unknown>).length
+      const before = (await sandboxFeedback(sandboxUrl)).length
       const answer = page.waitForResponse((r) => r.url() === `${origin()}/api/feedback`)
       await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`)
       const res = await answer
       expect(res.status()).toBe(403)
       expect(await res.text()).toContain("CROSS_SITE_REFUSED")
-      const after = ((await (await fetch(`${sandboxUrl}/_sandbox/feedback`)).json()) as Array<unknown>).length
+      const after = (await sandboxFeedback(sandboxUrl)).length
       expect(after).toBe(before)
       await page.context().close()
     } finally {
@@ -244,4 +253,78 @@ describe("review console live list", () => {
       await feed.close()
     }
   }, 60_000)
+})
+
+describe("review console Restore / Remove against the test platform", () => {
+  it("Restore undoes Warden's hide and Remove hides a missed item, on the platform, each with the automatic feedback", async () => {
+    const { daemon, platforms, sandbox, close } = await startSandboxDaemon({
+      sources: ([url]) => [
+        platformSource(url!, {
+          id: "plat",
+          autoFeedback: true,
+          rules: [
+            { name: "hide-threats", when: { classifications: { anyOf: ["THREAT"] } }, actions: [{ kind: "hide" }] }
+          ]
+        })
+      ]
+    })
+    const platform = platforms[0]!
+    try {
+      platform.publish({ kind: "upsert", reference: "r/threat", text: "[[THREAT]] I know where you live" })
+      platform.publish({ kind: "upsert", reference: "r/missed", text: "Thank you, lovely article" })
+      await waitFor(
+        () => platform.executed.some((a) => a.kind === "hide" && a.reference === "r/threat"),
+        30_000,
+        "the hide"
+      )
+      const page = await newPage()
+      await page.goto(`${daemon.adminUrl}/?token=${ADMIN_TOKEN}`)
+      await page.getByRole("heading", { name: "Decisions" }).waitFor()
+
+      // Warden hid the threat: Restore shows it again and tells the API the verdict was wrong.
+      await page.goto(`${daemon.adminUrl}/#/decision/plat/${encodeURIComponent("r/threat")}`)
+      await page.getByRole("heading", { name: "On the platform" }).waitFor()
+      expect(await page.getByRole("button", { name: "Remove" }).count()).toBe(0)
+      await page.getByRole("button", { name: "Restore" }).click()
+      await page
+        .getByRole("status")
+        .filter({ hasText: "Restored on the platform (restore). Automatic feedback sent" })
+        .waitFor()
+      expect(platform.executed.filter((a) => a.reference === "r/threat").map((a) => a.kind)).toEqual([
+        "hide",
+        "restore"
+      ])
+      // Restored: now it can be removed again, not restored twice.
+      await page.getByRole("button", { name: "Remove" }).waitFor()
+      expect(await page.getByRole("button", { name: "Restore" }).count()).toBe(0)
+      await page.getByRole("cell", { name: "console", exact: true }).first().waitFor()
+      // The moderator's action is listed with the actions, not as a rule that matched.
+      const why = page.getByRole("region", { name: "Why: the rule that matched" })
+      expect(await why.getByRole("listitem").allTextContents()).toEqual(["hide-threats"])
+      await page.screenshot({ path: join(SCREENSHOTS, "console-restore.png") })
+
+      const received = await sandboxFeedback(sandbox.url)
+      expect(received).toHaveLength(1)
+      const stored = (await daemon.admin(`/api/decisions/${encodeURIComponent("r/threat")}`)).body
+      // The automatic feedback of a reversal: the exact stored request, the verdict's classifications removed.
+      expect(received[0]!.rawBody).toContain(`"analyzeRequest":${stored.latest.request}`)
+      expect(JSON.parse(received[0]!.rawBody).classificationsToRemove).toContain("THREAT")
+      expect(stored.feedback).toMatchObject([{ origin: "reversal", status: "sent" }])
+
+      // Warden let the other one through: Remove hides it (the mildest removal the connector declares).
+      await page.goto(`${daemon.adminUrl}/#/decision/plat/${encodeURIComponent("r/missed")}`)
+      await page.getByRole("heading", { name: "On the platform" }).waitFor()
+      await page.getByRole("button", { name: "Remove" }).click()
+      await page
+        .getByRole("status")
+        .filter({ hasText: "Removed on the platform (hide). Automatic feedback sent" })
+        .waitFor()
+      expect(platform.executed.filter((a) => a.reference === "r/missed").map((a) => a.kind)).toEqual(["hide"])
+      await page.getByRole("button", { name: "Restore" }).waitFor()
+      expect(await sandboxFeedback(sandbox.url)).toHaveLength(2)
+      await page.context().close()
+    } finally {
+      await close()
+    }
+  }, 90_000)
 })

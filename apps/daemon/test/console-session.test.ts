@@ -5,6 +5,7 @@
  * keeps taking the bearer token without either.
  */
 import { DatabaseSync } from "node:sqlite"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildConsole } from "../console/build.ts"
 import { ADMIN_TOKEN } from "./support/InProcess.ts"
@@ -16,7 +17,9 @@ let stateFile: string
 
 beforeAll(async () => {
   await buildConsole()
-  started = await startSandboxDaemon({ platforms: 0, sources: () => [] })
+  // A configured sink that never gets a record: its empty queue must still be listed.
+  const audit = { name: "audit", type: "test", batchSize: 10, maxAttempts: 3, deliver: () => Effect.succeed([]) }
+  started = await startSandboxDaemon({ platforms: 0, sources: () => [], sinks: [audit] })
   ;({ daemon, stateFile } = started)
 }, 60_000)
 
@@ -119,12 +122,19 @@ describe("review console sign-in", () => {
     }
     const { cookie, csrf } = await signIn()
     const before = (await (await get("/api/pipeline", { cookie })).json()) as any
-    expect(before.sinks).toEqual([{ sink: "hook", backlog: 0, deadLetters: 1 }])
+    // Every configured sink (audit, empty), and any sink with dead letters (hook, no longer configured).
+    expect(before.sinks).toEqual([
+      { sink: "audit", backlog: 0, deadLetters: 0 },
+      { sink: "hook", backlog: 0, deadLetters: 1 }
+    ])
     expect((await post("/api/sinks/hook/replay", { cookie }, {})).status).toBe(403)
     const replay = await post("/api/sinks/hook/replay", { cookie, "x-warden-csrf": csrf }, {})
     expect(await replay.json()).toEqual({ sink: "hook", replayed: 1 })
     const after = (await (await get("/api/pipeline", { cookie })).json()) as any
-    expect(after.sinks).toEqual([{ sink: "hook", backlog: 1, deadLetters: 0 }])
+    expect(after.sinks).toEqual([
+      { sink: "audit", backlog: 0, deadLetters: 0 },
+      { sink: "hook", backlog: 1, deadLetters: 0 }
+    ])
     const again = await post("/api/sinks/hook/replay", { authorization: `Bearer ${ADMIN_TOKEN}` }, {})
     expect(await again.json()).toEqual({ sink: "hook", replayed: 0 })
   })

@@ -1,6 +1,6 @@
 /**
  * The decisions listing (admin API, review console) stays an index seek at any depth and with any
- * filter: SQLite's EXPLAIN QUERY PLAN of the very statement `StateStore.decisions` runs names one of
+ * filter: SQLite's EXPLAIN QUERY PLAN of the very statement `DecisionStore.decisions` runs names one of
  * the listing indexes of migration 0005 and never sorts (no "USE TEMP B-TREE FOR ORDER BY") nor scans.
  */
 import { mkdtempSync } from "node:fs"
@@ -8,25 +8,30 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
+import { SqlClient } from "effect/sql"
 import { sqlLayer } from "../src/Daemon.ts"
-import { type DecisionQuery, StateStore } from "../src/state/StateStore.ts"
+import { type DecisionQuery, DecisionStore } from "../src/state/DecisionStore.ts"
+import * as StateStore from "../src/state/StateStore.ts"
 
 const cursor = { createdAt: 1_700_000_000_000, source: "demo", reference: "rss:x/1", version: 1 }
 
 const plans = (queries: ReadonlyArray<DecisionQuery>) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* DecisionStore
+    const sql = yield* SqlClient.SqlClient
     const out: Array<string> = []
     for (const query of queries) {
       const [text, params] = store.decisionsStatement(query).compile()
-      const rows = yield* store.sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)
+      const rows = yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)
       out.push(rows.map((r) => r.detail).join(" | "))
     }
     return out
   }).pipe(
     Effect.provide(
       StateStore.layer.pipe(
-        Layer.provide(sqlLayer({ _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-ix-")), "s.db") }))
+        Layer.provideMerge(
+          sqlLayer({ _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-ix-")), "s.db") })
+        )
       )
     ),
     Effect.scoped,

@@ -29,13 +29,14 @@ const blocks = markdownFiles(docs).flatMap((file) =>
 
 // A plugin as `module:` names it: any config, every action kind (the docs' plugins are hypothetical).
 // It imports `effect` and `@warden/connector` from a folder that has neither: the daemon shares its own.
-const stubPlugin = `import { Effect, Schema } from "effect"
+const stubPlugin = `import { Effect, Schema, Stream } from "effect"
 import { Action } from "@warden/connector"
 export const connector = {
   type: "docs-stub",
   configSchema: Schema.Record(Schema.String, Schema.Unknown),
   capabilities: { actions: [...Action.knownActionKinds], duplicates: "never", contentTypes: ["text", "image", "username"] },
-  make: () => Effect.die("not started by config check")
+  // config check makes the source (to see its act) and closes it; nothing runs
+  make: () => Effect.succeed({ events: () => Stream.never, act: () => Effect.succeed({ status: "done" }) })
 }
 `
 

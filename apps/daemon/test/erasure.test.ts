@@ -11,7 +11,14 @@ import { describe, expect, it } from "vitest"
 import { sqlLayer } from "../src/Daemon.ts"
 import * as SqlSink from "../src/sinks/SqlSink.ts"
 import { Erasure, hashOf } from "../src/state/Erasure.ts"
-import { type ItemRecord, type RecordEntry, StateStore } from "../src/state/StateStore.ts"
+import type { ItemRecord } from "../src/domain/ItemVersion.ts"
+import * as BatchEvent from "../src/engine/BatchEvent.ts"
+import { DecisionStore } from "../src/state/DecisionStore.ts"
+import { FeedbackStore } from "../src/state/FeedbackStore.ts"
+import { ItemStore, type RecordEntry } from "../src/state/ItemStore.ts"
+import { OutboxStore } from "../src/state/OutboxStore.ts"
+import { SourceErrorStore } from "../src/state/SourceErrorStore.ts"
+import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
 import { stateBackends } from "./support/StateBackends.ts"
 
@@ -77,10 +84,14 @@ for (const [name, location] of stateBackends()) {
       ).pipe(Layer.provideMerge(StateStore.layer), Layer.provideMerge(sqlLayer(state)))
       await Effect.runPromise(
         Effect.gen(function* () {
-          const store = yield* StateStore
+          const items = yield* ItemStore
+          const outbox = yield* OutboxStore
+          const feedback = yield* FeedbackStore
+          const sourceErrors = yield* SourceErrorStore
+          const decisions = yield* DecisionStore
           const erasure = yield* Erasure
           const sink = yield* SqlSink.make({ name: "sql" })
-          yield* store.recordItems([
+          yield* items.recordItems([
             entry("s", "e/1", SECRET_1, "u-42"),
             entry("s", "e/2", SECRET_2, "u-42"),
             entry("s", "k/1", KEPT, "u-7")
@@ -91,14 +102,14 @@ for (const [name, location] of stateBackends()) {
             ["e/2", SECRET_2],
             ["k/1", KEPT]
           ] as const) {
-            const [row] = yield* store
+            const [row] = yield* outbox
               .pendingOutbox("dead", 10)
               .pipe(Effect.map((rows) => rows.filter((r) => r.reference === reference)))
-            yield* store.deadLetter(row!, "gave up")
+            yield* outbox.deadLetter(row!, "gave up")
             yield* sink.deliver([
               { source: "s", reference, version: 1, status: "analysed", text, verdict: undefined } as never
             ])
-            yield* store.recordFeedback({
+            yield* feedback.recordFeedback({
               source: "s",
               reference,
               version: 1,
@@ -108,7 +119,7 @@ for (const [name, location] of stateBackends()) {
               status: "sent",
               error: undefined
             })
-            yield* store.recordSourceDeadLetter({
+            yield* sourceErrors.recordSourceDeadLetter({
               source: "s",
               reference,
               field: "content.text",
@@ -117,13 +128,25 @@ for (const [name, location] of stateBackends()) {
             })
           }
           // effect/cluster's tables, reduced to the columns erasure reads: a processed batch message
-          // carrying e/1 (history: erased) and one still to process carrying k/1 (work in flight: kept)
+          // carrying e/1 (history: erased), one as this daemon writes them (the events as JSON text
+          // inside the payload's JSON) carrying e/2, and one still to process carrying k/1 (work in
+          // flight: kept)
           const sql = yield* SqlClient.SqlClient
           yield* sql`CREATE TABLE cluster_messages (id BIGINT PRIMARY KEY, processed BOOLEAN NOT NULL, payload TEXT)`
           yield* sql`CREATE TABLE cluster_replies (id BIGINT PRIMARY KEY, request_id BIGINT NOT NULL)`
           yield* sql`INSERT INTO cluster_messages ${sql.insert([
             { id: 1, processed: true, payload: JSON.stringify({ events: [{ reference: "e/1", text: SECRET_1 }] }) },
-            { id: 2, processed: false, payload: JSON.stringify({ events: [{ reference: "k/1", text: KEPT }] }) }
+            { id: 2, processed: false, payload: JSON.stringify({ events: [{ reference: "k/1", text: KEPT }] }) },
+            {
+              id: 3,
+              processed: true,
+              payload: JSON.stringify({
+                source: "s",
+                events: BatchEvent.toText([
+                  { kind: "upsert", reference: "e/2", content: { type: "text", text: SECRET_2 } }
+                ])
+              })
+            }
           ])}`
           yield* sql`INSERT INTO cluster_replies ${sql.insert({ id: 10, request_id: 1 })}`
           expect(yield* everything).toContain(SECRET_1)
@@ -154,7 +177,7 @@ for (const [name, location] of stateBackends()) {
             sourceDeadLetters: 1,
             feedback: 1,
             sqlSink: 1,
-            clusterMessages: 0
+            clusterMessages: 1
           })
           all = yield* everything
           expect(all).not.toContain("SECRET-BRAVO")
@@ -165,13 +188,13 @@ for (const [name, location] of stateBackends()) {
           expect(yield* sql`SELECT id FROM cluster_replies`).toEqual([])
 
           // what dedupe needs stays: a redelivery of the same content is recognised
-          const latest = yield* store.latestVersions("s", ["e/1", "e/2", "k/1"])
+          const latest = yield* items.latestVersions("s", ["e/1", "e/2", "k/1"])
           expect([...latest.entries()].map(([r, v]) => `${r}:${v.version}:${v.contentHash}`)).toEqual([
             "e/1:1:hash-e/1",
             "e/2:1:hash-e/2",
             "k/1:1:hash-k/1"
           ])
-          const [decision] = yield* store.decision("e/1")
+          const [decision] = yield* decisions.decision("e/1")
           expect(decision).toMatchObject({ status: "analysed", request: null, verdict: { type: "HATEFUL" } })
 
           const audit = yield* erasure.auditLog(10)
@@ -198,9 +221,10 @@ for (const [name, location] of stateBackends()) {
       const state = await location()
       await Effect.runPromise(
         Effect.gen(function* () {
-          const store = yield* StateStore
+          const items = yield* ItemStore
+          const decisions = yield* DecisionStore
           const erasure = yield* Erasure
-          yield* store.recordItems([
+          yield* items.recordItems([
             entry("s", "old/1", SECRET_1, "a", { createdAt: 1_000 }),
             entry("s", "old/2", SECRET_2, "a", { createdAt: 2_000 }),
             entry("s", "new/1", KEPT, "a", { createdAt: 9_000 }),
@@ -212,7 +236,7 @@ for (const [name, location] of stateBackends()) {
           expect(rest.counts.items).toBe(1)
           const none = yield* erasure.sweep({ source: "s", before: 5_000, retention: "30d", limit: 1 })
           expect(none).toMatchObject({ counts: { items: 0 }, more: false })
-          const rows = yield* store.decisions({ limit: 10 })
+          const rows = yield* decisions.decisions({ limit: 10 })
           expect(
             rows.map((r) => `${r.source}:${r.reference}:${r.request === null ? "erased" : "kept"}`).sort()
           ).toEqual(["other:old/3:kept", "s:new/1:kept", "s:old/1:erased", "s:old/2:erased"])
@@ -222,7 +246,7 @@ for (const [name, location] of stateBackends()) {
             "retention:30d:s:1"
           ])
           // an erased item is never offered for re-analysis (its content is gone)
-          expect(yield* store.requestReanalysis("unrecognised", "s")).toBe(0)
+          expect(yield* items.requestReanalysis("unrecognised", "s")).toBe(0)
         }).pipe(
           Effect.provide(Erasure.layer.pipe(Layer.provideMerge(StateStore.layer), Layer.provideMerge(sqlLayer(state))))
         )

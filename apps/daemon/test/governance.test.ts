@@ -288,7 +288,7 @@ describe("retention", () => {
     StateDb.query(state, `UPDATE warden_items SET created_at = created_at - ${31 * 86_400_000}`)
     const { sweepOnce } = await import("../src/engine/Retention.ts")
     const { Erasure } = await import("../src/state/Erasure.ts")
-    const { StateStore } = await import("../src/state/StateStore.ts")
+    const StateStore = await import("../src/state/StateStore.ts")
     const { sqlLayer } = await import("../src/Daemon.ts")
     const erased = await Effect.runPromise(
       sweepOnce([{ id: "platform", retentionMillis: 30 * 86_400_000 }]).pipe(

@@ -5,7 +5,8 @@ import { Sandbox } from "@warden/sandbox"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Daemon from "../src/Daemon.ts"
-import { StateStore } from "../src/state/StateStore.ts"
+import { DecisionStore } from "../src/state/DecisionStore.ts"
+import * as StateStore from "../src/state/StateStore.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { jsonlRecords as jsonLines, jsonlSink, rssSource } from "./support/FeedPipeline.ts"
 import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
@@ -91,7 +92,7 @@ describe.each([
     // The store holds one version per item, with the exact request sent.
     const rows = await Effect.runPromise(
       Effect.gen(function* () {
-        const store = yield* StateStore
+        const store = yield* DecisionStore
         return yield* store.decisions({ limit: 1000 })
       }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provide(Daemon.sqlLayer(spec.state)))))
     )

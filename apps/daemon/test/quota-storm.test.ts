@@ -11,7 +11,8 @@ import { Sandbox } from "@warden/sandbox"
 import { Effect, Fiber, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Daemon from "../src/Daemon.ts"
-import { StateStore } from "../src/state/StateStore.ts"
+import { DecisionStore } from "../src/state/DecisionStore.ts"
+import * as StateStore from "../src/state/StateStore.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { jsonlRecords, jsonlSink, rssSource } from "./support/FeedPipeline.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
@@ -146,7 +147,7 @@ describe("a stop in the middle of a quota-paced run", () => {
 
     const recorded = await Effect.runPromise(
       Effect.gen(function* () {
-        const store = yield* StateStore
+        const store = yield* DecisionStore
         return yield* store.decisions({ limit: 1000 })
       }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provide(Daemon.sqlLayer(spec.state)))))
     )

@@ -12,7 +12,9 @@ import { TestClock } from "effect/testing"
 import { sqlLayer } from "../src/Daemon.ts"
 import * as Retention from "../src/engine/Retention.ts"
 import { Erasure } from "../src/state/Erasure.ts"
-import { StateStore } from "../src/state/StateStore.ts"
+import { DecisionStore } from "../src/state/DecisionStore.ts"
+import { ItemStore } from "../src/state/ItemStore.ts"
+import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
 
 const HOUR = 3_600_000
@@ -36,12 +38,13 @@ describe("retention", () => {
 
   it.effect("erases a version once it is older than the retention, on the sweep's schedule, and keeps newer ones", () =>
     Effect.gen(function* () {
-      const store = yield* StateStore
-      yield* store.recordItems([
+      const items = yield* ItemStore
+      const decisions = yield* DecisionStore
+      yield* items.recordItems([
         { item: item("old", 1_000), sinks: [], payload: "{}" },
         { item: item("new", 3 * HOUR), sinks: [], payload: "{}" }
       ])
-      const requests = Effect.map(store.decisions({ limit: 10 }), (rows) =>
+      const requests = Effect.map(decisions.decisions({ limit: 10 }), (rows) =>
         Object.fromEntries(rows.map((r) => [r.reference, r.request === null ? "erased" : "kept"]))
       )
       yield* Layer.build(Retention.layer([{ id: "s", retentionMillis: 2 * HOUR }]))

@@ -9,12 +9,14 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Fiber, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
 import * as SinkWorker from "../src/sinks/SinkWorker.ts"
 import * as StdoutSink from "../src/sinks/StdoutSink.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
 import * as SqliteClient from "../src/state/SqliteClient.ts"
-import { StateStore } from "../src/state/StateStore.ts"
+import { ItemStore } from "../src/state/ItemStore.ts"
+import * as StateStore from "../src/state/StateStore.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { itemRecord, verdictRecord } from "./support/ItemRecords.ts"
 
@@ -48,14 +50,21 @@ describe("the webhook sink", () => {
 
     await Effect.runPromise(
       Effect.gen(function* () {
-        const store = yield* StateStore
+        const store = yield* ItemStore
+        const sql = yield* SqlClient.SqlClient
         for (const [i, ref] of ["ok", "flaky", "always-fails"].entries()) {
           const r = verdictRecord(ref)
-          yield* store.recordItem(
-            itemRecord("s", ref, 1, { verdict: r.verdict, analysedAt: r.analysedAt, createdAt: Date.now() + i }),
-            ["hook"],
-            JSON.stringify(r)
-          )
+          yield* store.recordItems([
+            {
+              item: itemRecord("s", ref, 1, {
+                verdict: r.verdict,
+                analysedAt: r.analysedAt,
+                createdAt: Date.now() + i
+              }),
+              sinks: ["hook"],
+              payload: JSON.stringify(r)
+            }
+          ])
         }
         const worker = yield* Effect.forkChild(SinkWorker.run(sink, 20))
         yield* Effect.promise(() =>
@@ -66,12 +75,12 @@ describe("the webhook sink", () => {
           )
         )
         yield* Fiber.interrupt(worker)
-        const dead = yield* store.sql<{ reference: string; attempts: number; last_error: string }>`
+        const dead = yield* sql<{ reference: string; attempts: number; last_error: string }>`
           SELECT reference, attempts, last_error FROM warden_dead_letters`
         expect(dead.map((d) => ({ ...d, attempts: Number(d.attempts) }))).toEqual([
           { reference: "always-fails", attempts: 3, last_error: "HTTP 500" }
         ])
-        const left = yield* store.sql`SELECT id FROM warden_outbox`
+        const left = yield* sql`SELECT id FROM warden_outbox`
         expect(left).toEqual([])
       }).pipe(Effect.provide(layer), Effect.scoped)
     )

@@ -127,7 +127,7 @@ describe("warden source preview", () => {
     expect(discord.stderr).toContain("token: required key is missing; guilds: required key is missing")
   })
 
-  it("takes --timeout in the short form (500ms) and refuses a value that is no duration", async () => {
+  it("takes --timeout in the short form (30s) and refuses a value that is no duration", async () => {
     const ok = await warden(["source", "preview", "--url", feed.url, "--limit", "1", "--timeout", "30s"])
     expect(ok.code).toBe(0)
     const bad = await warden(["source", "preview", "--url", feed.url, "--timeout", "soon"])

@@ -27,7 +27,7 @@ const scripted = (
     run: number
   ) => Stream.Stream<SourceEvent.SourceEvent, ConnectorError.ConnectorError>
 ) => {
-  const counter = { makes: 0 }
+  const counter = { makes: 0, madeAt: [] as Array<number> }
   const connector = Connector.make({
     type: "scripted",
     configSchema: Schema.Struct({}),
@@ -35,6 +35,7 @@ const scripted = (
     make: () =>
       Effect.sync(() => {
         const run = ++counter.makes
+        counter.madeAt.push(Date.now())
         return { events: (from: Option.Option<unknown>) => events(from, run) }
       })
   })
@@ -142,16 +143,27 @@ describe("source supervision", () => {
   it("a failing stream is restarted with backoff, and readiness says why", async () => {
     const { connector, counter } = scripted(() => Stream.die(new Error("boom in the plugin")))
     const { sourceState } = await start(connector)
-    await waitFor(() => counter.makes >= 2, 10_000, "a restart")
-    const state = await sourceState()
-    expect(state.state).toBe("restarting")
+    await waitFor(() => counter.makes >= 2, 30_000, "a restart")
+    // Between a restart's make and its stream's failure the source is briefly running again (a loaded
+    // .ci/run read it then): wait for the failure to be reported.
+    let state = await sourceState()
+    await waitFor(
+      async () => {
+        state = await sourceState()
+        return state.state === "restarting"
+      },
+      30_000,
+      "readiness to say the source is restarting"
+    )
     expect(state.reason).toContain("boom in the plugin")
     expect(state.attempt).toBeGreaterThanOrEqual(1)
-    // The second restart waits twice the first (1 s, then 2 s, ±20%): none within the next second.
-    const makes = counter.makes
-    await new Promise((r) => setTimeout(r, 1000))
-    expect(counter.makes).toBe(makes)
-  }, 30_000)
+    // The restarts wait 1 s, then 2 s (±20%): judged from when each make happened, so that a loaded
+    // machine can only make the gaps longer. A restart loop without backoff has gaps of milliseconds.
+    await waitFor(() => counter.makes >= 3, 60_000, "a second restart")
+    const [first, second, third] = counter.madeAt as [number, number, number]
+    expect(second - first).toBeGreaterThanOrEqual(750)
+    expect(third - second).toBeGreaterThanOrEqual(1500)
+  }, 120_000)
 
   it("a non-retryable error pauses the source until its checkpoint is reset", async () => {
     // First run: one item then an upstream outage; the restart resumes from a checkpoint this

@@ -158,4 +158,25 @@ describe("embedded SQLite client", () => {
       })
     )
   )
+
+  it.live(
+    "group commit: commits without an fsync (NORMAL), except a durable write (FULL), after which NORMAL is back",
+    () =>
+      withTable((sql) =>
+        Effect.gen(function* () {
+          // 1 is NORMAL (an fsync only at WAL checkpoints), 2 is FULL (an fsync at every commit).
+          const level = Effect.map(sql<{ synchronous: number }>`PRAGMA synchronous`, (rows) => rows[0]!.synchronous)
+          assert.strictEqual(yield* level, 1)
+          const during = yield* SqliteClient.durable(
+            sql,
+            Effect.andThen(sql`INSERT INTO notes (id, body) VALUES (1, 'checkpoint')`, level)
+          )
+          assert.strictEqual(during, 2)
+          assert.strictEqual(yield* level, 1)
+          const failed = yield* SqliteClient.durable(sql, Effect.fail("boom" as const)).pipe(Effect.flip)
+          assert.strictEqual(failed, "boom")
+          assert.strictEqual(yield* level, 1)
+        })
+      )
+  )
 })

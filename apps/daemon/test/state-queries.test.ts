@@ -5,7 +5,10 @@
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { sqlLayer } from "../src/Daemon.ts"
-import { type ItemRecord, type RecordEntry, StateStore } from "../src/state/StateStore.ts"
+import type { ItemRecord } from "../src/domain/ItemVersion.ts"
+import { type DecisionPosition, DecisionStore } from "../src/state/DecisionStore.ts"
+import { ItemStore, type RecordEntry } from "../src/state/ItemStore.ts"
+import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
 import { stateBackends } from "./support/StateBackends.ts"
 
@@ -21,7 +24,8 @@ for (const [name, location] of stateBackends()) {
       const state = await location()
       await Effect.runPromise(
         Effect.gen(function* () {
-          const store = yield* StateStore
+          const store = yield* ItemStore
+          const decisions = yield* DecisionStore
           yield* store.recordItems([
             entry("a", "shared", 1),
             entry("b", "shared", 1),
@@ -34,9 +38,9 @@ for (const [name, location] of stateBackends()) {
           expect(yield* store.sourcesOf("odd")).toEqual(["a"])
 
           const seen: Array<string> = []
-          let after: Parameters<typeof store.decisions>[0]["after"]
+          let after: DecisionPosition | undefined
           for (let page = 0; page < 10; page++) {
-            const rows = yield* store.decisions({ limit: 1, after })
+            const rows = yield* decisions.decisions({ limit: 1, after })
             if (rows.length === 0) break
             const last = rows[0]!
             seen.push(`${last.source}:${last.reference}`)

@@ -6,23 +6,14 @@ import { existsSync, readFileSync } from "node:fs"
 import { connector as rss } from "@warden/connector-rss"
 import { Effect, Layer, Schema } from "effect"
 import type { SourceSpec } from "../../src/engine/Pipeline.ts"
-import type { SourceSettings } from "../../src/engine/SourceSettings.ts"
+import type { SourceSettings } from "../../src/domain/SourceSettings.ts"
 import * as JsonlSink from "../../src/sinks/JsonlSink.ts"
 import { SinkList } from "../../src/sinks/SinkList.ts"
-import { CHANNEL } from "./TestPlatform.ts"
+import { sourceSettings } from "./TestPlatform.ts"
 
 /** An `rss` source (id `feed`, v1, text) whose `config` the connector's schema decodes; `settings` override the defaults. */
 export const rssSource = (config: unknown, settings: Partial<SourceSettings> = {}): SourceSpec => ({
-  settings: {
-    id: "feed",
-    connector: "rss",
-    channelId: CHANNEL,
-    mode: "v1",
-    analyse: new Set(["text"]),
-    oversize: "split",
-    dryRun: false,
-    ...settings
-  },
+  settings: sourceSettings("feed", "rss", settings),
   connector: rss,
   config: Schema.decodeUnknownSync(rss.configSchema)(config)
 })

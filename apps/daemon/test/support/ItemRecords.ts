@@ -1,6 +1,6 @@
 /** Item versions to record straight into the state store, and the records sinks deliver, for the tests of both. */
-import type { VerdictRecord } from "../../src/engine/VerdictRecord.ts"
-import type { ItemRecord } from "../../src/state/StateStore.ts"
+import type { VerdictRecord } from "../../src/domain/VerdictRecord.ts"
+import type { ItemRecord } from "../../src/domain/ItemVersion.ts"
 
 /** An analysed text item version (NEUTRAL, one request, no segments); `fields` override any part. */
 export const itemRecord = (

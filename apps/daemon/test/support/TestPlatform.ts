@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net"
 import { Action, Connector, ConnectorError, type SourceEvent } from "@warden/connector"
 import { Duration, Effect, Option, Schema, Stream } from "effect"
 import type { SourceSpec } from "../../src/engine/Pipeline.ts"
-import type { SourceSettings } from "../../src/engine/SourceSettings.ts"
+import type { SourceSettings } from "../../src/domain/SourceSettings.ts"
 
 /** The channel id of the tests' sources. */
 export const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
@@ -200,18 +200,25 @@ export const connector = Connector.make({
     })
 })
 
+/** The settings of a test source `id` on `connector` (v1, text, the tests' channel), with `settings` overriding them. */
+export const sourceSettings = (
+  id: string,
+  connector: string,
+  settings: Partial<SourceSettings> = {}
+): SourceSettings => ({
+  id,
+  connector,
+  channelId: CHANNEL,
+  mode: "v1",
+  analyse: new Set(["text"]),
+  oversize: "split",
+  dryRun: false,
+  ...settings
+})
+
 /** A daemon source on the test platform at `url` (v1, text), with `settings` overriding the defaults. */
 export const platformSource = (url: string, settings: Partial<SourceSettings> = {}): SourceSpec => ({
-  settings: {
-    id: "plat",
-    connector: "testplatform",
-    channelId: CHANNEL,
-    mode: "v1",
-    analyse: new Set(["text"]),
-    oversize: "split",
-    dryRun: false,
-    ...settings
-  },
+  settings: sourceSettings("plat", "testplatform", settings),
   connector,
   config: Schema.decodeUnknownSync(TestPlatformConfig)({ url, pollMillis: 50 })
 })

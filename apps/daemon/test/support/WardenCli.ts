@@ -3,9 +3,9 @@ import { execFile } from "node:child_process"
 
 const bin = new URL("../../src/bin.ts", import.meta.url).pathname
 
-/** How a run ended. */
+/** How a run ended: `code` is null when the process did not exit by itself (killed at `timeoutMs`). */
 export interface Run {
-  readonly code: number
+  readonly code: number | null
   readonly stdout: string
   readonly stderr: string
 }
@@ -32,7 +32,12 @@ export const warden = (args: ReadonlyArray<string>, options: RunOptions = {}) =>
         timeout: options.timeoutMs ?? 60_000,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd })
       },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
+      (error, stdout, stderr) => {
+        // a process stopped at the timeout must not pass for one that ended by itself (even with its
+        // SIGTERM handler's exit 0)
+        const code = child.killed ? null : error === null ? 0 : typeof error.code === "number" ? error.code : null
+        resolve({ code, stdout, stderr })
+      }
     )
     child.stdin?.end(options.stdin ?? "")
   })
