@@ -12,8 +12,7 @@
 import { createRequire } from "node:module"
 import { cpus } from "node:os"
 import { Version } from "../packages/transport/src/index.ts"
-import { AnalyzeV1, V1Client } from "../packages/v1/src/index.ts"
-import { Effect, ManagedRuntime, REQUEST } from "./support/client.ts"
+import { REQUEST, v1Load } from "./support/client.ts"
 import { flag, has, KEY, median, startSandbox } from "./support/common.ts"
 
 const CONCURRENCY = 64
@@ -62,29 +61,8 @@ async function main() {
   }
 
   // the Warden client
-  const runtime = ManagedRuntime.make(
-    V1Client.layerOptions({ apiKey: KEY, baseUrls: { global: url }, timeout: "10 seconds" })
-  )
-  const client = (until: number) =>
-    runtime.runPromise(
-      Effect.gen(function* () {
-        const analyze = yield* AnalyzeV1.AnalyzeV1
-        let done = 0
-        let errors = 0
-        const worker = Effect.gen(function* () {
-          while (Date.now() < until) {
-            const result = yield* Effect.result(analyze.text(REQUEST))
-            if (result._tag === "Success" && result.success.textAnalysis) done++
-            else errors++
-          }
-        })
-        yield* Effect.all(
-          Array.from({ length: CONCURRENCY }, () => worker),
-          { concurrency: "unbounded" }
-        )
-        return { done, errors }
-      })
-    )
+  const warden = v1Load(url)
+  const client = (until: number) => warden.load(until, CONCURRENCY)
 
   const measure = async (
     name: string,
@@ -108,7 +86,7 @@ async function main() {
     // for profiling the client alone: node --cpu-prof ... --client-only
     await measure("client", client, 2)
     await measure("client", client, seconds)
-    await runtime.dispose()
+    await warden.dispose()
     await pool.close()
     await sandbox.close()
     return
@@ -155,7 +133,7 @@ async function main() {
     `ratio (client / raw undici), median of ${rounds} rounds: ${result.ratio} (target >= 0.90); ratio of means ${result.ratioOfMeans}`
   )
   console.log(JSON.stringify(result))
-  await runtime.dispose()
+  await warden.dispose()
   await pool.close()
   await sandbox.close()
 }

@@ -7,16 +7,29 @@
  * Then legacy mode against v1 mode at the same request rate (sandbox and client quota R requests/s
  * on `analyzeText` and `legacyAnalyze`): items/s of each.
  *
+ * Every daemon run also reports its process CPU time per item (whole run, and steady: first verdict to
+ * last), next to the floor measured in the same round: the v1 client's own CPU per request
+ * (`bench/support/client-floor.ts`, its own process). CPU time is far steadier than items/s on a
+ * loaded machine.
+ *
  *   pnpm bench daemon-throughput            (built daemon; after `turbo run build`)
  *   node --conditions=@warden/source bench/daemon-throughput.ts [--source] [--items 50000] [--rounds 2]
- *        [--rate 50] [--no-legacy] [--no-write]
+ *        [--rate 50] [--no-legacy] [--no-write] [--daemon-only] [--statements] [--profile DIR]
+ *
+ * `--daemon-only`: no capacity and no script (the floor still runs). `--statements`: count and time the
+ * daemon's SQL statements (bench/support/sql-counter.ts) and print them per item. `--profile DIR`: the
+ * daemon runs under `--cpu-prof` and writes its profile into DIR. `--baseline BIN` (with `--source`): each round
+ * also runs the daemon of another `apps/daemon/src/bin.ts` (a copy of an older commit's `apps/daemon/src` next to
+ * a symlink to this `apps/daemon/node_modules`), before or after this one in turn: before/after in the same run.
  *
  * An item counts once its verdict is in the jsonl file (fsynced by the sink): end to end, durable.
  */
 import { fork } from "node:child_process"
-import { join } from "node:path"
+import { readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
 import {
   apiSection,
+  childMessage,
   daemonConfig,
   feedXml,
   flag,
@@ -24,6 +37,7 @@ import {
   lineCounter,
   machine,
   measureCapacity,
+  option,
   progress,
   rssSource,
   type SandboxProcess,
@@ -42,6 +56,13 @@ const items = flag("items", 50_000)
 const rounds = flag("rounds", 2)
 const rate = flag("rate", 50)
 const timeoutSeconds = flag("timeout", 240)
+const daemonOnly = has("daemon-only")
+const countStatements = has("statements")
+const profileDir = option("profile")
+const baselineBin = option("baseline")
+/** Node options given for the daemon (`BENCH_DAEMON_NODE_OPTIONS`), kept next to the ones added here. */
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: a knob of the benchmarks, which are not a turbo task
+const baseNodeOptions = process.env.BENCH_DAEMON_NODE_OPTIONS ?? ""
 
 interface DaemonRun {
   readonly items: number
@@ -53,6 +74,15 @@ interface DaemonRun {
   readonly firstVerdictSeconds: number
   readonly peakRssMb: number
   readonly requests: Record<string, number>
+  /** Process CPU time per item, µs: the whole run (start, feed parse included). */
+  readonly cpuPerItem: number
+  /** Process CPU time per item, µs, from the first verdict to the last. */
+  readonly steadyCpuPerItem: number
+  /** SQL statements per item and the top ones (`--statements`). */
+  readonly statements?: {
+    readonly perItem: number
+    readonly top: ReadonlyArray<{ sql: string; count: number; millis: number }>
+  }
 }
 
 /** Runs the daemon on the feed until `target` verdicts are in the file (or `windowSeconds` after the first). */
@@ -60,23 +90,37 @@ const runDaemon = async (
   sandbox: SandboxProcess,
   feedUrl: string,
   mode: "v1" | "legacy",
-  options: { readonly target: number; readonly quotas?: Record<string, unknown>; readonly windowSeconds?: number }
+  options: {
+    readonly target: number
+    readonly quotas?: Record<string, unknown>
+    readonly windowSeconds?: number
+    /** Another daemon's bin.ts (`--baseline`). */
+    readonly bin?: string
+  }
 ): Promise<DaemonRun> => {
   const dir = tempDir(`throughput-${mode}`)
   const endpoint = mode === "v1" ? "analyzeText" : "legacyAnalyze"
   const before = await sandbox.answers(endpoint)
   const start = performance.now()
+  const countsFile = join(dir, "sql-counts.json")
+  const nodeOptions = [
+    baseNodeOptions,
+    countStatements ? `--import=${resolve(import.meta.dirname, "support/sql-counter.ts")}` : "",
+    profileDir === undefined ? "" : `--cpu-prof --cpu-prof-dir=${resolve(profileDir)}`
+  ].join(" ")
   const daemon = startDaemon(
     dir,
     daemonConfig(
       dir,
       apiSection(sandbox.url, options.quotas),
       rssSource(feedUrl, { retain: 100_000, maxBytes: 256 * 1024 * 1024 }, mode)
-    )
+    ),
+    { bin: options.bin, nodeOptions: nodeOptions.trim(), env: { BENCH_SQL_COUNTS: countsFile } }
   )
   const count = lineCounter(verdictsFile(dir))
   let first: number | undefined
   let firstCount = 0
+  let firstCpu = 0
   let done = 0
   let lastPrint = start
   const deadline = start + timeoutSeconds * 1000
@@ -87,6 +131,7 @@ const runDaemon = async (
     if (first === undefined && done > 0) {
       first = now
       firstCount = done
+      firstCpu = daemon.cpu()
     }
     if (now - lastPrint >= 2000) {
       lastPrint = now
@@ -103,8 +148,10 @@ const runDaemon = async (
     }
   }
   const end = performance.now()
+  const cpuMillis = daemon.cpu()
   const peakRssMb = daemon.peakRss() / 2 ** 20
   await daemon.stop()
+  const statements = countStatements ? statementsOf(countsFile, done) : undefined
   const after = await sandbox.answers(endpoint)
   const requests = Object.fromEntries(
     Object.entries(after).map(([status, n]) => [status, n - (before[status] ?? 0)] as const)
@@ -118,9 +165,29 @@ const runDaemon = async (
     steadyPerSecond: steady,
     firstVerdictSeconds: first === undefined ? Number.NaN : (first - start) / 1000,
     peakRssMb,
-    requests
+    requests,
+    cpuPerItem: (cpuMillis * 1000) / Math.max(1, done),
+    steadyCpuPerItem: ((cpuMillis - firstCpu) * 1000) / Math.max(1, done - firstCount),
+    ...(statements === undefined ? {} : { statements })
   }
 }
+
+/** The statement timer's counts (written by the daemon at exit), per item. */
+const statementsOf = (file: string, items: number) => {
+  const { statements } = JSON.parse(readFileSync(file, "utf8")) as {
+    statements: Array<{ sql: string; count: number; millis: number }>
+  }
+  const total = statements.reduce((n, s) => n + s.count, 0)
+  return { perItem: total / Math.max(1, items), top: statements.slice(0, 12) }
+}
+
+/** The floor: the v1 client's own process CPU per request (its own process, concurrency 32, 4 s). */
+const runFloor = (apiUrl: string) =>
+  childMessage<{ requests: number; seconds: number; cpuMicrosPerRequest: number }>(
+    "client-floor.ts",
+    [apiUrl, "4"],
+    ["--conditions=@warden/source"]
+  )
 
 /** The hand-written script, as its own process: items/s from its start to its exit. */
 const runScript = async (feedUrl: string, apiUrl: string) => {
@@ -152,16 +219,36 @@ progress(`sandbox (own process) at ${sandbox.url}`)
 
 const capacity: Array<number> = []
 const script: Array<number> = []
+const floor: Array<number> = []
 const daemonV1: Array<DaemonRun> = []
+const baseline: Array<DaemonRun> = []
 for (let round = 1; round <= rounds; round++) {
-  progress(`round ${round}/${rounds}: sandbox capacity (separate load process, 64 in flight, 5 s)`)
-  const cap = await measureCapacity(sandbox.url, 64, 5)
-  capacity.push(cap.rps)
-  progress(`  capacity ${fmt(cap.rps)} requests/s (${cap.errors} errors)`)
-  progress(`round ${round}/${rounds}: hand-written script (fetch, concurrency 32, append to a file)`)
-  const s = await runScript(feed.url, sandbox.url)
-  script.push(s.itemsPerSecond)
-  progress(`  script ${fmt(s.itemsPerSecond)} items/s (${fmt(s.items)} items in ${s.seconds.toFixed(1)} s)`)
+  let cap = { rps: Number.NaN, errors: 0 }
+  let s = { itemsPerSecond: Number.NaN, items: 0, seconds: 0 }
+  if (!daemonOnly) {
+    progress(`round ${round}/${rounds}: sandbox capacity (separate load process, 64 in flight, 5 s)`)
+    cap = await measureCapacity(sandbox.url, 64, 5)
+    capacity.push(cap.rps)
+    progress(`  capacity ${fmt(cap.rps)} requests/s (${cap.errors} errors)`)
+    progress(`round ${round}/${rounds}: hand-written script (fetch, concurrency 32, append to a file)`)
+    s = await runScript(feed.url, sandbox.url)
+    script.push(s.itemsPerSecond)
+    progress(`  script ${fmt(s.itemsPerSecond)} items/s (${fmt(s.items)} items in ${s.seconds.toFixed(1)} s)`)
+  }
+  progress(`round ${round}/${rounds}: the floor (the v1 client alone, concurrency 32, 4 s)`)
+  const f = await runFloor(sandbox.url)
+  floor.push(f.cpuMicrosPerRequest)
+  progress(`  client ${fmt(f.requests / f.seconds)} requests/s, ${fmt(f.cpuMicrosPerRequest)} µs CPU per request`)
+  const runBaseline = async () => {
+    if (baselineBin === undefined) return
+    progress(`round ${round}/${rounds}: baseline daemon (${baselineBin}), v1 mode`)
+    const b = await runDaemon(sandbox, feed.url, "v1", { target: items, bin: baselineBin })
+    baseline.push(b)
+    progress(
+      `  baseline ${fmt(b.itemsPerSecond)} items/s (steady ${fmt(b.steadyPerSecond)}); CPU per item ${fmt(b.cpuPerItem)} µs (steady ${fmt(b.steadyCpuPerItem)} µs)${b.statements === undefined ? "" : `; ${b.statements.perItem.toFixed(2)} SQL statements per item`}`
+    )
+  }
+  if (round % 2 === 1) await runBaseline()
   progress(`round ${round}/${rounds}: daemon, v1 mode`)
   const d = await runDaemon(sandbox, feed.url, "v1", { target: items })
   daemonV1.push(d)
@@ -169,8 +256,18 @@ for (let round = 1; round <= rounds; round++) {
     `  daemon ${fmt(d.itemsPerSecond)} items/s (steady ${fmt(d.steadyPerSecond)}; ${fmt(d.items)} in ${d.seconds.toFixed(1)} s; first verdict at ${d.firstVerdictSeconds.toFixed(1)} s; requests ${JSON.stringify(d.requests)}; peak RSS ${d.peakRssMb.toFixed(0)} MB)`
   )
   progress(
-    `  ratios: daemon/capacity ${(d.itemsPerSecond / cap.rps).toFixed(2)}, daemon/script ${(d.itemsPerSecond / s.itemsPerSecond).toFixed(2)}`
+    `  CPU per item ${fmt(d.cpuPerItem)} µs (steady ${fmt(d.steadyCpuPerItem)} µs); floor ${fmt(f.cpuMicrosPerRequest)} µs per request`
   )
+  if (d.statements !== undefined) {
+    progress(`  SQL statements per item ${d.statements.perItem.toFixed(2)}; by time:`)
+    for (const st of d.statements.top)
+      progress(`    ${String(st.count).padStart(7)} x ${st.millis.toFixed(0).padStart(6)} ms  ${st.sql}`)
+  }
+  if (round % 2 === 0) await runBaseline()
+  if (!daemonOnly)
+    progress(
+      `  ratios: daemon/capacity ${(d.itemsPerSecond / cap.rps).toFixed(2)}, daemon/script ${(d.itemsPerSecond / s.itemsPerSecond).toFixed(2)}`
+    )
 }
 
 let legacy: { v1: DaemonRun; legacy: DaemonRun } | undefined
@@ -203,6 +300,20 @@ const result = {
   daemonItemsPerSecond: daemonV1.map((d) => Math.round(d.itemsPerSecond)),
   daemonSteadyPerSecond: daemonV1.map((d) => Math.round(d.steadyPerSecond)),
   daemonPeakRssMb: daemonV1.map((d) => Math.round(d.peakRssMb)),
+  daemonCpuPerItemMicros: daemonV1.map((d) => Math.round(d.cpuPerItem)),
+  daemonSteadyCpuPerItemMicros: daemonV1.map((d) => Math.round(d.steadyCpuPerItem)),
+  clientCpuPerRequestMicros: floor.map(Math.round),
+  daemonStatementsPerItem: daemonV1.map((d) => d.statements?.perItem),
+  baseline:
+    baselineBin === undefined
+      ? undefined
+      : {
+          bin: baselineBin,
+          itemsPerSecond: baseline.map((d) => Math.round(d.itemsPerSecond)),
+          cpuPerItemMicros: baseline.map((d) => Math.round(d.cpuPerItem)),
+          steadyCpuPerItemMicros: baseline.map((d) => Math.round(d.steadyCpuPerItem)),
+          statementsPerItem: baseline.map((d) => d.statements?.perItem)
+        },
   daemonRequests: daemonV1.map((d) => d.requests),
   ratioToCapacity: ratios.map((r) => Number(r.toFixed(3))),
   ratioToScript: scriptRatios.map((r) => Number(r.toFixed(3))),
@@ -221,7 +332,7 @@ const result = {
 console.log(JSON.stringify(result))
 writeResult("daemon-throughput", result)
 
-if (!has("no-write") && !has("source")) {
+if (!has("no-write") && !has("source") && !daemonOnly) {
   const lg = result.legacy
   writeDocSection(
     "daemon-throughput",
@@ -242,6 +353,12 @@ Measured ${result.date.slice(0, 10)} on ${result.machine}.
 | daemon, v1 mode (start to last verdict) | ${spread(daemonV1.map((d) => d.itemsPerSecond))} | ${spread(ratios, 2)} of capacity | >= 0.75 |
 | | | ${spread(scriptRatios, 2)} of the script | >= 1.0 |
 | daemon, v1 mode, steady (first to last verdict) | ${spread(daemonV1.map((d) => d.steadyPerSecond))} | | |
+
+| CPU time | µs | target |
+|---|---:|---:|
+| daemon, per item (process CPU / items, whole run) | ${spread(daemonV1.map((d) => d.cpuPerItem))} | <= 250 |
+| daemon, per item, steady (first to last verdict) | ${spread(daemonV1.map((d) => d.steadyCpuPerItem))} | |
+| the floor: the v1 client alone, per request (own process) | ${spread(floor)} | |
 ${
   lg === undefined
     ? ""

@@ -9,7 +9,7 @@ import { type ChildProcess, fork, spawn } from "node:child_process"
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { arch, availableParallelism, cpus, platform, tmpdir } from "node:os"
+import { arch, availableParallelism, cpus, loadavg, platform, tmpdir } from "node:os"
 import { join } from "node:path"
 
 export const root = new URL("../../", import.meta.url).pathname
@@ -24,6 +24,15 @@ export const flag = (name: string, fallback: number): number => {
 }
 /** `--name` present. */
 export const has = (name: string): boolean => argv.includes(`--${name}`)
+/** `--name VALUE`, or undefined. */
+export const option = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`)
+  return i === -1 ? undefined : argv[i + 1]
+}
+/** `--case NAME`: the one case a benchmark of several runs, or undefined for all of them. */
+export const onlyCase = option("case")
+/** Whether case `name` runs: no `--case`, or `--case name`. */
+export const want = (name: string): boolean => onlyCase === undefined || onlyCase === name
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 export const median = (xs: ReadonlyArray<number>) => {
@@ -38,6 +47,8 @@ export const spread = (xs: ReadonlyArray<number>, digits = 0) => {
 }
 export const machine = () =>
   `${platform()} ${arch()}, ${cpus()[0]?.model ?? "unknown CPU"} × ${availableParallelism()}, Node ${process.version}`
+/** The 1-minute load average, for the record next to a figure (the machine is shared). */
+export const loadAverage = (): string => loadavg()[0]!.toFixed(1)
 export const tempDir = (name: string) => mkdtempSync(join(tmpdir(), `warden-bench-${name}-`))
 
 /** A progress line (stderr, so stdout keeps the JSON result). */
@@ -149,6 +160,8 @@ export const startSandbox = async (options: Record<string, unknown> = {}) => {
     answers: async (endpoint = "analyzeText"): Promise<Record<string, number>> =>
       (await control("GET", "/stats")).byEndpoint?.[endpoint] ?? {},
     setQuotas: (quotas: unknown) => control("PUT", "/quotas", quotas),
+    /** Replaces the fault profile (`{ stall: 1, stallMs: 5000 }`...). */
+    setFaults: (faults: unknown) => control("PUT", "/faults", faults),
     reset: () => control("POST", "/reset"),
     close: async () => {
       child.kill("SIGTERM")
@@ -159,21 +172,28 @@ export const startSandbox = async (options: Record<string, unknown> = {}) => {
 export type SandboxProcess = Awaited<ReturnType<typeof startSandbox>>
 
 /**
- * The sandbox's own capacity: a separate load process (undici Pool, keep-alive) sending generated
- * texts to `POST /analyze/v1/text` at `concurrency` for `seconds` after a 1 s warm-up.
+ * Runs `bench/support/SCRIPT` in its own process (killed with the benchmark, like every child) and
+ * resolves with the one message it sends; fails if it exits non-zero first.
  */
-export const measureCapacity = async (url: string, concurrency: number, seconds: number) => {
+export const childMessage = <A>(script: string, args: ReadonlyArray<string>, execArgv: ReadonlyArray<string> = []) => {
   const child = track(
-    fork(new URL("./load-child.ts", import.meta.url).pathname, [url, String(concurrency), String(seconds)], {
-      execArgv: [],
+    fork(new URL(`./${script}`, import.meta.url).pathname, [...args], {
+      execArgv: [...execArgv],
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
   )
-  return new Promise<{ rps: number; errors: number }>((resolve, reject) => {
-    child.once("message", (m: { rps: number; errors: number }) => resolve(m))
-    child.once("exit", (code) => code !== 0 && reject(new Error(`load process exited with ${code}`)))
+  return new Promise<A>((resolve, reject) => {
+    child.once("message", (m) => resolve(m as A))
+    child.once("exit", (code) => code !== 0 && reject(new Error(`${script} exited with ${code}`)))
   })
 }
+
+/**
+ * The sandbox's own capacity: a separate load process (undici Pool, keep-alive) sending generated
+ * texts to `POST /analyze/v1/text` at `concurrency` for `seconds` after a 1 s warm-up.
+ */
+export const measureCapacity = (url: string, concurrency: number, seconds: number) =>
+  childMessage<{ rps: number; errors: number }>("load-child.ts", [url, String(concurrency), String(seconds)])
 
 /** Resident set size of a process in bytes (Linux /proc; `ps` elsewhere). */
 export const rssOf = (pid: number): number => {
@@ -228,24 +248,40 @@ export const lineCounter = (file: string) => {
   }
 }
 
-/** Which daemon to run: the built bin (what `pnpm bench` builds) or the TypeScript source. */
-export const daemonCommand = (fromSource = has("source")): Array<string> =>
+/**
+ * Which daemon to run: the built bin (what `pnpm bench` builds) or the TypeScript source: `bin`, another
+ * daemon's bin.ts (a baseline copy of apps/daemon/src) for a same-run comparison, or this one's.
+ */
+export const daemonCommand = (fromSource = has("source"), bin?: string): Array<string> =>
   fromSource
-    ? ["--conditions=@warden/source", join(root, "apps/daemon/src/bin.ts")]
+    ? ["--conditions=@warden/source", bin ?? join(root, "apps/daemon/src/bin.ts")]
     : [join(root, "apps/daemon/dist/bin.js")]
 
+/** How a benchmark runs the daemon, each by default from its `BENCH_*` variable. */
+export interface DaemonOptions {
+  /** With `--source`: another daemon's bin.ts (`BENCH_DAEMON_BIN`). */
+  readonly bin?: string | undefined
+  /** Node options of the daemon only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (`BENCH_DAEMON_NODE_OPTIONS`). */
+  readonly nodeOptions?: string | undefined
+  /** More variables of the daemon's environment. */
+  readonly env?: Record<string, string>
+}
+
 /** Starts `warden run --config FILE` with `config` written (as JSON, which is YAML) into `dir`. */
-export const startDaemon = (dir: string, config: unknown, extraArgs: Array<string> = []) => {
+export const startDaemon = (dir: string, config: unknown, options: DaemonOptions = {}) => {
   const file = join(dir, "warden.yaml")
   writeFileSync(file, JSON.stringify(config, null, 2))
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: a knob of the benchmarks, which are not a turbo task
+  const bin = options.bin ?? process.env.BENCH_DAEMON_BIN
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: a knob of the benchmarks, which are not a turbo task
+  const nodeOptions = options.nodeOptions ?? process.env.BENCH_DAEMON_NODE_OPTIONS
   const child = track(
-    spawn(process.execPath, [...daemonCommand(), "run", "--config", file, ...extraArgs], {
+    spawn(process.execPath, [...daemonCommand(has("source"), bin), "run", "--config", file], {
       env: {
         ...process.env,
         NODE_NO_WARNINGS: "1",
-        // BENCH_DAEMON_NODE_OPTIONS: Node options of the daemon only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
-        // biome-ignore lint/suspicious/noUndeclaredEnvVars: a knob of the benchmarks, which are not a turbo task
-        ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS } : {})
+        ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+        ...options.env
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -267,7 +303,7 @@ export const startDaemon = (dir: string, config: unknown, extraArgs: Array<strin
     /** CPU time used so far, in ms. */
     cpu: () => cpuOf(child.pid!),
     peakRss: () => Math.max(peakRss, rssOf(child.pid!)),
-    exited: () => child.exitCode !== null,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
     stop: async () => {
       clearInterval(sampler)
       if (child.exitCode !== null) return
