@@ -13,9 +13,11 @@ import { afterEach, describe, expect, it } from "vitest"
 import * as Readiness from "../src/admin/Readiness.ts"
 import type { State } from "../src/engine/SourceStatus.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
+import { Redacted } from "effect"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
+import { adminStatement, freshDatabase } from "./support/Postgres.ts"
 import { platformSource, startPlatform } from "./support/TestPlatform.ts"
 
 const now = 1_000_000
@@ -177,4 +179,39 @@ describe("/readyz of a running daemon", () => {
     expect(ready.body.problems[1]).toMatch(/^source good waiting for the API: /)
     expect(ready.body.problems[1]).not.toMatch(/paused: .*paused:|API unavailable for source/)
   }, 40_000)
+
+  it("a runner that lost its PostgreSQL database answers 503 with the reason, keeps running, and is ready again once the database is back", async () => {
+    const sandbox = await Sandbox.startPromise()
+    cleanups.push(() => sandbox.close())
+    const platform = await startPlatform()
+    cleanups.push(platform.close)
+    const db = await freshDatabase()
+    cleanups.push(db.drop)
+    const dir = mkdtempSync(join(tmpdir(), "warden-ready-"))
+    const daemon = await startDaemonInProcess({
+      ...base(dir),
+      state: { _tag: "postgres", url: Redacted.make(db.url) },
+      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+      sources: [platformSource(platform.url, { id: "good" })]
+    })
+    cleanups.push(daemon.close)
+    const decisions = async () => (await daemon.admin("/api/decisions")).body.decisions?.length ?? 0
+    platform.publish({ kind: "upsert", reference: "p/1", text: "Thank you, lovely article" })
+    await waitFor(async () => (await decisions()) === 1, 30_000, "a verdict")
+    expect((await daemon.admin("/readyz")).status).toBe(200)
+
+    // The database goes away under the running daemon: no new connection, the open ones cut.
+    await adminStatement(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS false`)
+    await adminStatement(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${db.name}'`)
+    await waitFor(async () => (await daemon.admin("/readyz")).status === 503, 30_000, "readiness to fail")
+    const lost = await daemon.admin("/readyz")
+    expect(lost.body.ready).toBe(false)
+    expect(lost.body.problems[0]).toMatch(/^state store not writable: /)
+
+    await adminStatement(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS true`)
+    await waitFor(async () => (await daemon.admin("/readyz")).status === 200, 60_000, "readiness back")
+    // Still the same process, still moderating.
+    platform.publish({ kind: "upsert", reference: "p/2", text: "Another kind comment" })
+    await waitFor(async () => (await decisions()) === 2, 60_000, "the verdict of an item published after the outage")
+  }, 180_000)
 })

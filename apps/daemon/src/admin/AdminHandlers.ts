@@ -57,6 +57,9 @@ export const health = HttpApiBuilder.group(AdminApi, "health", (handlers) =>
   handlers.handle("healthz", () => Effect.succeed({ status: "ok" as const }))
 )
 
+/** How long `/readyz` waits for the state store's write probe (orchestrators' probes time out at 1-10 s). */
+const storeProbeSeconds = 3
+
 /** `/readyz` and `/metrics`. */
 export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
   Effect.gen(function* () {
@@ -65,9 +68,15 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
     const status = yield* SourceStatus
 
     const readiness = Effect.gen(function* () {
+      // A database that does not answer (a network partition, a server that accepts and hangs) must
+      // make the probe answer 503, not time out the orchestrator's request without a reason.
       const storeProblem = yield* checkpoints.writable.pipe(
-        Effect.as(undefined),
-        Effect.catch((e) => Effect.succeed(e.message))
+        Effect.as<string | undefined>(undefined),
+        Effect.catch((e) => Effect.succeed(e.message)),
+        Effect.timeoutOrElse({
+          duration: `${storeProbeSeconds} seconds`,
+          orElse: () => Effect.succeed(`no answer within ${storeProbeSeconds} s`)
+        })
       )
       return Readiness.report({
         storeProblem,

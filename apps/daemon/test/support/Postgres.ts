@@ -23,11 +23,16 @@ const admin = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
     }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(adminUrl) })), Effect.scoped)
   )
 
-/** Creates a database; returns its URL and a function dropping it. */
+/** Runs one statement as the server's admin (on the `test` database). */
+export const adminStatement = (statement: string): Promise<void> =>
+  admin((sql) => sql.unsafe(statement)).then(() => undefined)
+
+/** Creates a database; returns its name, its URL and a function dropping it. */
 export const freshDatabase = async () => {
   const name = `warden_${randomBytes(6).toString("hex")}`
   await admin((sql) => sql.unsafe(`CREATE DATABASE ${name}`))
   return {
+    name,
     url: databaseUrl(name),
     drop: () => admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined)
   }
