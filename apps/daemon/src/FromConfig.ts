@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto"
 import type { Connector } from "@warden/connector"
 import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import type { SqlClient } from "effect/sql"
-import { type Checked, toApiConfigInput } from "./config/index.ts"
+import { type Checked, defaultRunnerAddress, toApiConfigInput } from "./config/index.ts"
 import type * as Daemon from "./Daemon.ts"
 import type { SourceSpec } from "./engine/Pipeline.ts"
 import * as JsonlSink from "./sinks/JsonlSink.ts"
@@ -21,9 +21,6 @@ export interface FromConfig {
   readonly spec: Daemon.DaemonSpec
   readonly generatedToken: boolean
 }
-
-/** Where a PostgreSQL daemon listens for the other runners when `cluster.runnerAddress` is not set. */
-export const defaultRunnerAddress = { host: "127.0.0.1", port: 34431 } as const
 
 /** Maps a checked config to the daemon's spec. */
 export const specOf = (checked: Checked): FromConfig => {

@@ -113,7 +113,9 @@ describe("loadConfig: the valid example", () => {
     expect(config.state._tag === "Postgres" && Redacted.value(config.state.url)).toBe(
       "postgres://u:pw-secret@db:5432/warden"
     )
-    expect(warnings.map((w) => w.path)).toEqual(["api.apiKey"])
+    // The inline API key; the postgres URL, from a file, is not warned about. (cluster.runnerAddress:
+    // PostgreSQL with no runner address, reachable from this machine only; see the cluster cases.)
+    expect(warnings.map((w) => w.path)).toEqual(["api.apiKey", "cluster.runnerAddress"])
   })
 
   it("accepts rule actions the connector declares, sink-only rules, and failureMode reject", async () => {
@@ -139,6 +141,53 @@ describe("loadConfig: warnings", () => {
     const r = await check(write(api))
     if (r._tag === "Failure") throw new Error(r.failure.message)
     expect(r.success.warnings).toEqual([{ path: "sources", message: "no sources: `warden run` needs at least one" }])
+  })
+
+  describe("cluster settings that cannot work as written", () => {
+    const postgres = "state:\n  postgres: postgres://warden@db.internal/warden\n"
+    const clusterWarnings = async (text: string) => {
+      const r = await check(write(`${api}${text}sources:\n${source()}`))
+      if (r._tag === "Failure") throw new Error(r.failure.message)
+      return r.success.warnings.filter((w) => w.path.startsWith("cluster")).map((w) => `${w.path}: ${w.message}`)
+    }
+
+    it("cluster settings on SQLite: one daemon alone, so they do nothing", async () => {
+      expect(await clusterWarnings("cluster:\n  runnerAddress: 10.0.0.5:34431\n")).toEqual([
+        expect.stringMatching(
+          /^cluster: has no effect: the state is SQLite, .*set state\.postgres to run several daemons/
+        )
+      ])
+      expect(await clusterWarnings("")).toEqual([])
+    })
+
+    it("PostgreSQL with no runnerAddress or a loopback one: only runners on this machine can reach it", async () => {
+      expect(await clusterWarnings(postgres)).toEqual([
+        expect.stringMatching(
+          /^cluster\.runnerAddress: not set: this runner listens on 127\.0\.0\.1:34431, a loopback address: only runners on this machine/
+        )
+      ])
+      expect(await clusterWarnings(`${postgres}cluster:\n  runnerAddress: localhost:9000\n`)).toEqual([
+        expect.stringMatching(/^cluster\.runnerAddress: localhost:9000, a loopback address/)
+      ])
+      expect(
+        await clusterWarnings(`${postgres}cluster:\n  runnerAddress: 0.0.0.0:9000\n  advertise: "[::1]:9000"\n`)
+      ).toEqual([expect.stringMatching(/^cluster\.advertise: \[::1\]:9000, a loopback address/)])
+    })
+
+    it("a wildcard address with nothing advertised: the others would connect to themselves", async () => {
+      expect(await clusterWarnings(`${postgres}cluster:\n  runnerAddress: 0.0.0.0:34431\n`)).toEqual([
+        expect.stringMatching(
+          /^cluster\.runnerAddress: 0\.0\.0\.0:34431 is where to listen, not an address to reach: .*set cluster\.advertise/
+        )
+      ])
+    })
+
+    it("a reachable address: no warning", async () => {
+      expect(await clusterWarnings(`${postgres}cluster:\n  runnerAddress: 10.0.0.5:34431\n`)).toEqual([])
+      expect(
+        await clusterWarnings(`${postgres}cluster:\n  runnerAddress: 0.0.0.0:34431\n  advertise: warden-2:34431\n`)
+      ).toEqual([])
+    })
   })
 })
 

@@ -19,6 +19,7 @@ import { Duration, Effect, Schema } from "effect"
 import { type Document, isNode, LineCounter, parseDocument } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
 import * as AnalysisChecks from "./AnalysisChecks.ts"
+import * as ClusterChecks from "./ClusterChecks.ts"
 import * as Connectors from "./Connectors.ts"
 import { fromIssue, suggest } from "./internal/Problems.ts"
 import * as SecretRef from "./SecretRef.ts"
@@ -610,6 +611,17 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
           message: "policy failover needs at least one region to fail over to"
         })
       }
+    }
+
+    // 6. cluster settings that cannot work as written
+    if (decoded.ok && used("cluster")) {
+      warnings.push(
+        ...ClusterChecks.check({
+          postgres: decoded.value.state.postgres !== undefined,
+          written: isRecord(document.cluster) ? Object.keys(document.cluster) : [],
+          cluster: decoded.value.cluster
+        })
+      )
     }
 
     if (rawSources.length === 0)

@@ -271,6 +271,9 @@ export const LogSection = Schema.Struct({
 /** @see {@link LogSection} */
 export type LogSection = typeof LogSection.Type
 
+/** Where a PostgreSQL daemon listens for the other runners when `cluster.runnerAddress` is not set. */
+export const defaultRunnerAddress = { host: "127.0.0.1", port: 34431 } as const
+
 /**
  * Multi-runner settings (effect/cluster's `ShardingConfig`); all optional. With `state.postgres` the
  * daemon listens for the other runners on `runnerAddress` and tells them to reach it at `advertise`
