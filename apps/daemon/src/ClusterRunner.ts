@@ -12,7 +12,7 @@
  * must never move a runner.
  */
 import { createServer } from "node:net"
-import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import type * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { type Config, Context, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
 import {
@@ -125,15 +125,13 @@ const resolveAddresses = (options: RunnerOptions) =>
  * A socket runner on PostgreSQL (any `SqlClient` with advisory locks), with `ClusterHealth`'s ping and
  * watch: one `RunnerHealth` and one `RunnerStorage` shared by effect's sharding and the watch.
  */
-const socketRunner = (config: ClusterSettings) => {
+const socketRunner = (config: ClusterSettings, socket: typeof NodeClusterSocket) => {
   const health = ClusterHealth.layerPing.pipe(
     Layer.provide(Runners.layerRpc),
-    Layer.provide(NodeClusterSocket.layerClientProtocol)
+    Layer.provide(socket.layerClientProtocol)
   )
   return Layer.merge(
-    SocketRunner.layer.pipe(
-      Layer.provide([NodeClusterSocket.layerSocketServer, NodeClusterSocket.layerClientProtocol])
-    ),
+    SocketRunner.layer.pipe(Layer.provide([socket.layerSocketServer, socket.layerClientProtocol])),
     ClusterHealth.layerWatch
   ).pipe(
     Layer.provide(health),
@@ -189,7 +187,10 @@ export const layer = (
         runnerAddress: Option.some(RunnerAddress.make(advertise.host, advertise.port)),
         runnerListenAddress: Option.some(RunnerAddress.make(listen.host, listen.port))
       }
-      const inner = socketRunner(config)
+      // Loaded only for a socket runner: the socket layers and what they bring (~11 MB of RSS) are of
+      // no use to the default SQLite daemon.
+      const socket = yield* Effect.promise(() => import("@effect/platform-node/NodeClusterSocket"))
+      const inner = socketRunner(config, socket)
       return inner.pipe(
         // Same outputs, so the layer keeps its type: the failure is all it carries.
         Layer.catchTag("SocketServerError", (e) =>

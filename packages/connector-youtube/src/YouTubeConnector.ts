@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Undici from "@effect/platform-node/Undici"
 import { Backoff, Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
 import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Stream } from "effect"

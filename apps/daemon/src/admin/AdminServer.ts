@@ -29,7 +29,7 @@
  * fault of the daemon, logged; bad input is a 4xx naming what is wrong).
  */
 import { createServer } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { RateLimiter } from "@warden/transport"
 import { ByteSize, Cause, Context, Effect, Layer, Redacted, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, type HttpServerError, type HttpServerResponse } from "effect/http"

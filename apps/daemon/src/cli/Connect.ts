@@ -8,11 +8,11 @@
  */
 import { createServer } from "node:net"
 import { dirname, resolve } from "node:path"
-import { PgClient } from "@effect/sql-pg"
 import { Transport } from "@warden/transport"
 import { Duration, Effect, Exit } from "effect"
 import { SqlClient } from "effect/sql"
 import { toApiConfigInput, type WardenConfig } from "../config/index.ts"
+import { sqlLayer } from "../state/StateSql.ts"
 import * as StartupFailure from "../StartupFailure.ts"
 import * as Writable from "./Writable.ts"
 
@@ -83,7 +83,7 @@ const database = (config: WardenConfig): Effect.Effect<Array<Probe>> => {
     const sql = yield* SqlClient.SqlClient
     yield* sql`SELECT 1`
   }).pipe(
-    Effect.provide(PgClient.layer({ url: config.state.url })),
+    Effect.provide(sqlLayer({ _tag: "postgres", url: config.state.url })),
     Effect.scoped,
     Effect.timeoutOrElse({
       duration: Duration.seconds(10),

@@ -5,7 +5,6 @@
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, type Redacted } from "effect"
 import * as SqliteClient from "./SqliteClient.ts"
 
@@ -26,5 +25,12 @@ export const sqlLayer = (state: StateLocation) => {
       })
     )
   }
-  return PgClient.layer({ url: state.url })
+  // Loaded only for PostgreSQL: the client and its driver (`pg`) are ~11 MB of RSS a SQLite daemon,
+  // the default, has no use for (docs/BENCHMARKS.md, "Daemon: memory").
+  return Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => import("@effect/sql-pg")),
+      ({ PgClient }) => PgClient.layer({ url: state.url })
+    )
+  )
 }
