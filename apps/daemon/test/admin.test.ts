@@ -46,6 +46,7 @@ describe("the admin API", () => {
       configuredRate: null,
       learntRate: null,
       currentRate: null,
+      burst: null,
       recent429s: 0
     })
     const metrics = await fetch(`${daemon.adminUrl}/metrics`, { headers: { authorization: "Bearer test-admin-token" } })
@@ -131,5 +132,30 @@ describe("the admin API", () => {
     expect(bad.status).toBe(400)
     expect(bad.body.error.parameter).toBe("action")
     expect((await post("nope", { action: "remove" })).status).toBe(404)
+  })
+})
+
+describe("/api/quota with a configured quota", () => {
+  it("shows the configured rate, the rate enforced after the margin and the burst", async () => {
+    const started = await startSandboxDaemon({
+      sources: ([url]) => [platformSource(url!, { id: "plat" })],
+      quotas: { endpoints: { analyzeText: { requestsPerSecond: 10, burst: 4 } } }
+    })
+    try {
+      const quota = await started.daemon.admin("/api/quota")
+      expect(quota.status).toBe(200)
+      // The margin (2%) takes 10/s to 9.8/s and one token from the burst of 4: a call the server counts
+      // a little late must not find its bucket empty.
+      expect(quota.body.endpoints).toContainEqual({
+        endpoint: "analyzeText",
+        configuredRate: 10,
+        learntRate: null,
+        currentRate: 9.8,
+        burst: 3,
+        recent429s: 0
+      })
+    } finally {
+      await started.close()
+    }
   })
 })

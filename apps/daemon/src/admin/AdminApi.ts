@@ -211,6 +211,8 @@ export const QuotaEndpoint = Schema.Struct({
   configuredRate: Schema.NullOr(Schema.Number),
   learntRate: Schema.NullOr(Schema.Number),
   currentRate: Schema.NullOr(Schema.Number),
+  /** How many calls may go at once at `currentRate` (the limiter's bucket); `null` when unlimited. */
+  burst: Schema.NullOr(Schema.Number),
   recent429s: Schema.Number
 })
 
@@ -280,7 +282,7 @@ export class DecisionsGroup extends HttpApiGroup.make("decisions").add(
   ),
   HttpApiEndpoint.get("quota", "/api/quota", {
     success: Schema.Struct({ endpoints: Schema.Array(QuotaEndpoint) })
-  }).annotate(OpenApi.Summary, "The limiter's configured, learnt and enforced rate per API endpoint"),
+  }).annotate(OpenApi.Summary, "The limiter's configured, learnt and enforced rate and burst per API endpoint"),
   HttpApiEndpoint.get("deadLetters", "/api/dead-letters", {
     query: { source: OptionalText, limit: OptionalText },
     success: Schema.Struct({ deadLetters: Schema.Array(SourceDeadLetter) })

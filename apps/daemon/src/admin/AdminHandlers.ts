@@ -290,13 +290,14 @@ export const decisions = (sources: ReadonlyMap<string, SourceFacts>) =>
           )
         )
         .handle("quota", () =>
-          // The transport limiter's view per endpoint: configured, learnt (from 429s) and enforced rates.
+          // The transport limiter's view per endpoint: configured, learnt (from 429s) and enforced rates, and the burst.
           Effect.map(limiter.statusAll, (endpoints) => ({
             endpoints: endpoints.map((e) => ({
               endpoint: e.endpoint,
               configuredRate: e.configuredRate ?? null,
               learntRate: e.learntRate ?? null,
               currentRate: e.currentRate ?? null,
+              burst: e.currentRate === undefined ? null : e.burst,
               recent429s: e.recent429s
             }))
           }))

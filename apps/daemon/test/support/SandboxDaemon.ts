@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
+import type { QuotaPolicy } from "@warden/transport"
 import { Layer } from "effect"
 import type { SourceSpec } from "../../src/engine/Pipeline.ts"
 import type { Sink } from "../../src/sinks/Sink.ts"
@@ -18,6 +19,8 @@ export const startSandboxDaemon = async (options: {
   readonly platforms?: number
   readonly sources: (platformUrls: ReadonlyArray<string>) => ReadonlyArray<SourceSpec>
   readonly sinks?: ReadonlyArray<Sink>
+  /** Client-side quotas (`api.quotas`); default: none. */
+  readonly quotas?: QuotaPolicy.Options
 }) => {
   const sandbox = await Sandbox.startPromise()
   const platforms = await Promise.all(Array.from({ length: options.platforms ?? 1 }, () => startPlatform()))
@@ -25,7 +28,7 @@ export const startSandboxDaemon = async (options: {
   const stateFile = join(mkdtempSync(join(tmpdir(), "warden-test-")), "state.db")
   const daemon = await startDaemonInProcess({
     state: { _tag: "sqlite", filename: stateFile },
-    api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+    api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url }, quotas: options.quotas },
     sources: options.sources(platforms.map((p) => p.url)),
     sinks: Layer.succeed(SinkList, sinks),
     sinkNames: sinks.map((s) => s.name),
