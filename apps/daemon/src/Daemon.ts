@@ -14,6 +14,7 @@ import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Admin from "./admin/AdminServer.ts"
 import * as ClusterRunner from "./ClusterRunner.ts"
+import * as BatchesInFlight from "./engine/BatchesInFlight.ts"
 import { BatchProcessor } from "./engine/BatchProcessor.ts"
 import { FeedbackService } from "./engine/FeedbackService.ts"
 import { LegacyAnalyzer } from "./engine/LegacyAnalyzer.ts"
@@ -73,13 +74,17 @@ export const clusterPipeline: Partial<Pipeline.PipelineOptions> = {
   batchSize: 400
 }
 
-/** Counts the work this runner's entities do (`GET /api/cluster`, the per-runner share). */
+/**
+ * Counts the work this runner's entities do (`GET /api/cluster`, the per-runner share), and the
+ * batches in progress (a shutdown's last sink drain waits for them).
+ */
 const countedWork = <E, R>(inner: Layer.Layer<BatchProcessor, E, R>) =>
   Layer.effect(
     BatchProcessor,
     Effect.gen(function* () {
       const processor = yield* BatchProcessor
       const { work } = yield* ClusterRunner.RunnerIdentity
+      const inFlight = yield* BatchesInFlight.BatchesInFlight
       return {
         ...processor,
         process: (...args: Parameters<BatchProcessor["Service"]["process"]>) =>
@@ -89,7 +94,8 @@ const countedWork = <E, R>(inner: Layer.Layer<BatchProcessor, E, R>) =>
                 work.items += args[1].length
                 work.batches++
               })
-            )
+            ),
+            inFlight.counted
           )
       }
     })
@@ -159,6 +165,7 @@ export const layer = (spec: DaemonSpec) => {
     Layer.provideMerge(feedback),
     Layer.provideMerge(api),
     Layer.provideMerge(SourceStatus.layer),
+    Layer.provideMerge(Layer.sync(BatchesInFlight.BatchesInFlight, BatchesInFlight.make)),
     Layer.provideMerge(store)
   )
 }

@@ -133,7 +133,7 @@ describe("a stop in the middle of a quota-paced run", () => {
     await sandbox.close()
   })
 
-  it("stops within seconds, records every answer it received but those in flight, and delivers them all", async () => {
+  it("stops within seconds, records every answer the API gave (those on the wire at the stop too), and delivers them all", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "warden-quota-stop-")), "verdicts.jsonl")
     const spec = specOf({ api: sandbox.url, feed: feed.url, out, mode: "v1", pipeline: {} })
     const answered = async () => (await Effect.runPromise(sandbox.stats)).byEndpoint.analyzeText?.["200"] ?? 0
@@ -153,9 +153,10 @@ describe("a stop in the middle of a quota-paced run", () => {
     )
     // the cluster's 15 s grace period is not spent working on while the sinks have stopped
     expect(took).toBeLessThan(5_000)
-    // only requests on the wire at the stop go unrecorded (a whole unfinished round was, before)
-    expect(recorded.length).toBeLessThanOrEqual(answers)
-    expect(answers - recorded.length).toBeLessThanOrEqual(10)
+    console.log(`stop took ${took} ms; recorded ${recorded.length} of ${answers} answers`)
+    // Every answer the API gave is recorded: the requests on the wire at the stop are waited for
+    // (FinishOnStop), and nothing new is sent once the stop began (up to 10 were lost before).
+    expect(recorded.length).toBe(answers)
     // and everything recorded reached the sink before the stop ended
     const lines = jsonLines(out)
     expect(lines.length).toBe(recorded.length)

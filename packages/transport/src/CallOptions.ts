@@ -5,6 +5,7 @@
  * reach it without loading the transport.
  */
 import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
 
 /** The per-call settings the transport reads; empty by default. */
 export const CallOptions = Context.Reference<{
@@ -12,4 +13,11 @@ export const CallOptions = Context.Reference<{
   readonly maxAttempts?: number | undefined
   /** The `x-request-id` to send instead of a random UUID (e.g. the caller's own trace id). */
   readonly requestId?: string | undefined
+  /**
+   * A graceful stop. Once it is done, the call starts no new attempt: it stops waiting for the limiter
+   * or a retry's delay and ends interrupted. An attempt already on the wire is waited for and its
+   * answer returned: the API has counted (and billed) it, so a caller that stops without losing
+   * answers (the daemon's shutdown records them) completes this instead of interrupting the call.
+   */
+  readonly stop?: Deferred.Deferred<void> | undefined
 }>("@warden/transport/CallOptions", { defaultValue: () => ({}) })

@@ -19,6 +19,7 @@ import {
 } from "@warden/core/client"
 import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -209,6 +210,19 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
       return Effect.sync(() => controller?.abort(new Error("interrupted")))
     })
 
+  /**
+   * `wait` (the limiter, a retry's delay) unless the call's `stop` (CallOptions) completes first: then
+   * the call ends interrupted, having started nothing new.
+   */
+  const untilStopped = <A>(stop: Deferred.Deferred<void> | undefined, wait: Effect.Effect<A>): Effect.Effect<A> => {
+    if (stop === undefined) return wait
+    if (Deferred.isDoneUnsafe(stop)) return Effect.interrupt
+    return Effect.flatMap(
+      Effect.raceFirst(Effect.map(wait, Result.succeed), Effect.as(Deferred.await(stop), Result.fail(undefined))),
+      (waited) => (Result.isSuccess(waited) ? Effect.succeed(waited.success) : Effect.interrupt)
+    )
+  }
+
   /** The general path: limiter, retries, failover. `first` is an attempt the fast path already made. */
   const sendGeneral = Effect.fnUntraced(function* (
     request: Request,
@@ -241,8 +255,10 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
           // limited now: a configured rate, or one learnt from an earlier 429
           const limited = limiter.isLimitedUnsafe(request.endpoint)
           if (limited) {
-            const waited = yield* limiter.acquire(request.endpoint)
+            const waited = yield* untilStopped(options.stop, limiter.acquire(request.endpoint))
             Telemetry.recordLimiterWaitUnsafe(context, request.endpoint, waited)
+          } else if (options.stop !== undefined && Deferred.isDoneUnsafe(options.stop)) {
+            return yield* Effect.interrupt
           }
           sentAt = Date.now()
           if (!limited) limiter.noteSendUnsafe(request.endpoint, sentAt)
@@ -287,7 +303,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
           ),
           Effect.ignore
         )
-        yield* Effect.sleep(Duration.millis(delay))
+        yield* untilStopped(options.stop, Effect.sleep(Duration.millis(delay)))
       }
       const next = plan[i + 1]
       const down = failure._tag === "TransportError" || failure._tag === "TransientError"
@@ -320,7 +336,10 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
     const target = targetOf(request.endpoint, region)
     if (Result.isFailure(target)) return sendGeneral(request)
     return Effect.withFiber((fiber) => {
-      const requestId = Context.get(fiber.context, CallOptions).requestId ?? crypto.randomUUID()
+      const options = Context.get(fiber.context, CallOptions)
+      // stopped before it started: nothing is sent
+      if (options.stop !== undefined && Deferred.isDoneUnsafe(options.stop)) return Effect.interrupt
+      const requestId = options.requestId ?? crypto.randomUUID()
       const headers = { ...target.success.headers, "x-request-id": requestId }
       const sentAt = Date.now()
       limiter.noteSendUnsafe(request.endpoint, sentAt)

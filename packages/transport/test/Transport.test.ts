@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Metric } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Metric } from "effect"
 import { TestClock } from "effect/testing"
 import * as RegionPolicy from "../src/RegionPolicy.ts"
 import type * as ApiConfig from "../src/ApiConfig.ts"
 import { RateLimiter } from "../src/RateLimiter.ts"
-import { Transport } from "../src/Transport.ts"
+import { CallOptions, Transport } from "../src/Transport.ts"
 import { VERSION } from "../src/Version.ts"
 import { envelope, ok, startServer, transient } from "../src/testing/index.ts"
 
@@ -52,6 +52,84 @@ describe("Transport", () => {
       assert.strictEqual(legacy.requests[0]!.headers.authorization, undefined)
     }).pipe(Effect.scoped)
   )
+
+  describe("a graceful stop (CallOptions.stop)", () => {
+    /** Forks `send()` with a stop; returns the fiber and the stop. */
+    const sendStoppable = Effect.gen(function* () {
+      const stop = yield* Deferred.make<void>()
+      const fiber = yield* Effect.forkChild(Effect.provideService(send(), CallOptions, { stop }))
+      return { fiber, stop }
+    })
+    const received = (server: { requests: ReadonlyArray<unknown> }, n: number) =>
+      Effect.gen(function* () {
+        while (server.requests.length < n) yield* Effect.sleep("5 millis")
+      })
+
+    it.live("waits for the attempt on the wire and returns its answer", () =>
+      Effect.gen(function* () {
+        const server = yield* startServer(() => ({ ...ok(), delayMillis: 300 }))
+        yield* withTransport(
+          { apiKey: KEY, baseUrls: { global: server.url } },
+          Effect.gen(function* () {
+            const { fiber, stop } = yield* sendStoppable
+            yield* received(server, 1)
+            yield* Deferred.succeed(stop, undefined)
+            const response = yield* Fiber.join(fiber)
+            assert.strictEqual(response.status, 200)
+            assert.strictEqual(server.requests.length, 1)
+          })
+        )
+      }).pipe(Effect.scoped)
+    )
+
+    it.live("starts no retry: a retry's delay ends interrupted at once", () =>
+      Effect.gen(function* () {
+        const server = yield* startServer(() => transient)
+        yield* withTransport(
+          {
+            apiKey: KEY,
+            baseUrls: { global: server.url },
+            retry: { baseDelay: Duration.seconds(20), maxDelay: Duration.seconds(20) }
+          },
+          Effect.gen(function* () {
+            const { fiber, stop } = yield* sendStoppable
+            yield* received(server, 1)
+            yield* Effect.sleep("50 millis") // in the retry's 20 s delay by now
+            const stoppedAt = Date.now()
+            yield* Deferred.succeed(stop, undefined)
+            const exit = yield* Fiber.await(fiber)
+            assert.isTrue(Exit.hasInterrupts(exit))
+            assert.isBelow(Date.now() - stoppedAt, 5_000)
+            assert.strictEqual(server.requests.length, 1)
+          })
+        )
+      }).pipe(Effect.scoped)
+    )
+
+    it.live("sends nothing for a call waiting for the limiter, or started after the stop", () =>
+      Effect.gen(function* () {
+        const server = yield* startServer(() => ok())
+        yield* withTransport(
+          {
+            apiKey: KEY,
+            baseUrls: { global: server.url },
+            quotas: { endpoints: { analyzeText: { requestsPerSecond: 0.05, burst: 1 } } }
+          },
+          Effect.gen(function* () {
+            const first = yield* sendStoppable
+            yield* Fiber.join(first.fiber) // the bucket's one token
+            const waiting = yield* sendStoppable // the next token is 20 s away
+            yield* Effect.sleep("50 millis")
+            yield* Deferred.succeed(waiting.stop, undefined)
+            assert.isTrue(Exit.hasInterrupts(yield* Fiber.await(waiting.fiber)))
+            const late = yield* Effect.provideService(Effect.exit(send()), CallOptions, { stop: waiting.stop })
+            assert.isTrue(Exit.hasInterrupts(late))
+            assert.strictEqual(server.requests.length, 1)
+          })
+        )
+      }).pipe(Effect.scoped)
+    )
+  })
 
   it.live("retries a 503 with the same request id, and succeeds", () =>
     Effect.gen(function* () {

@@ -5,7 +5,7 @@
  * What was answered is recorded also when the analysis fails (the API became unavailable) or is
  * interrupted (shutdown): those answers are billed, and the batch, delivered again, must not ask for
  * them a second time (issue 19: a SIGTERM mid-round threw the round's answers away and they were
- * analysed again).
+ * analysed again). Calls on the wire at the interruption are waited for (FinishOnStop).
  */
 import type { AnalyzeV1 } from "@warden/v1"
 import { Effect } from "effect"
@@ -15,6 +15,7 @@ import type { SourceSettings } from "../domain/SourceSettings.ts"
 import { analyseV1, failedOutcome } from "./Analyzer.ts"
 import type { Work } from "./Dedupe.ts"
 import type { EngineError } from "./EngineError.ts"
+import { finishOnStop } from "./FinishOnStop.ts"
 import type { LegacyAnalyzer } from "./LegacyAnalyzer.ts"
 import type { Done } from "./Record.ts"
 import * as RequestBuilder from "./RequestBuilder.ts"
@@ -76,6 +77,7 @@ export const roundV1 = (
               outcomes[i] = o
             })
           ),
+          finishOnStop,
           Effect.result
         )
       },

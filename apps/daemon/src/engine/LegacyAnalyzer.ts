@@ -12,6 +12,7 @@ import { LegacyBatch } from "@warden/legacy"
 import { Context, Effect, Layer } from "effect"
 import { callOnce, failedOutcome, unrecognisedOutcome } from "./Analyzer.ts"
 import type { EngineError } from "./EngineError.ts"
+import { finishOnStop } from "./FinishOnStop.ts"
 import type { Outcome } from "../domain/Outcome.ts"
 import * as Verdict from "./Verdict.ts"
 import type { Verdict as VerdictType } from "../domain/Verdict.ts"
@@ -131,6 +132,7 @@ const make = Effect.gen(function* () {
                 else outcomesOf(group, result, into)
               })
             ),
+            finishOnStop,
             Effect.result
           ),
         { concurrency: CONCURRENCY }

@@ -6,6 +6,7 @@
 import { Backoff } from "@warden/connector"
 import { Duration, Effect, Layer, Metric } from "effect"
 import { Singleton } from "effect/cluster"
+import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
 import * as Metrics from "../engine/Metrics.ts"
 import type { VerdictRecord } from "../domain/VerdictRecord.ts"
 import { OutboxStore } from "../state/OutboxStore.ts"
@@ -93,12 +94,15 @@ export const run = (sink: Sink, idleMillis = 100) =>
         return delivered.length > 0
       })
     )
+    const inFlight = yield* BatchesInFlight
     /**
      * At shutdown: deliver what was recorded, so verdicts the daemon paid for reach the sink before it
      * exits (issue 19). The batches interrupted at the same moment record what they analysed as they
-     * stop, so an empty outbox is looked at once more after a short pause.
+     * stop (after their calls on the wire answer): the drain starts once they are done, and an empty
+     * outbox is looked at once more after a short pause (a batch of another runner may be recording).
      */
     const finalDrain = Effect.gen(function* () {
+      yield* inFlight.settled
       let quiet = 0
       while (quiet < 2) {
         if (yield* step) quiet = 0

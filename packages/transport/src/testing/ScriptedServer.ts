@@ -17,9 +17,12 @@ export interface Recorded {
   readonly at: number
 }
 
-/** How to answer a request: a status and body, never (hang), or by destroying the socket (drop). */
+/**
+ * How to answer a request: a status and body (after `delayMillis`, if given), never (hang), or by
+ * destroying the socket (drop).
+ */
 export type Behaviour =
-  | { readonly status: number; readonly body: unknown }
+  | { readonly status: number; readonly body: unknown; readonly delayMillis?: number }
   | { readonly hang: true }
   | { readonly drop: true }
 
@@ -68,8 +71,12 @@ export const startServer = (
         req.socket.destroy()
         return
       }
-      res.writeHead(behaviour.status, { "content-type": "application/json" })
-      res.end(typeof behaviour.body === "string" ? behaviour.body : JSON.stringify(behaviour.body))
+      const answer = () => {
+        res.writeHead(behaviour.status, { "content-type": "application/json" })
+        res.end(typeof behaviour.body === "string" ? behaviour.body : JSON.stringify(behaviour.body))
+      }
+      if (behaviour.delayMillis === undefined) answer()
+      else setTimeout(answer, behaviour.delayMillis)
     })
   })
   server.on("connection", (s) => {
