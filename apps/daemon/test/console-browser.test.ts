@@ -161,10 +161,20 @@ describe("review console in Chromium against warden demo", () => {
     const page = await newPage()
     await page.goto(consoleLink)
     await page.getByRole("link", { name: "Pipeline" }).click()
-    const sources = page.getByRole("table").first()
+    // The Sources section's table (the decisions page's table, still shown for a moment, lists sources too)
+    const sources = page.getByRole("region", { name: "Sources" }).getByRole("table")
     await sources.getByRole("cell", { name: "demo", exact: true }).waitFor()
     expect(await sources.locator("tbody tr").first().textContent()).toContain("running")
     await page.getByRole("cell", { name: "/analyze/v1/text" }).waitFor()
+    const quota = page.getByRole("region", { name: "API quota" })
+    expect(await quota.getByRole("columnheader").allTextContents()).toEqual([
+      "Endpoint",
+      "Configured",
+      "Learnt",
+      "Enforced",
+      "At once",
+      "429s (recent)"
+    ])
     expect(await page.getByRole("img", { name: /verdicts in the last hour/u }).getAttribute("aria-label")).toMatch(
       /^[1-9]\d* verdicts in the last hour: .*HATEFUL \d+/u
     )

@@ -18,6 +18,7 @@ interface Quota {
     configuredRate: number | null
     learntRate: number | null
     currentRate: number | null
+    burst: number | null
     recent429s: number
   }>
 }
@@ -110,10 +111,10 @@ export const PipelinePage = () => {
     </section>
     <section aria-labelledby="h-chart"><h2 id="h-chart">Verdicts per minute, last hour</h2><${Chart} data=${counters.verdictsPerMinute} /></section>
     <section aria-labelledby="h-quota"><h2 id="h-quota">API quota</h2>
-      <table><thead><tr><th scope="col">Endpoint</th><th scope="col">Configured</th><th scope="col">Learnt</th><th scope="col">Enforced</th><th scope="col">429s (recent)</th></tr></thead>
+      <table><thead><tr><th scope="col">Endpoint</th><th scope="col">Configured</th><th scope="col">Learnt</th><th scope="col">Enforced</th><th scope="col">At once</th><th scope="col">429s (recent)</th></tr></thead>
       <tbody>${quota.endpoints.map(
         (e) =>
-          html`<tr><td>${pathOf(e.endpoint)}</td><td>${rate(e.configuredRate)}</td><td>${rate(e.learntRate)}</td><td>${rate(e.currentRate)}</td><td>${e.recent429s}</td></tr>`
+          html`<tr><td>${pathOf(e.endpoint)}</td><td>${rate(e.configuredRate)}</td><td>${rate(e.learntRate)}</td><td>${rate(e.currentRate)}</td><td>${e.burst ?? "—"}</td><td>${e.recent429s}</td></tr>`
       )}</tbody></table>
       ${quota.endpoints.length === 0 ? html`<p>No call made yet.</p>` : null}
     </section>
