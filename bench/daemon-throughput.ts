@@ -14,8 +14,10 @@
  *
  *   pnpm bench daemon-throughput            (built daemon; after `turbo run build`)
  *   node --conditions=@warden/source bench/daemon-throughput.ts [--source] [--items 50000] [--rounds 2]
- *        [--rate 50] [--no-legacy] [--no-write] [--daemon-only] [--statements] [--profile DIR]
+ *        [--rate 50] [--no-legacy] [--no-write] [--daemon-only] [--statements] [--profile DIR] [--latency MS]
  *
+ * `--latency MS`: the sandbox answers every request after MS (a remote API's round trip instead of
+ * loopback's ~1 ms), where throughput is bound by the calls in flight rather than by CPU.
  * `--daemon-only`: no capacity and no script (the floor still runs). `--statements`: count and time the
  * daemon's SQL statements (bench/support/sql-counter.ts) and print them per item. `--profile DIR`: the
  * daemon runs under `--cpu-prof` and writes its profile into DIR. `--baseline BIN` (with `--source`): each round
@@ -214,7 +216,9 @@ progress(`feed of ${fmt(items)} items; ${rounds} round(s); ${machine()}`)
 const feedBody = feedXml(items)
 const feed = await serve(feedBody)
 progress(`feed: ${(feedBody.length / 2 ** 20).toFixed(1)} MiB at ${feed.url}`)
-const sandbox = await startSandbox()
+// A remote API's round trip: every request answered after `--latency` ms (the sandbox's stall fault).
+const latency = flag("latency", 0)
+const sandbox = await startSandbox(latency > 0 ? { faults: { stall: 1, stallMs: latency } } : {})
 progress(`sandbox (own process) at ${sandbox.url}`)
 
 const capacity: Array<number> = []

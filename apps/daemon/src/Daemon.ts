@@ -51,15 +51,19 @@ export interface DaemonSpec {
 
 /**
  * Defaults of the pipeline, measured with bench/daemon-throughput.ts and bench/daemon-quota.ts: batches
- * of 100 (about 25 events per partition message; bigger batches were ~20% faster unthrottled, but one
- * item waiting out a 429 then holds more work and the sustained rate under a quota fell from 0.8 to
- * 0.2-0.5 of it), 16 in flight so the other batches keep the API busy while one waits.
+ * of 100 (bigger batches were ~20% faster unthrottled, but one item waiting out a 429 then holds more
+ * work and the sustained rate under a quota fell from 0.8 to 0.2-0.5 of it), 16 in flight so the next
+ * batches are ready while one is analysed. One partition on a single runner: each batch is one
+ * persisted message, one reply and one record transaction, where 4 partitions split it in ~4. Same
+ * runs, 10,000 items (docs/BENCHMARKS.md, "One message per batch"): CPU per item 506-527 against
+ * 601-605 µs and 1,544-1,613 against 1,329-1,394 items/s at load ~2; with a 100 ms API round trip 613
+ * against 586 items/s, the whole message's calls in flight at once (`analysisConcurrency`).
  */
 export const defaultPipeline: Pipeline.PipelineOptions = {
   batchSize: 100,
   maxWait: "50 millis",
   inflight: 16,
-  partitions: 4,
+  partitions: 1,
   pauseRetry: "15 seconds"
 }
 
@@ -73,6 +77,14 @@ export const clusterPipeline: Partial<Pipeline.PipelineOptions> = {
   partitions: 32,
   batchSize: 400
 }
+
+/**
+ * How many of a batch message's v1 calls go at once: the whole message, so a message's calls overlap
+ * as the 4 partitions' messages of 25 did before (against a remote API, throughput is calls in flight
+ * over its round trip), and at least 32.
+ */
+const analysisConcurrency = (pipeline: Pipeline.PipelineOptions): number =>
+  Math.max(32, Math.ceil(pipeline.batchSize / Math.max(1, pipeline.partitions)))
 
 /**
  * Counts the work this runner's entities do (`GET /api/cluster`, the per-runner share), and the
@@ -122,7 +134,7 @@ export const layer = (spec: DaemonSpec) => {
   const processor = BatchProcessor.layer({
     sinks: spec.sinkNames,
     includeContent: spec.includeContent,
-    concurrency: 32
+    concurrency: analysisConcurrency(pipeline)
   }).pipe(Layer.provide(LegacyAnalyzer.layer), countedWork)
   const feedback = FeedbackService.layer
   const work = Layer.mergeAll(

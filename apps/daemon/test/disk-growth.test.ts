@@ -127,8 +127,8 @@ describe.each(["sqlite", "postgres"] as const)("polling a large-window feed on %
       expect(lines.length).toBe(total)
       expect(new Set(lines.map((l) => l.reference)).size).toBe(total)
       expect(samples.every((s) => s.withCheckpoint === 0)).toBe(true)
-      // Today every processed message stays: 31 rounds x (window / 25 per message) rows. Bounded means
-      // the batches in flight at most (16 in flight x 4 partitions), whatever the number of polls.
+      // Without the purge every processed message stayed: 31 rounds x (window / batch) rows. Bounded
+      // means the batches in flight at most (16 in flight x up to 4 partitions), whatever the number of polls.
       const maxMessages = Math.max(...samples.map((s) => s.messages))
       expect(maxMessages).toBeLessThanOrEqual(64)
       expect(Math.max(...samples.map((s) => s.replies))).toBeLessThanOrEqual(64)

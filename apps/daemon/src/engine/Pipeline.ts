@@ -145,7 +145,9 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
 
     /** Start times of the sends still waiting for their replies: their messages must not be purged. */
     const sending = new Map<symbol, number>()
-    const entityIds = Array.from({ length: Math.max(1, options.partitions) }, (_, p) => `${id}/${p}`)
+    // Purged: this source's partitions, and at least the 4 an older daemon spread SQLite batches over
+    // (their messages left at an upgrade are processed after it, then purged like the others).
+    const entityIds = Array.from({ length: Math.max(4, options.partitions) }, (_, p) => `${id}/${p}`)
     let lastReclaim = Date.now()
 
     /**
@@ -378,12 +380,14 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
             : Effect.void
         ),
         Stream.filter(SourceEvent.isItemEvent),
-        // Legacy mode sends one request per partition message: group enough events that each
-        // partition's share nearly fills a legacy micro-batch. 80% of batchSize per partition on
-        // average, so the hash's spread rarely pushes a share past one request (100 + 5 = 2 requests).
+        // Legacy mode sends a partition message's events in micro-batches of 100, 4 at once
+        // (LegacyAnalyzer): group enough events that each partition's share nearly fills its requests.
+        // 80% of batchSize per partition on average, so the hash's spread rarely pushes a share past a
+        // request (100 + 5 = 2 requests); at least 4 partitions' worth, so that a single partition's
+        // message still keeps 4 requests in flight.
         Stream.groupedWithin(
           spec.settings.mode === "legacy"
-            ? Math.floor(options.batchSize * Math.max(1, options.partitions) * 0.8)
+            ? Math.floor(options.batchSize * Math.max(4, options.partitions) * 0.8)
             : options.batchSize,
           options.maxWait
         ),
