@@ -197,22 +197,27 @@ describe("three runners on one PostgreSQL database", () => {
   }, 210_000)
 
   it("kill -9 of the source's runner, then of the survivor that took the source over: the last one finishes, one verdict per item, only the sink batches in flight repeat", async () => {
-    const first = await sourceRunner([0, 1, 2])
-    expect(first).toBeGreaterThanOrEqual(0)
-    victims.push(first)
-    let killedAt = Date.now()
-    runners[first]!.daemon.child.kill("SIGKILL")
-    await runners[first]!.daemon.exited
-    const survivors = [0, 1, 2].filter((i) => i !== first)
-    await within(
-      () => holdEverything(survivors),
-      90_000,
-      () => "the survivors to hold every shard and the source"
-    )
-    console.log(
-      `takeover after the first kill -9: ${((Date.now() - killedAt) / 1000).toFixed(1)} s (measured, not asserted)`
-    )
+    /** kill -9 of the runner in `live` running the source; waits for the others to take everything over. */
+    const killSourceRunner = async (live: ReadonlyArray<number>, which: string) => {
+      const victim = await sourceRunner(live)
+      expect(victim).toBeGreaterThanOrEqual(0)
+      victims.push(victim)
+      const killedAt = Date.now()
+      runners[victim]!.daemon.child.kill("SIGKILL")
+      await runners[victim]!.daemon.exited
+      const rest = live.filter((i) => i !== victim)
+      await within(
+        () => holdEverything(rest),
+        90_000,
+        () => `after the ${which} kill, runners ${rest.join(", ")} to hold every shard and the source`
+      )
+      console.log(
+        `takeover after the ${which} kill -9: ${((Date.now() - killedAt) / 1000).toFixed(1)} s (measured, not asserted)`
+      )
+      return rest
+    }
 
+    const survivors = await killSourceRunner([0, 1, 2], "first")
     // New items, and the second kill once some of them are recorded: work is in flight on both sides.
     feed.setItems(items(0, M))
     await within(
@@ -220,21 +225,7 @@ describe("three runners on one PostgreSQL database", () => {
       120_000,
       () => "the second batch of items flowing"
     )
-    const second = await sourceRunner(survivors)
-    expect(second).toBeGreaterThanOrEqual(0)
-    victims.push(second)
-    killedAt = Date.now()
-    runners[second]!.daemon.child.kill("SIGKILL")
-    await runners[second]!.daemon.exited
-    const last = survivors.filter((i) => i !== second)
-    await within(
-      () => holdEverything(last),
-      90_000,
-      () => "the last runner to hold every shard and the source"
-    )
-    console.log(
-      `takeover after the second kill -9: ${((Date.now() - killedAt) / 1000).toFixed(1)} s (measured, not asserted)`
-    )
+    await killSourceRunner(survivors, "second")
 
     await within(
       async () => (await recorded()) >= M && deliveries.size >= M,
