@@ -14,6 +14,7 @@ import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Admin from "./admin/AdminServer.ts"
 import * as ClusterRunner from "./ClusterRunner.ts"
+import { StateOwner } from "./state/StateOwner.ts"
 import * as BatchesInFlight from "./engine/BatchesInFlight.ts"
 import { BatchProcessor } from "./engine/BatchProcessor.ts"
 import { FeedbackService } from "./engine/FeedbackService.ts"
@@ -178,6 +179,8 @@ export const layer = (spec: DaemonSpec) => {
     Layer.provideMerge(api),
     Layer.provideMerge(SourceStatus.layer),
     Layer.provideMerge(Layer.sync(BatchesInFlight.BatchesInFlight, BatchesInFlight.make)),
+    // Before anything reads a source: a second daemon on one SQLite file refuses to start.
+    Layer.provideMerge(spec.state._tag === "sqlite" ? StateOwner.layer(spec.state.filename) : StateOwner.layerNone),
     Layer.provideMerge(store)
   )
 }

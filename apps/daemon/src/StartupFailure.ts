@@ -74,6 +74,10 @@ export const describe = (cause: Cause.Cause<unknown>, config: WardenConfig): Sta
       if (setting !== undefined)
         return make(setting, `cannot ${verb(str(e.syscall))} ${path}: ${describeErrno(code, code)}`, 78)
     }
+    if (e._tag === "StateInUse") {
+      // Another daemon on the SQLite file: transient (1), a supervisor's retry starts once it stops.
+      return make("state.sqlite", str(e.message) ?? "in use by another daemon", 1)
+    }
     if (e._tag === "RunnerListenError") {
       // The cluster's listen address (ClusterRunner): in use is transient (1), anything else the file (78).
       const message = str(e.message) ?? "cannot listen"

@@ -10,7 +10,8 @@
  * 4. SIGTERM of the runner running the source: it hands its shards over and exits 0, nothing is
  *    delivered twice, and only the batches it was analysing are analysed again (no redelivery storm).
  * Speed is the benchmark's question (bench/daemon-cluster.ts): the waits here are ceilings for "it
- * happens" on a loaded machine, never targets.
+ * happens" on a loaded machine, never targets; takeover is asserted under 30 s only, against a
+ * regression to effect's defaults (~37 s).
  */
 import { mkdirSync, mkdtempSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
@@ -211,9 +212,11 @@ describe("three runners on one PostgreSQL database", () => {
         90_000,
         () => `after the ${which} kill, runners ${rest.join(", ")} to hold every shard and the source`
       )
-      console.log(
-        `takeover after the ${which} kill -9: ${((Date.now() - killedAt) / 1000).toFixed(1)} s (measured, not asserted)`
-      )
+      const seconds = (Date.now() - killedAt) / 1000
+      console.log(`takeover after the ${which} kill -9: ${seconds.toFixed(1)} s`)
+      // A regression guard, not the target (the bench measures that: <= 5 s, median 2.5 s on a quiet
+      // machine): effect's own health check and lock settings take ~37 s; loaded CI runs took 1.5-3.7 s.
+      expect(seconds).toBeLessThan(30)
       return rest
     }
 

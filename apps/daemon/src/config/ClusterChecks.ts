@@ -33,7 +33,7 @@ export const check = (input: Input): ReadonlyArray<ConfigProblem> => {
           {
             path: "cluster",
             message:
-              "has no effect: the state is SQLite, which one daemon uses alone (a second daemon on the same file is refused); set state.postgres to run several daemons sharing the work"
+              "has no effect: the state is SQLite, for one daemon alone (two daemons on one file would each do all the work, twice); set state.postgres to run several daemons sharing the work"
           }
         ]
   }

@@ -196,6 +196,18 @@ const createErasure = Effect.gen(function* () {
   )`
 })
 
+const createOwner = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // The daemon running on this state (StateOwner, SQLite): one row, its heartbeat.
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_owner (
+    id INTEGER PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    started_at BIGINT NOT NULL,
+    seen_at BIGINT NOT NULL
+  )`
+})
+
 /** Runs every pending migration of the state store. */
 export const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -204,7 +216,8 @@ export const run = Migrator.make({})({
     "0003_reanalyse": createReanalyse,
     "0004_source_dead_letters": createSourceDeadLetters,
     "0005_decision_indexes": createDecisionIndexes,
-    "0006_erasure": createErasure
+    "0006_erasure": createErasure,
+    "0007_owner": createOwner
   }),
   table: "warden_migrations"
 })

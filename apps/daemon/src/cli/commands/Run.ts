@@ -45,12 +45,13 @@ export const run = Command.make(
       }
       // Loaded on use: the daemon (pipeline, sinks, admin server, cluster runner, OTLP exporter) is
       // what `run` alone needs, and every other command would pay for it at start.
-      const [FromConfig, Daemon, { AdminServer }, Telemetry] = yield* Effect.promise(() =>
+      const [FromConfig, Daemon, { AdminServer }, Telemetry, { StateOwner }] = yield* Effect.promise(() =>
         Promise.all([
           import("../../FromConfig.ts"),
           import("../../Daemon.ts"),
           import("../../admin/AdminServer.ts"),
-          import("../../Telemetry.ts")
+          import("../../Telemetry.ts"),
+          import("../../state/StateOwner.ts")
         ])
       )
       const { spec, generatedToken } = FromConfig.specOf(checked)
@@ -90,7 +91,8 @@ export const run = Command.make(
             `admin token generated for this run, written to ${tokenFile} (mode 0600); set admin.token to keep one`
           ).pipe(Effect.annotateLogs({ tokenFile }))
         }
-        return yield* Effect.never
+        // Runs until a signal, or until another daemon has taken the SQLite state file over.
+        return yield* (yield* StateOwner).lost
       }).pipe(
         Effect.provide(Daemon.layer(spec)),
         // OTLP traces and metrics when the OTEL_* variables ask for them (outside, so the daemon's
