@@ -13,6 +13,11 @@
  * semi-space), and the old generation's growing percent ({@link oldGrowingPercent}: a full collection once the old generation
  * has grown by that share over its live size).
  *
+ * What it bounds is the semi-space's capacity, at which V8 scavenges. Between two scavenges V8 may let
+ * allocation run past it (committing pages up to `--max-semi-space-size`, V8's own 64 MB here), so the
+ * young generation's resident size can exceed the budget for a moment in an allocation burst; the RSS
+ * figures in docs/BENCHMARKS.md are what the daemon holds with that.
+ *
  * An operator's own flags win: with `--max-semi-space-size` / `--semi-space-growth-factor` (young) or
  * `--heap-growing-percent` / `--max-old-space-size` (old) in `NODE_OPTIONS` or on the command line,
  * that part is left alone.
