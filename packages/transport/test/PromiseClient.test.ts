@@ -14,18 +14,24 @@ const options = { apiKey: "k", baseUrl: "http://127.0.0.1:9", env: {} }
 const client = (services: Layer.Layer<never>, extra: PromiseClient.ClientOptions = {}) =>
   new PromiseClient.Runtime(services, { ...options, ...extra }, PromiseClient.resolve({ ...options, ...extra }, "v1"))
 
-/** How `promise` settled, or that it had not within 2 s. */
+/**
+ * How `promise` settled, or that it had not within 20 s: a hang guard, not a speed bound. The failing
+ * build imports and builds the client's layers first, which took over 2 s (the bound before) at the
+ * start of a loaded CI run (load 28, two suites importing at once).
+ */
 const outcome = (promise: Promise<unknown>): Promise<unknown> =>
   Promise.race([
     promise.then(
       () => "resolved",
       (error: unknown) => error
     ),
-    new Promise((resolve) => setTimeout(resolve, 2_000, "still pending after 2 s"))
+    new Promise((resolve) => setTimeout(resolve, 20_000, "still pending after 20 s"))
   ])
 
 describe("a call made before the client's runtime is built", () => {
-  it("a build that fails rejects each call with a WardenError INTERNAL_ERROR carrying the build's error", async () => {
+  it("a build that fails rejects each call with a WardenError INTERNAL_ERROR carrying the build's error", {
+    timeout: 60_000
+  }, async () => {
     const cause = new Error("cannot find module 'undici'")
     const runtime = client(Layer.effectDiscard(Effect.die(cause)))
     try {
@@ -40,7 +46,7 @@ describe("a call made before the client's runtime is built", () => {
     }
   })
 
-  it("a build that hangs: the call keeps its deadline and its signal", async () => {
+  it("a build that hangs: the call keeps its deadline and its signal", { timeout: 60_000 }, async () => {
     const runtime = client(Layer.effectDiscard(Effect.never), { timeout: 100 })
     try {
       assert.instanceOf(await outcome(runtime.run("POST /x", () => Effect.succeed(1))), TimeoutError)
