@@ -82,9 +82,10 @@ const semiSpaceAfterChurn = (nodeArgs: ReadonlyArray<string>, program = churn): 
 
 describe("heap budget", () => {
   it("keeps a busy process's young generation within the budget, with no flag given", () => {
-    const mb = semiSpaceAfterChurn([])
-    expect(mb).toBeGreaterThan(1)
-    expect(mb).toBeLessThanOrEqual(youngGenerationMb)
+    // Within the budget, growing is V8's choice (its heuristics at the scavenge the budget's check
+    // allows): 2-8 MB unloaded, and under three CI runs at once it did not grow past 1 MB at all. So
+    // only the bound is asserted; without the budget this churn takes it to 64 MB.
+    expect(semiSpaceAfterChurn([])).toBeLessThanOrEqual(youngGenerationMb)
   }, 90_000)
 
   it("keeps it within the budget through a long synchronous burst (no check runs inside it)", () => {
