@@ -210,13 +210,17 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
       return Effect.sync(() => controller?.abort(new Error("interrupted")))
     })
 
+  /** The call's `stop` (CallOptions) is done: it starts no new attempt. */
+  const isStopped = (stop: Deferred.Deferred<void> | undefined): boolean =>
+    stop !== undefined && Deferred.isDoneUnsafe(stop)
+
   /**
    * `wait` (the limiter, a retry's delay) unless the call's `stop` (CallOptions) completes first: then
    * the call ends interrupted, having started nothing new.
    */
   const untilStopped = <A>(stop: Deferred.Deferred<void> | undefined, wait: Effect.Effect<A>): Effect.Effect<A> => {
     if (stop === undefined) return wait
-    if (Deferred.isDoneUnsafe(stop)) return Effect.interrupt
+    if (isStopped(stop)) return Effect.interrupt
     return Effect.flatMap(
       Effect.raceFirst(Effect.map(wait, Result.succeed), Effect.as(Deferred.await(stop), Result.fail(undefined))),
       (waited) => (Result.isSuccess(waited) ? Effect.succeed(waited.success) : Effect.interrupt)
@@ -257,7 +261,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
           if (limited) {
             const waited = yield* untilStopped(options.stop, limiter.acquire(request.endpoint))
             Telemetry.recordLimiterWaitUnsafe(context, request.endpoint, waited)
-          } else if (options.stop !== undefined && Deferred.isDoneUnsafe(options.stop)) {
+          } else if (isStopped(options.stop)) {
             return yield* Effect.interrupt
           }
           sentAt = Date.now()
@@ -338,7 +342,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
     return Effect.withFiber((fiber) => {
       const options = Context.get(fiber.context, CallOptions)
       // stopped before it started: nothing is sent
-      if (options.stop !== undefined && Deferred.isDoneUnsafe(options.stop)) return Effect.interrupt
+      if (isStopped(options.stop)) return Effect.interrupt
       const requestId = options.requestId ?? crypto.randomUUID()
       const headers = { ...target.success.headers, "x-request-id": requestId }
       const sentAt = Date.now()
