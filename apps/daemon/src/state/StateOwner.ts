@@ -54,6 +54,10 @@ export class StateOwner extends Context.Service<
         const sql = yield* SqlClient.SqlClient
         const me = { pid: process.pid, host: hostname() }
         const ours = sql`pid = ${me.pid} AND host = ${me.host}`
+        const owner = Effect.map(
+          Effect.flatMap(sql`SELECT pid, host, seen_at FROM warden_owner WHERE id = 1`, decodeOwner),
+          (rows) => rows[0]
+        )
         const claim = (now: number) =>
           sql`INSERT INTO warden_owner (id, pid, host, started_at, seen_at)
             VALUES (1, ${me.pid}, ${me.host}, ${now}, ${now})
@@ -63,7 +67,7 @@ export class StateOwner extends Context.Service<
         yield* sql.withTransaction(
           Effect.gen(function* () {
             const now = Date.now()
-            const [other] = yield* decodeOwner(yield* sql`SELECT pid, host, seen_at FROM warden_owner WHERE id = 1`)
+            const other = yield* owner
             if (other !== undefined && !(other.pid === me.pid && other.host === me.host)) {
               const fresh = now - other.seen_at < staleMillis
               const gone = other.host === me.host && !pidAlive(other.pid)
@@ -83,7 +87,7 @@ export class StateOwner extends Context.Service<
           const updated = yield* sql<{ one: number }>`UPDATE warden_owner SET seen_at = ${now}
             WHERE id = 1 AND ${ours} RETURNING 1 AS one`
           if (updated.length > 0) return
-          const [other] = yield* decodeOwner(yield* sql`SELECT pid, host, seen_at FROM warden_owner WHERE id = 1`)
+          const other = yield* owner
           // No row: removed by hand, or by another daemon of this process stopping: ours again.
           if (other === undefined) return yield* claim(now)
           yield* Deferred.fail(
