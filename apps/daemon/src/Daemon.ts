@@ -9,7 +9,7 @@
  */
 import { LegacyBatch } from "@warden/legacy"
 import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
-import { type AnalyzeV1, type FeedbackV1, V1Client } from "@warden/v1"
+import { AnalyzeV1, FeedbackV1 } from "@warden/v1"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Admin from "./admin/AdminServer.ts"
@@ -48,6 +48,14 @@ export interface DaemonSpec {
    * `127.0.0.1`, a free port (one-machine tests).
    */
   readonly runner?: ClusterRunner.RunnerOptions
+  /**
+   * A span per API call (`AnalyzeV1.textWithRequest` and the like), for when traces are exported
+   * (`warden run` sets it when an `OTEL_*` traces endpoint is set). Off by default: each such span
+   * copies the fiber's whole context (every service of the daemon) to provide its parent span, ~11%
+   * of the data path's allocation per item (docs/BENCHMARKS.md, "the data path, profiled"). The
+   * batch's span (`BatchProcessor.process`) is there either way.
+   */
+  readonly traceApiCalls?: boolean
 }
 
 /**
@@ -128,7 +136,11 @@ export const layer = (spec: DaemonSpec) => {
   const store = StateStore.layer.pipe(Layer.provideMerge(sql))
   const runner = clustered ? (spec.runner ?? { listen: { host: "127.0.0.1", port: 0 } }) : undefined
   const cluster = ClusterRunner.layer(runner, spec.cluster).pipe(Layer.provide(sql))
-  const api = Layer.mergeAll(V1Client.layer(), LegacyBatch.LegacyBatch.layer).pipe(
+  const api = Layer.mergeAll(
+    spec.traceApiCalls === true ? AnalyzeV1.AnalyzeV1.layer : AnalyzeV1.AnalyzeV1.layerUntraced,
+    spec.traceApiCalls === true ? FeedbackV1.FeedbackV1.layer : FeedbackV1.FeedbackV1.layerUntraced(),
+    LegacyBatch.LegacyBatch.layer
+  ).pipe(
     Layer.provideMerge(Transport.Transport.layerOptions(spec.api))
   )
   const sources = Layer.succeed(Pipeline.Sources, new Map(spec.sources.map((s) => [s.settings.id, s])))

@@ -31,6 +31,12 @@ export const enabled = (env: Env = process.env): boolean =>
   env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== "true" &&
   SIGNALS.some((s) => endpointOf(env, s) !== undefined && env[`OTEL_${s}_EXPORTER`]?.trim() !== "none")
 
+/** Whether the environment asks for traces to be exported (then the daemon spans each API call). */
+export const tracesEnabled = (env: Env = process.env): boolean =>
+  env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== "true" &&
+  endpointOf(env, "TRACES") !== undefined &&
+  env.OTEL_TRACES_EXPORTER?.trim() !== "none"
+
 /**
  * The environment as effect's exporter reads it, with the specification's defaults it leaves out:
  * `OTEL_{TRACES,METRICS}_EXPORTER=otlp` when an endpoint is set, `OTEL_LOGS_EXPORTER` only when

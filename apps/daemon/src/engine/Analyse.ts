@@ -8,7 +8,7 @@
  * analysed again). Calls on the wire at the interruption are waited for (FinishOnStop).
  */
 import type { AnalyzeV1 } from "@warden/v1"
-import { Effect } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import type { ItemStatus } from "../domain/ItemVersion.ts"
 import type { Outcome } from "../domain/Outcome.ts"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
@@ -53,7 +53,13 @@ const rejectedError = (rejected: RequestBuilder.Rejected) => ({
   fieldViolations: [{ field: rejected.field, message: rejected.message }]
 })
 
-/** Analyses a round's items concurrently (one failing does not stop the others), then records them. */
+/**
+ * Analyses a round's items concurrently (one failing does not stop the others), then records them.
+ * The round stops as one (FinishOnStop around the whole round, not each call: a stop signal and a
+ * detached fiber per call cost ~3% of the data path's allocation per item): interrupted, its calls on
+ * the wire finish and are recorded, those not started yet end at once without sending (each ends
+ * interrupted, which here only ends that item: `Effect.exit`).
+ */
 export const roundV1 = (
   v1: AnalyzeV1.AnalyzeV1["Service"],
   concurrency: number,
@@ -65,28 +71,30 @@ export const roundV1 = (
   const analyse = Effect.gen(function* () {
     const results = yield* Effect.forEach(
       work,
-      (w, i) => {
+      (w, i): Effect.Effect<Exit.Exit<void, EngineError>> => {
         const prepared = RequestBuilder.v1Bodies(settings, w.event)
-        const outcome: Effect.Effect<Outcome, EngineError> =
-          prepared._tag === "Rejected"
-            ? Effect.succeed(failedOutcome(undefined, undefined, rejectedError(prepared)))
-            : analyseV1(v1, settings.id, prepared)
-        return outcome.pipe(
-          Effect.tap((o) =>
-            Effect.sync(() => {
-              outcomes[i] = o
-            })
-          ),
-          finishOnStop,
-          Effect.result
+        if (prepared._tag === "Rejected") {
+          outcomes[i] = failedOutcome(undefined, undefined, rejectedError(prepared))
+          return Effect.succeed(Exit.void)
+        }
+        return analyseV1(v1, settings.id, prepared).pipe(
+          Effect.map((o) => {
+            outcomes[i] = o
+          }),
+          Effect.exit
         )
       },
       { concurrency }
     )
-    const failed = results.find((r) => r._tag === "Failure")
-    if (failed !== undefined) return yield* Effect.fail(failed.failure)
+    // A failure of the API fails the round (after the others finished); an item only interrupted
+    // (stopped before it was sent) is what a stop leaves, not a failure.
+    for (const result of results) {
+      if (Exit.isFailure(result) && !Cause.hasInterruptsOnly(result.cause)) {
+        return yield* Effect.failCause(result.cause)
+      }
+    }
   })
-  return thenRecord(record, analyse, () =>
+  return thenRecord(record, finishOnStop(analyse), () =>
     work.flatMap((w, i) => (outcomes[i] === undefined ? [] : [[w, outcomes[i]] as const]))
   )
 }

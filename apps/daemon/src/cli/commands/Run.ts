@@ -94,7 +94,7 @@ export const run = Command.make(
         // Runs until a signal, or until another daemon has taken the SQLite state file over.
         return yield* (yield* StateOwner).lost
       }).pipe(
-        Effect.provide(Daemon.layer(spec)),
+        Effect.provide(Daemon.layer({ ...spec, traceApiCalls: Telemetry.tracesEnabled() })),
         // OTLP traces and metrics when the OTEL_* variables ask for them (outside, so the daemon's
         // layers are traced as they start).
         Effect.provide(Telemetry.layer()),
