@@ -19,7 +19,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { type AnalyzeError, RESELLER_ONLY_MESSAGE, type Shape } from "../AnalyzeV1.ts"
 import type { Sent } from "../Sent.ts"
-import { decodeAnswer, refuse, violationsOf } from "./codec.ts"
+import { decodeAnswer, encodesToItself, refuse, violationsOf } from "./codec.ts"
 import { spanned, untraced } from "./span.ts"
 
 type Kind = "text" | "image" | "username"
@@ -41,7 +41,9 @@ export const make = (traced: boolean): Effect.Effect<Shape, never, Transport.Tra
     ) => {
       const endpoint = ENDPOINTS[kind]
       const label = Transport.endpointLabel(endpoint)
-      const encode = Schema.encodeUnknownSync(requestSchema as unknown as Schema.Codec<unknown, unknown>)
+      const encode = encodesToItself(requestSchema.ast)
+        ? (body: unknown) => body
+        : Schema.encodeUnknownSync(requestSchema as unknown as Schema.Codec<unknown, unknown>)
       return (input: Req["Type"]): Effect.Effect<Sent<WithRaw<Res["Type"]>>, AnalyzeError> => {
         const decoded = violationsOf(requestSchema, input)
         const reseller = standardKey ? resellerFieldsIn(kind, input) : []

@@ -11,6 +11,7 @@ import {
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 
 /** The parse options the contract serves with: every violation at once, unknown fields refused. */
 export const STRICT = { errors: "all", onExcessProperty: "error" } as const
@@ -24,6 +25,37 @@ export const violationsOf = <S extends Schema.Top>(
   return Result.isSuccess(result)
     ? Result.succeed(result.success)
     : Result.fail(FieldViolations.fromSchemaError(result.failure))
+}
+
+/**
+ * Whether a value of `ast`'s type is already its own encoding: no node in it transforms (no
+ * `encoding`, no checks of the encoded side, no declaration). Then a body decoded by
+ * {@link violationsOf} is sent as it is, where encoding it again walked and checked it a second time
+ * (the request bodies of core are such schemas: strings, numbers and literals with checks).
+ */
+export const encodesToItself = (ast: SchemaAST.AST, seen: Set<SchemaAST.AST> = new Set()): boolean => {
+  if (seen.has(ast)) return true
+  seen.add(ast)
+  if (ast.encoding !== undefined) return false
+  const all = (asts: ReadonlyArray<SchemaAST.AST>) => asts.every((a) => encodesToItself(a, seen))
+  switch (ast._tag) {
+    case "Declaration":
+      return false
+    case "Objects":
+      return (
+        ast.encodingChecks === undefined &&
+        all(ast.propertySignatures.map((p) => p.type)) &&
+        all(ast.indexSignatures.flatMap((i) => [i.parameter, i.type]))
+      )
+    case "Arrays":
+      return ast.encodingChecks === undefined && all(ast.elements) && all(ast.rest)
+    case "Union":
+      return ast.encodingChecks === undefined && all(ast.types)
+    case "Suspend":
+      return encodesToItself(ast.thunk(), seen)
+    default:
+      return true
+  }
 }
 
 /** Fails with `RequestValidationError` when there are violations. */
