@@ -140,9 +140,7 @@ export const layer = (spec: DaemonSpec) => {
     spec.traceApiCalls === true ? AnalyzeV1.AnalyzeV1.layer : AnalyzeV1.AnalyzeV1.layerUntraced,
     spec.traceApiCalls === true ? FeedbackV1.FeedbackV1.layer : FeedbackV1.FeedbackV1.layerUntraced(),
     LegacyBatch.LegacyBatch.layer
-  ).pipe(
-    Layer.provideMerge(Transport.Transport.layerOptions(spec.api))
-  )
+  ).pipe(Layer.provideMerge(Transport.Transport.layerOptions(spec.api)))
   const sources = Layer.succeed(Pipeline.Sources, new Map(spec.sources.map((s) => [s.settings.id, s])))
   const processor = BatchProcessor.layer({
     sinks: spec.sinkNames,

@@ -78,9 +78,12 @@ export const roundV1 = (
           return Effect.succeed(Exit.void)
         }
         return analyseV1(v1, settings.id, prepared).pipe(
-          Effect.map((o) => {
-            outcomes[i] = o
-          }),
+          Effect.tap((o) =>
+            Effect.sync(() => {
+              outcomes[i] = o
+            })
+          ),
+          Effect.asVoid,
           Effect.exit
         )
       },
