@@ -32,13 +32,10 @@ import { RpcSerialization } from "effect/rpc"
 import type { SocketServer } from "effect/socket"
 import { SqlClient } from "effect/sql"
 import * as ClusterHealth from "./ClusterHealth.ts"
+import { format, type HostPort } from "./domain/HostPort.ts"
 import * as ClusterStatus from "./state/ClusterStatus.ts"
 
-/** A TCP address. */
-export interface HostPort {
-  readonly host: string
-  readonly port: number
-}
+export type { HostPort } from "./domain/HostPort.ts"
 
 /** How a PostgreSQL daemon joins the cluster. */
 export interface RunnerOptions {
@@ -110,8 +107,6 @@ const freePort = (host: string) =>
       server.close(() => resume(Effect.succeed(port)))
     })
   })
-
-const format = (a: HostPort) => (a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`)
 
 /** The listen and advertised addresses, with a port 0 resolved to a free port. */
 const resolveAddresses = (options: RunnerOptions) =>

@@ -4,6 +4,7 @@
  * the other runners cannot reach (loopback, so runners on other machines cannot; a wildcard, which
  * is where to listen, not where to connect).
  */
+import { format } from "../domain/HostPort.ts"
 import type { ConfigProblem } from "./ConfigError.ts"
 import { type ClusterSection, defaultRunnerAddress } from "./WardenConfig.ts"
 
@@ -20,9 +21,6 @@ const isLoopback = (host: string) =>
   host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/u.test(host)
 
 const isWildcard = (host: string) => host === "0.0.0.0" || host === "::"
-
-const show = (a: { readonly host: string; readonly port: number }) =>
-  a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`
 
 /** The warnings on the `cluster` section. */
 export const check = (input: Input): ReadonlyArray<ConfigProblem> => {
@@ -45,7 +43,7 @@ export const check = (input: Input): ReadonlyArray<ConfigProblem> => {
     return [
       {
         path,
-        message: `${show(reachable)} is where to listen, not an address to reach: the other runners would connect to themselves; set cluster.advertise to the address they reach this machine at`
+        message: `${format(reachable)} is where to listen, not an address to reach: the other runners would connect to themselves; set cluster.advertise to the address they reach this machine at`
       }
     ]
   }
@@ -53,7 +51,7 @@ export const check = (input: Input): ReadonlyArray<ConfigProblem> => {
     return [
       {
         path,
-        message: `${runnerAddress === undefined && advertise === undefined ? "not set: this runner listens on " : ""}${show(reachable)}, a loopback address: only runners on this machine can reach it (set cluster.runnerAddress, and cluster.advertise where the address others reach differs, e.g. in containers)`
+        message: `${runnerAddress === undefined && advertise === undefined ? "not set: this runner listens on " : ""}${format(reachable)}, a loopback address: only runners on this machine can reach it (set cluster.runnerAddress, and cluster.advertise where the address others reach differs, e.g. in containers)`
       }
     ]
   }

@@ -2,6 +2,7 @@
  * Building blocks of the config file's schema: durations, secrets, `HOST:PORT`, defaults.
  */
 import { ConfigDuration } from "@warden/connector"
+import { format as formatHostPort } from "../../domain/HostPort.ts"
 import { Effect, Schema, SchemaTransformation } from "effect"
 
 /** A duration as operators write it (`500ms`, `10s`, `5m`, `1h`, `10 seconds`), decoded to a `Duration`. */
@@ -27,11 +28,7 @@ export const HttpUrl = Schema.String.check(
   )
 )
 
-/** A TCP address: host and port. */
-export interface HostPort {
-  readonly host: string
-  readonly port: number
-}
+export type { HostPort } from "../../domain/HostPort.ts"
 
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/u
 
@@ -54,7 +51,7 @@ const hostPort = (annotations: Schema.Annotations.Annotations) =>
             const m = HOST_PORT.exec(s)!
             return { host: m[1]!.replace(/^\[|\]$/gu, ""), port: Number(m[2]) }
           },
-          encode: ({ host, port }) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`)
+          encode: formatHostPort
         })
       )
     )
