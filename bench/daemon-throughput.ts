@@ -209,6 +209,8 @@ const runScript = async (feedUrl: string, apiUrl: string) => {
   return { ...result, seconds, itemsPerSecond: result.items / seconds }
 }
 
+const requestCount = (requests: Record<string, number>) => Object.values(requests).reduce((a, b) => a + b, 0)
+
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
@@ -330,6 +332,9 @@ const result = {
           legacyItemsPerSecond: Math.round(legacy.legacy.steadyPerSecond),
           legacyFromStart: Math.round(legacy.legacy.itemsPerSecond),
           legacyRequests: legacy.legacy.requests,
+          // every item is one message: items over the requests that carried them (the micro-batches' mean size)
+          legacyRequestCount: requestCount(legacy.legacy.requests),
+          messagesPerRequest: Number((items / Math.max(1, requestCount(legacy.legacy.requests))).toFixed(1)),
           ratio: Number((legacy.legacy.steadyPerSecond / legacy.v1.steadyPerSecond).toFixed(1))
         }
 }
@@ -366,8 +371,12 @@ Measured ${result.date.slice(0, 10)} on ${result.machine}.
 ${
   lg === undefined
     ? ""
-    : `| v1 mode at ${lg.rate} requests/s (quota) | ${fmt(lg.v1ItemsPerSecond, 1)} | | |
+    : `
+| Same request rate | items/s | ratio | target |
+|---|---:|---:|---:|
+| v1 mode at ${lg.rate} requests/s (quota) | ${fmt(lg.v1ItemsPerSecond, 1)} | | |
 | legacy mode at ${lg.rate} requests/s (quota) | ${fmt(lg.legacyItemsPerSecond)} | ${fmt(lg.ratio, 1)}x v1 | >= 50x |
+| legacy: messages per request (${fmt(lg.legacyRequestCount)} requests) | ${fmt(lg.messagesPerRequest, 1)} | | >= 90 |
 `
 }
 Daemon peak RSS during the v1 runs: ${spread(result.daemonPeakRssMb)} MB. Sandbox answers to the daemon per run: ${JSON.stringify(result.daemonRequests[0])}${lg === undefined ? "" : `; legacy: ${JSON.stringify(lg.legacyRequests)}`}.`
