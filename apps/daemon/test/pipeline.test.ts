@@ -100,3 +100,37 @@ describe.each([
     for (const row of rows) expect(row.request).not.toBeNull()
   })
 })
+
+describe("legacy mode with a backlog", () => {
+  // One poll of 800 items, one message each: on one partition a source batch is 4 micro-batches of
+  // 100, so every request to the legacy endpoint is full (320-event batches made 100, 100, 100 and 20:
+  // 79 messages per request on average in bench/daemon-throughput.ts).
+  it("sends full micro-batches of 100 messages", async () => {
+    const N = 800
+    const sandbox = await Sandbox.startPromise()
+    const feed = await startFeedServer(items(N))
+    const dir = mkdtempSync(join(tmpdir(), "warden-legacy-full-"))
+    const out = join(dir, "verdicts.jsonl")
+    const spec: Daemon.DaemonSpec = {
+      state: { _tag: "sqlite", filename: join(dir, "state.db") },
+      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url }, legacyBaseUrl: sandbox.url },
+      sources: [rssSource({ feeds: [feed.url], pollInterval: "1 hour", maxItemsPerPoll: N }, { mode: "legacy" })],
+      ...jsonlSink(out),
+      admin: undefined,
+      includeContent: false,
+      // a batch closes on its size, not on a pause of a loaded machine
+      pipeline: { maxWait: "10 seconds" }
+    }
+    const fiber = Effect.runFork(Layer.launch(Daemon.layer(spec)))
+    try {
+      await waitFor(() => jsonLines(out).length >= N, 60_000, `${N} verdicts`)
+      const legacy = (await Effect.runPromise(sandbox.requests)).filter((r) => r.endpoint === "legacyAnalyze")
+      expect(legacy.length).toBe(N / 100)
+      expect(new Set(jsonLines(out).map((l) => l.reference)).size).toBe(N)
+    } finally {
+      await Effect.runPromise(Fiber.interrupt(fiber))
+      await feed.close()
+      await sandbox.close()
+    }
+  })
+})

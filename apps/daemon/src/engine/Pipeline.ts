@@ -85,6 +85,24 @@ export interface PipelineOptions {
   readonly pauseRetry: Duration.Input
 }
 
+/**
+ * Events per source batch. v1: `batchSize`. Legacy: 4 micro-batches' worth, so that one message keeps
+ * 4 requests of `batchSize` messages in flight. On one partition the whole batch is one message, so
+ * exactly 4 x `batchSize` fills every request (320 with the 80% below made requests of 100, 100, 100
+ * and 20: 79 messages per request on average, bench/daemon-throughput.ts). Over several partitions,
+ * 80% of `batchSize` per partition on average, so the hash's spread rarely pushes a share past a
+ * request (100 + 5 = 2 requests).
+ */
+export const legacyAwareBatchSize = (
+  mode: "v1" | "legacy",
+  options: Pick<PipelineOptions, "batchSize" | "partitions">
+): number =>
+  mode !== "legacy"
+    ? options.batchSize
+    : options.partitions <= 1
+      ? options.batchSize * 4
+      : Math.floor(options.batchSize * Math.max(4, options.partitions) * 0.8)
+
 /** The sources by id, for the entity to find a batch's settings. */
 export class Sources extends Context.Service<Sources, ReadonlyMap<string, SourceSpec>>()("@warden/daemon/Sources") {}
 
@@ -382,15 +400,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         Stream.filter(SourceEvent.isItemEvent),
         // Legacy mode sends a partition message's events in micro-batches of 100, 4 at once
         // (LegacyAnalyzer): group enough events that each partition's share nearly fills its requests.
-        // 80% of batchSize per partition on average, so the hash's spread rarely pushes a share past a
-        // request (100 + 5 = 2 requests); at least 4 partitions' worth, so that a single partition's
-        // message still keeps 4 requests in flight.
-        Stream.groupedWithin(
-          spec.settings.mode === "legacy"
-            ? Math.floor(options.batchSize * Math.max(4, options.partitions) * 0.8)
-            : options.batchSize,
-          options.maxWait
-        ),
+        Stream.groupedWithin(legacyAwareBatchSize(spec.settings.mode, options), options.maxWait),
         Stream.mapEffect((chunk) => dispatch(chunk), { concurrency: options.inflight }),
         Stream.runForEach((checkpoint) =>
           checkpoint === undefined
