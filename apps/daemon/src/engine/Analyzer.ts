@@ -141,13 +141,13 @@ export const analyseV1 = (
         : prepared.endpoint === "image"
           ? Verdict.fromImageResponse
           : Verdict.fromUsernameResponse
-    const sent = yield* Effect.forEach(
-      prepared.bodies,
-      (body) => callOnce<{ readonly request: string; readonly response: unknown }>(source, endpoint, send(body)),
-      {
-        concurrency: 4
-      }
-    )
+    const one = (body: Record<string, unknown>) =>
+      callOnce<{ readonly request: string; readonly response: unknown }>(source, endpoint, send(body))
+    // Most items are one segment: no concurrent forEach (its fibers) for a single call.
+    const sent =
+      prepared.bodies.length === 1
+        ? [yield* one(prepared.bodies[0]!)]
+        : yield* Effect.forEach(prepared.bodies, one, { concurrency: 4 })
     const failed = sent.find(isFailed)
     if (failed !== undefined) return failed
     const answers = sent as ReadonlyArray<{ readonly request: string; readonly response: unknown }>
