@@ -11,7 +11,19 @@
  */
 import { createHash } from "node:crypto"
 import { Backoff, Checkpoint, type Connector, ConnectorError, SourceEvent } from "@warden/connector"
-import { Cause, Context, Duration, Effect, Exit, Layer, Metric, Option, Schema, Stream } from "effect"
+import {
+  type Array as Arr,
+  Cause,
+  Context,
+  Duration,
+  Effect,
+  Exit,
+  Layer,
+  Metric,
+  Option,
+  Schema,
+  Stream
+} from "effect"
 import { ClusterSchema, Entity, Singleton } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import * as ClusterTables from "../state/ClusterTables.ts"
@@ -343,11 +355,33 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         ).pipe(Effect.annotateLogs({ source: id, reference: reference.slice(0, 300) }))
       })
 
-    /** Keeps valid events; dead-letters the others. */
-    const accept = (event: SourceEvent.SourceEvent) => {
-      const problems = SourceEvent.problems(event)
-      return problems.length === 0 ? Effect.succeed(true) : Effect.as(deadLetter(event, problems), false)
-    }
+    /** Records an upstream error event: the error log, its metric, the source's status, a warning. */
+    const upstreamError = (event: SourceEvent.ErrorEvent) =>
+      Effect.all([
+        sourceErrors.recordSourceError(id, event.reason, event.message),
+        Metric.update(Metric.withAttributes(Metrics.sourceErrors, { source: id }), 1),
+        status.set(id, { state: "upstream-error", reason: event.message }),
+        Effect.logWarning(`source error: ${event.message}`).pipe(
+          Effect.annotateLogs({ source: id, reason: event.reason, retryInMillis: event.retryInMillis })
+        )
+      ])
+
+    /**
+     * One chunk of the source's events, as the connector handed it over: invalid events dead-lettered,
+     * error events recorded, the item events kept in order. A plain loop per chunk, where three Stream
+     * stages (a filter with an effect, a tap, a filter) ran an effect per event.
+     */
+    const sortEvents = (events: ReadonlyArray<SourceEvent.SourceEvent>) =>
+      Effect.gen(function* () {
+        const kept: Array<SourceEvent.ItemEvent> = []
+        for (const event of events) {
+          const problems = SourceEvent.problems(event)
+          if (problems.length > 0) yield* deadLetter(event, problems)
+          else if (SourceEvent.isErrorEvent(event)) yield* upstreamError(event)
+          else kept.push(event)
+        }
+        return kept
+      })
 
     /** Whether this process has asked for the source's unrecognised items to be analysed again. */
     let requeued = false
@@ -384,20 +418,9 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       // Also in hold mode: items an operator asked to analyse again (`warden reanalyse`) wait here.
       yield* Effect.forkScoped(reanalyse)
       yield* source.events(from).pipe(
-        Stream.filterEffect(accept),
-        Stream.tap((event) =>
-          SourceEvent.isErrorEvent(event)
-            ? Effect.all([
-                sourceErrors.recordSourceError(id, event.reason, event.message),
-                Metric.update(Metric.withAttributes(Metrics.sourceErrors, { source: id }), 1),
-                status.set(id, { state: "upstream-error", reason: event.message }),
-                Effect.logWarning(`source error: ${event.message}`).pipe(
-                  Effect.annotateLogs({ source: id, reason: event.reason, retryInMillis: event.retryInMillis })
-                )
-              ])
-            : Effect.void
-        ),
-        Stream.filter(SourceEvent.isItemEvent),
+        Stream.mapArrayEffect((events) => Effect.map(sortEvents(events), (kept) => [kept] as const)),
+        Stream.filter((kept): kept is Arr.NonEmptyArray<SourceEvent.ItemEvent> => kept.length > 0),
+        Stream.flattenArray,
         // Legacy mode sends a partition message's events in micro-batches of 100, 4 at once
         // (LegacyAnalyzer): group enough events that each partition's share nearly fills its requests.
         Stream.groupedWithin(legacyAwareBatchSize(spec.settings.mode, options), options.maxWait),
