@@ -5,7 +5,8 @@
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { Connector, ConnectorError, type SourceEvent } from "@warden/connector"
 import { Sandbox } from "@warden/sandbox"
 import { Effect, Layer, Option, Schema, Stream } from "effect"
@@ -61,11 +62,13 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close()
 })
 
-const start = async (connector: Connector.Connector) => {
+const start = async (
+  connector: Connector.Connector,
+  stateFile = join(mkdtempSync(join(tmpdir(), "warden-supervision-")), "state.db")
+) => {
   const sandbox = await Sandbox.startPromise()
   closers.push(() => sandbox.close())
-  const dir = mkdtempSync(join(tmpdir(), "warden-supervision-"))
-  const stateFile = join(dir, "state.db")
+  const dir = dirname(stateFile)
   const daemon = await startDaemonInProcess({
     state: { _tag: "sqlite", filename: stateFile },
     api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
@@ -240,6 +243,34 @@ describe("source supervision", () => {
       "SELECT reason, message FROM warden_source_errors WHERE reason = 'CheckpointReset'"
     )
     expect(recorded[0]?.message).toContain('it was {"cursor":"abc"}')
+  }, 60_000)
+})
+
+describe("a stored checkpoint that is not JSON", () => {
+  it("pauses the source with the reason and the command that resets it, not a crash", async () => {
+    const { connector, counter } = scripted((from) =>
+      Option.isSome(from) ? Stream.never : Stream.make(text("hn:1", { cursor: 1 })).pipe(Stream.concat(Stream.never))
+    )
+    const first = await start(connector)
+    await waitFor(
+      () => query(first.stateFile, "SELECT checkpoint FROM warden_checkpoints WHERE source = 'scripted'").length === 1,
+      30_000,
+      "the first checkpoint"
+    )
+    for (const close of closers.splice(0).reverse()) await close()
+    // changed behind the daemon's back (a hand edit, a disk error)
+    const db = new DatabaseSync(first.stateFile)
+    db.prepare("UPDATE warden_checkpoints SET checkpoint = ? WHERE source = 'scripted'").run('{"cursor": 1')
+    db.close()
+    const makes = counter.makes
+    const { sourceState } = await start(connector, first.stateFile)
+    await waitFor(async () => (await sourceState())?.state === "paused", 30_000, "the source paused")
+    const paused = await sourceState()
+    expect(paused.reason).toContain("InvalidCheckpoint")
+    expect(paused.reason).toContain("the stored checkpoint is not JSON")
+    expect(paused.reason).toContain("warden source checkpoint reset --source scripted")
+    // the source was never made on a checkpoint it cannot be given
+    expect(counter.makes).toBe(makes)
   }, 60_000)
 })
 

@@ -9,6 +9,7 @@
  */
 import { Context, Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import * as Rows from "./internal/Rows.ts"
 
 /** One runner's report, as written. */
 export interface RunnerReport {
@@ -105,6 +106,18 @@ const forgetGone = (sql: SqlClient.SqlClient, before: number, known: ReadonlySet
     })
   )
 
+/** A runner's report as stored: shard ids and singleton names as JSON text, counts and epochs as integers. */
+const ReportRow = Schema.Struct({
+  address: Schema.String,
+  shards: Schema.fromJsonString(Schema.Array(Schema.Number)),
+  singletons: Schema.fromJsonString(Schema.Array(Schema.String)),
+  items: Rows.Int,
+  batches: Rows.Int,
+  started_at: Rows.Int,
+  heartbeat_at: Rows.Int
+})
+const decodeReports = Rows.decode("warden_cluster_runners", ReportRow)
+
 /**
  * Every runner: effect/cluster's registered runners joined with the reports. `staleAfter` (millis):
  * a report older than that marks the runner stale; an hour-old report of a runner effect/cluster has
@@ -120,31 +133,26 @@ export const list = Effect.fn("ClusterStatus.list")(function* (now: number, stal
   )
   const health = new Map(registered.map((r) => [r.address, r.healthy === true || Number(r.healthy) === 1]))
   yield* forgetGone(sql, now - 3_600_000, new Set(health.keys()))
-  const reports = yield* sql<{
-    address: string
-    shards: string
-    singletons: string
-    items: number | string
-    batches: number | string
-    started_at: number | string
-    heartbeat_at: number | string
-  }>`SELECT address, shards, singletons, items, batches, started_at, heartbeat_at FROM warden_cluster_runners`
+  const reports =
+    yield* sql`SELECT address, shards, singletons, items, batches, started_at, heartbeat_at FROM warden_cluster_runners`.pipe(
+      Effect.flatMap(decodeReports)
+    )
   const byAddress = new Map(reports.map((r) => [r.address, r]))
   const addresses = [...new Set([...health.keys(), ...byAddress.keys()])].sort()
   return addresses.map((address): RunnerView => {
     const r = byAddress.get(address)
-    const shardIds = r === undefined ? [] : (JSON.parse(r.shards) as Array<number>)
-    const heartbeatAt = r === undefined ? null : Number(r.heartbeat_at)
+    const shardIds = r === undefined ? [] : r.shards
+    const heartbeatAt = r === undefined ? null : r.heartbeat_at
     return {
       address,
       healthy: health.get(address) ?? null,
       stale: heartbeatAt === null || now - heartbeatAt > staleAfter,
       shards: shardIds.length,
       shardIds,
-      singletons: r === undefined ? [] : (JSON.parse(r.singletons) as Array<string>),
-      items: r === undefined ? 0 : Number(r.items),
-      batches: r === undefined ? 0 : Number(r.batches),
-      startedAt: r === undefined ? null : new Date(Number(r.started_at)).toISOString(),
+      singletons: r === undefined ? [] : r.singletons,
+      items: r === undefined ? 0 : r.items,
+      batches: r === undefined ? 0 : r.batches,
+      startedAt: r === undefined ? null : new Date(r.started_at).toISOString(),
       heartbeatAt: heartbeatAt === null ? null : new Date(heartbeatAt).toISOString()
     }
   })

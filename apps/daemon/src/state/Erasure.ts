@@ -16,9 +16,10 @@
  * author's id only as its SHA-256.
  */
 import { createHash, randomUUID } from "node:crypto"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Like from "./internal/Like.ts"
+import * as Rows from "./internal/Rows.ts"
 import { authorOf } from "./ItemAuthor.ts"
 import { ItemStore } from "./ItemStore.ts"
 
@@ -73,6 +74,18 @@ const ZERO: Counts = {
   sqlSink: 0,
   clusterMessages: 0
 }
+
+/** A row of the audit as stored: the counts as JSON text (a count an older daemon did not keep is 0). */
+const AuditRow = Schema.Struct({
+  id: Schema.String,
+  at: Rows.Int,
+  actor: Schema.String,
+  selector: Schema.String,
+  target: Rows.Text,
+  source: Rows.Text,
+  counts: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Number))
+})
+const decodeAudit = Rows.decode("warden_erasures", AuditRow)
 
 /** What an erased item's `event` column holds: no content, enough to say what happened. */
 export const erasedEvent = (reference: string) => JSON.stringify({ reference, erased: true })
@@ -293,25 +306,18 @@ const make = Effect.gen(function* () {
 
   /** The audit of erasures, newest first. */
   const auditLog = (limit: number) =>
-    sql<{
-      id: string
-      at: number
-      actor: string
-      selector: string
-      target: string | null
-      source: string | null
-      counts: string
-    }>`SELECT * FROM warden_erasures ORDER BY at DESC, id LIMIT ${limit}`.pipe(
+    sql`SELECT * FROM warden_erasures ORDER BY at DESC, id LIMIT ${limit}`.pipe(
+      Effect.flatMap(decodeAudit),
       Effect.map((rows) =>
         rows.map(
           (r): AuditRecord => ({
             id: r.id,
-            at: new Date(Number(r.at)).toISOString(),
+            at: new Date(r.at).toISOString(),
             actor: r.actor,
             selector: r.selector,
-            target: r.target ?? null,
-            source: r.source ?? null,
-            counts: { ...ZERO, ...(JSON.parse(r.counts) as Partial<Counts>) }
+            target: r.target,
+            source: r.source,
+            counts: { ...ZERO, ...r.counts }
           })
         )
       )
