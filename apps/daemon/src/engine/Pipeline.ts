@@ -83,10 +83,10 @@ export interface SourceSpec {
   readonly config: unknown
 }
 
-/** Tuning of the pipeline. */
 /** An item's stored event (`warden_items.event`): the upsert a batch recorded, as JSON text. */
 const decodeStoredUpsert = Schema.decodeUnknownEffect(Schema.fromJsonString(BatchEvent.Upsert))
 
+/** Tuning of the pipeline. */
 export interface PipelineOptions {
   /** Events per batch (also the legacy micro-batch size). */
   readonly batchSize: number
