@@ -129,8 +129,11 @@ export const make = (options: Options): Effect.Effect<DiscordRestShape, never, S
         })
     )
     const api = new API(rest)
+    // A span per REST call, named by its operation (ids and tokens stay out of it).
     const call = <A>(operation: string, f: (api: API, signal: AbortSignal) => Promise<A>) =>
-      Effect.tryPromise({ try: (signal) => f(api, signal), catch: (error) => toRestError(operation, error) })
+      Effect.tryPromise({ try: (signal) => f(api, signal), catch: (error) => toRestError(operation, error) }).pipe(
+        Effect.withSpan("DiscordRest.call", { attributes: { "discord.operation": operation } })
+      )
     const read = <S extends Schema.Top & { readonly DecodingServices: never }>(
       operation: string,
       schema: S,

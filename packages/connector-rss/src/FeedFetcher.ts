@@ -239,36 +239,42 @@ export const make = (options: FetchOptions): Effect.Effect<Fetcher, never, Scope
         }
       )
 
-    const fetch = (url: string, validators: Validators): Effect.Effect<FetchResult, FetchError> =>
-      Effect.gen(function* () {
-        let current = new URL(url)
-        for (let hop = 0; ; hop++) {
-          const result = yield* once(current, validators)
-          if (result._tag !== "Redirect") return result
-          if (hop >= options.maxRedirects) {
-            return yield* new FetchError({
-              reason: "TooManyRedirects",
-              message: `more than ${options.maxRedirects} redirects`
-            })
-          }
-          const next = new URL(result.location, current)
-          if (next.protocol !== "http:" && next.protocol !== "https:") {
-            return yield* new FetchError({ reason: "InvalidResponse", message: `redirect to ${next.protocol} refused` })
-          }
-          current = next
-        }
-      }).pipe(
-        Effect.timeoutOrElse({
-          duration: options.timeout,
-          orElse: () =>
-            Effect.fail(
-              new FetchError({
-                reason: "Timeout",
-                message: `no complete answer within ${Duration.format(options.timeout)}`
+    // A span per fetch (no attributes: a feed URL may carry a token).
+    const fetch = Effect.fn("FeedFetcher.fetch")(
+      (url: string, validators: Validators): Effect.Effect<FetchResult, FetchError> =>
+        Effect.gen(function* () {
+          let current = new URL(url)
+          for (let hop = 0; ; hop++) {
+            const result = yield* once(current, validators)
+            if (result._tag !== "Redirect") return result
+            if (hop >= options.maxRedirects) {
+              return yield* new FetchError({
+                reason: "TooManyRedirects",
+                message: `more than ${options.maxRedirects} redirects`
               })
-            )
-        })
-      )
+            }
+            const next = new URL(result.location, current)
+            if (next.protocol !== "http:" && next.protocol !== "https:") {
+              return yield* new FetchError({
+                reason: "InvalidResponse",
+                message: `redirect to ${next.protocol} refused`
+              })
+            }
+            current = next
+          }
+        }).pipe(
+          Effect.timeoutOrElse({
+            duration: options.timeout,
+            orElse: () =>
+              Effect.fail(
+                new FetchError({
+                  reason: "Timeout",
+                  message: `no complete answer within ${Duration.format(options.timeout)}`
+                })
+              )
+          })
+        )
+    )
 
     return { fetch }
   })

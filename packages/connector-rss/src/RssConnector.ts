@@ -273,73 +273,73 @@ export const make = (
           let checkpoint: RssCheckpoint.State = RssCheckpoint.fromFeeds(seen)
           const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({ spec, nextAt: 0, failures: 0 }))
 
-          const poll = (rt: FeedRuntime) =>
-            Effect.gen(function* () {
-              const previous = seen[rt.spec.id] ?? { items: {} }
-              const result = yield* fetcher.fetch(rt.spec.url, previous).pipe(
-                Effect.flatMap(
-                  (r): Effect.Effect<Polled, FeedParser.FeedParseError> =>
-                    r._tag === "NotModified"
-                      ? Effect.succeed(r)
-                      : FeedParser.parse(r.body, r.url).pipe(
-                          Effect.map((feed) => ({ _tag: "Parsed" as const, validators: r.validators, feed }))
-                        )
-                ),
-                Effect.result
+          // A span per feed polled: the fetch, the parse and the diff of one document.
+          const poll = Effect.fn("RssConnector.poll")(function* (rt: FeedRuntime) {
+            const previous = seen[rt.spec.id] ?? { items: {} }
+            const result = yield* fetcher.fetch(rt.spec.url, previous).pipe(
+              Effect.flatMap(
+                (r): Effect.Effect<Polled, FeedParser.FeedParseError> =>
+                  r._tag === "NotModified"
+                    ? Effect.succeed(r)
+                    : FeedParser.parse(r.body, r.url).pipe(
+                        Effect.map((feed) => ({ _tag: "Parsed" as const, validators: r.validators, feed }))
+                      )
+              ),
+              Effect.result
+            )
+            const now = yield* Clock.currentTimeMillis
+            if (result._tag === "Failure") {
+              const error = result.failure
+              const connectorError =
+                error._tag === "FetchError"
+                  ? FeedFetcher.toConnectorError(rt.spec.url, error)
+                  : new ConnectorError.ConnectorError({
+                      source: "rss",
+                      reason: "InvalidResponse",
+                      retryable: true,
+                      message: `${ConnectorError.redactUrl(rt.spec.url)}: ${error.message}`
+                    })
+              if (once) return yield* connectorError
+              rt.failures++
+              const retryAfter = error._tag === "FetchError" ? error.retryAfterMillis : undefined
+              const wait = backoffMillis(config, rt.failures, retryAfter)
+              rt.nextAt = now + wait
+              yield* Effect.logWarning(`rss feed ${rt.spec.id} failed, retrying in ${wait} ms`).pipe(
+                Effect.annotateLogs({ feed: rt.spec.id, reason: connectorError.reason, attempt: rt.failures }),
+                Effect.annotateLogs("error", connectorError.message)
               )
-              const now = yield* Clock.currentTimeMillis
-              if (result._tag === "Failure") {
-                const error = result.failure
-                const connectorError =
-                  error._tag === "FetchError"
-                    ? FeedFetcher.toConnectorError(rt.spec.url, error)
-                    : new ConnectorError.ConnectorError({
-                        source: "rss",
-                        reason: "InvalidResponse",
-                        retryable: true,
-                        message: `${ConnectorError.redactUrl(rt.spec.url)}: ${error.message}`
-                      })
-                if (once) return yield* connectorError
-                rt.failures++
-                const retryAfter = error._tag === "FetchError" ? error.retryAfterMillis : undefined
-                const wait = backoffMillis(config, rt.failures, retryAfter)
-                rt.nextAt = now + wait
-                yield* Effect.logWarning(`rss feed ${rt.spec.id} failed, retrying in ${wait} ms`).pipe(
-                  Effect.annotateLogs({ feed: rt.spec.id, reason: connectorError.reason, attempt: rt.failures }),
-                  Effect.annotateLogs("error", connectorError.message)
-                )
-                const event: SourceEvent.ErrorEvent = {
-                  kind: "error",
-                  source: `rss:${rt.spec.id}`,
-                  reason: connectorError.reason,
-                  message: connectorError.message,
-                  attempt: rt.failures,
-                  retryInMillis: wait
-                }
-                return [event] as Array<SourceEvent.SourceEvent>
+              const event: SourceEvent.ErrorEvent = {
+                kind: "error",
+                source: `rss:${rt.spec.id}`,
+                reason: connectorError.reason,
+                message: connectorError.message,
+                attempt: rt.failures,
+                retryInMillis: wait
               }
-              rt.failures = 0
-              const fetched = result.success
-              if (fetched._tag === "NotModified") {
-                rt.nextAt = now + interval
-                return [] as Array<SourceEvent.SourceEvent>
-              }
-              const outcome = diff(rt.spec, fetched.feed, previous, fetched.validators, {
-                maxItems: config.maxItemsPerPoll,
-                retain: config.retain
-              })
+              return [event] as Array<SourceEvent.SourceEvent>
+            }
+            rt.failures = 0
+            const fetched = result.success
+            if (fetched._tag === "NotModified") {
               rt.nextAt = now + interval
-              seen[rt.spec.id] = outcome.state
-              const before = checkpoint
-              const after = RssCheckpoint.fromFeeds(seen)
-              checkpoint = after
-              // The checkpoint is set on the poll's own event objects in place: a copy of each is a few MB
-              // more at the poll's peak (20,000 items), when the parsed document is still about.
-              const events = outcome.events as Array<Omit<SourceEvent.Upsert, "checkpoint"> & { checkpoint?: unknown }>
-              const last = events.length - 1
-              for (let i = 0; i <= last; i++) events[i]!.checkpoint = i === last ? after : before
-              return events as Array<SourceEvent.SourceEvent>
+              return [] as Array<SourceEvent.SourceEvent>
+            }
+            const outcome = diff(rt.spec, fetched.feed, previous, fetched.validators, {
+              maxItems: config.maxItemsPerPoll,
+              retain: config.retain
             })
+            rt.nextAt = now + interval
+            seen[rt.spec.id] = outcome.state
+            const before = checkpoint
+            const after = RssCheckpoint.fromFeeds(seen)
+            checkpoint = after
+            // The checkpoint is set on the poll's own event objects in place: a copy of each is a few MB
+            // more at the poll's peak (20,000 items), when the parsed document is still about.
+            const events = outcome.events as Array<Omit<SourceEvent.Upsert, "checkpoint"> & { checkpoint?: unknown }>
+            const last = events.length - 1
+            for (let i = 0; i <= last; i++) events[i]!.checkpoint = i === last ? after : before
+            return events as Array<SourceEvent.SourceEvent>
+          })
 
           const step = Effect.gen(function* () {
             let next = runtimes[0]!

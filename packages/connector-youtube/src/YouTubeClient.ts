@@ -105,6 +105,9 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
   const send = (method: YouTubeApi.Method, request: HttpClientRequest.HttpClientRequest) =>
     Effect.gen(function* () {
       let req = HttpClientRequest.acceptJson(request)
+      // The key stays `Redacted` in the URL params: effect's HTTP client sends its value and records it
+      // as `<redacted>` on the request's span (a plain string would be exported with every traced poll;
+      // test/secrets.test.ts).
       if (options.auth._tag === "ApiKey") req = HttpClientRequest.setUrlParam(req, "key", options.auth.key)
       else req = HttpClientRequest.bearerToken(req, Redacted.value(yield* options.auth.tokens.token))
       yield* options.budget.spend(YouTubeApi.cost[method])
@@ -160,7 +163,7 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
       }
       if (response.status < 200 || response.status >= 300) return yield* errorFromBody(method, response.status, body)
       return { status: response.status, body }
-    })
+    }).pipe(Effect.withSpan("YouTubeClient.execute", { attributes: { "youtube.method": method } }))
 
   const url = (path: string, params: Params) => {
     const clean: Record<string, string> = {}

@@ -66,7 +66,12 @@ export const run = (sink: Sink, idleMillis = 100) =>
           if (stale) yield* measureAfter(false)
           return false
         }
-        const results = yield* sink.deliver(rows.map((r) => JSON.parse(r.payload) as VerdictRecord))
+        // One span per delivered batch (not per record), whatever the sink's type.
+        const results = yield* sink.deliver(rows.map((r) => JSON.parse(r.payload) as VerdictRecord)).pipe(
+          Effect.withSpan("Sink.deliver", {
+            attributes: { "warden.sink": sink.name, "warden.sink.type": sink.type, "warden.batch.size": rows.length }
+          })
+        )
         const delivered: Array<string> = []
         for (let i = 0; i < rows.length; i++) {
           const row = rows[i]!

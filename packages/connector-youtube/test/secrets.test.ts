@@ -1,0 +1,67 @@
+/**
+ * The API key and the OAuth tokens never reach a trace: effect's HTTP client records each request's
+ * URL and headers on its span, so a key sent as `?key=` or in a header it does not redact would be
+ * exported with every poll once the daemon exports traces.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Tracer } from "effect"
+import { CommentPoller, YouTubeCheckpoint } from "../src/index.ts"
+import { apiClient } from "./fixtures/client.ts"
+import * as FakeYouTube from "./fixtures/FakeYouTube.ts"
+
+const capture = () => {
+  const spans: Array<Tracer.NativeSpan> = []
+  const tracer = Tracer.make({
+    span(options) {
+      const span = new Tracer.NativeSpan(options)
+      spans.push(span)
+      return span
+    }
+  })
+  const text = () =>
+    spans
+      .map(
+        (s) =>
+          `${s.name} ${JSON.stringify([...s.attributes.entries()], (_k, v) => (typeof v === "bigint" ? String(v) : v))}`
+      )
+      .join("\n")
+  return { spans, tracer, text }
+}
+
+describe("secrets in traces", () => {
+  for (const auth of ["key", "oauth"] as const) {
+    it.live(`a poll with ${auth === "key" ? "an API key" : "OAuth"} leaves neither key nor token in any span`, () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const fake = yield* FakeYouTube.make()
+          fake.add({ text: "hello" })
+          const { spans, tracer, text } = capture()
+          const { client } = yield* apiClient(fake, auth)
+          const polled = yield* CommentPoller.poll(client, new CommentPoller.TitleCache(), YouTubeCheckpoint.empty, {
+            scopes: [
+              {
+                key: `channel:${FakeYouTube.channelId}`,
+                params: { allThreadsRelatedToChannelId: FakeYouTube.channelId }
+              }
+            ],
+            includeReplies: true,
+            overlapMillis: 2000,
+            backfillMillis: 86_400_000,
+            maxPages: 20,
+            now: Date.now()
+          }).pipe(Effect.withTracer(tracer))
+          assert.lengthOf(polled.events, 1)
+          // the HTTP client's spans are there (so the check below looks at real request spans)
+          assert.isTrue(
+            spans.some((s) => [...s.attributes.keys()].some((k) => k.startsWith("http.request"))),
+            text()
+          )
+          const all = text()
+          assert.notInclude(all, fake.state.apiKey)
+          for (const token of fake.state.validTokens) assert.notInclude(all, token)
+          assert.notInclude(all, fake.state.refreshToken)
+        })
+      )
+    )
+  }
+})
