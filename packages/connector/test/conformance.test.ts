@@ -1,11 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Checkpoint, Connector, type ConnectorError, Http, SourceEvent } from "@warden/connector"
 import { Conformance } from "@warden/connector/testing"
-import { Effect, Logger, Option, Schema, Stream } from "effect"
+import { type Duration, Effect, Logger, Option, Schema, Stream } from "effect"
 import { connector as changelog } from "../examples/ChangeLogConnector.ts"
 import { connector as example } from "../examples/JsonPollConnector.ts"
 import * as ChangeLogUpstream from "./fixtures/ChangeLogUpstream.ts"
 import * as JsonUpstream from "./fixtures/JsonUpstream.ts"
+
+/**
+ * How long a correct plugin may take before the kit fails it: it passes as soon as its items arrive,
+ * so a long timeout costs nothing. A broken plugin is failed when the timeout passes, so its runs keep
+ * the short default. At load ~46 (three CI runs and a busy loop) a correct run needed more than 3 s.
+ */
+const CORRECT_TIMEOUT: Duration.Input = "20 seconds"
 
 // The kit must catch broken connectors, or its passes mean nothing.
 
@@ -55,10 +62,10 @@ const hoarding = Connector.make({
     }))
 })
 
-const options = (connector: Connector.Connector): Conformance.Options => ({
+const options = (connector: Connector.Connector, timeout: Duration.Input = "3 seconds"): Conformance.Options => ({
   connector,
   setup: JsonUpstream.make,
-  timeout: "3 seconds"
+  timeout
 })
 
 describe("conformance kit catches", () => {
@@ -72,7 +79,10 @@ describe("conformance kit catches", () => {
 
   it.live("but accepts them when the connector declares duplicates 'possible'", () =>
     Conformance.resume(
-      options(Connector.make({ ...forgetful, capabilities: { ...forgetful.capabilities, duplicates: "possible" } }))
+      options(
+        Connector.make({ ...forgetful, capabilities: { ...forgetful.capabilities, duplicates: "possible" } }),
+        CORRECT_TIMEOUT
+      )
     )
   )
 
@@ -88,7 +98,7 @@ describe("conformance kit catches", () => {
     Effect.gen(function* () {
       const logged: Array<string> = []
       // the JSON upstream has no edit/remove: editsAndDeletes cannot drive anything
-      yield* Conformance.editsAndDeletes(options(example)).pipe(
+      yield* Conformance.editsAndDeletes(options(example, CORRECT_TIMEOUT)).pipe(
         Effect.provide(Logger.layer([Logger.make((o) => logged.push(String(o.message)))]))
       )
       assert.deepStrictEqual(logged, ["conformance: editsAndDeletes did not run: the driver has no edit and remove"])
@@ -202,10 +212,14 @@ const swallowing = polling((url) =>
 /** pollOnce dies (a thrown exception) when the upstream is down. */
 const dyingOnce = polling((url) => readLog(url).pipe(Stream.orDie))
 
-const changelogOptions = (connector: Connector.Connector): Conformance.Options => ({
+/** The kit's options for the change-log plugins (timeouts: see {@link CORRECT_TIMEOUT}). */
+const changelogOptions = (
+  connector: Connector.Connector,
+  timeout: Duration.Input = "3 seconds"
+): Conformance.Options => ({
   connector,
   setup: ChangeLogUpstream.make,
-  timeout: "3 seconds",
+  timeout,
   settle: "300 millis"
 })
 
@@ -278,14 +292,14 @@ const editBlind = changed((events) => {
 })
 
 describe("conformance kit, a driver that can edit but not remove (a feed, YouTube)", () => {
-  const editOnly = (connector: Connector.Connector): Conformance.Options => ({
-    ...changelogOptions(connector),
+  const editOnly = (connector: Connector.Connector, timeout?: Duration.Input): Conformance.Options => ({
+    ...changelogOptions(connector, timeout),
     setup: Effect.map(ChangeLogUpstream.make, (h) => ({ ...h, upstream: { ...h.upstream, remove: undefined } }))
   })
   it.live("checks edits, says deletes were not checked, and fails a plugin that drops edits", () =>
     Effect.gen(function* () {
       const logged: Array<string> = []
-      yield* Conformance.editsAndDeletes(editOnly(changelog)).pipe(
+      yield* Conformance.editsAndDeletes(editOnly(changelog, CORRECT_TIMEOUT)).pipe(
         Effect.provide(Logger.layer([Logger.make((o) => logged.push(String(o.message)))]))
       )
       assert.deepStrictEqual(logged, [
@@ -301,24 +315,32 @@ describe("conformance kit, checkpointsForward on a slow upstream", () => {
   // Seen on a loaded CI machine: the resumed run from changelog:1's checkpoint had read nothing when
   // its settle time ended, the one from changelog:2's had read 3 and 4, and a correct plugin was failed
   // for a checkpoint going backwards. Here the read after changelog:1 takes longer than the settle time.
-  it.live("waits for the items after each checkpoint, so a correct plugin passes", () =>
-    Conformance.checkpointsForward({
-      ...changelogOptions(changelog),
-      setup: ChangeLogUpstream.makeWith(new Map([[1, 800]]))
-    })
+  it.live(
+    "waits for the items after each checkpoint, so a correct plugin passes",
+    () =>
+      Conformance.checkpointsForward({
+        ...changelogOptions(changelog, CORRECT_TIMEOUT),
+        setup: ChangeLogUpstream.makeWith(new Map([[1, 800]]))
+      }),
+    60_000
   )
 })
 
 describe("conformance kit, each mistake fails a broken plugin and passes a correct one", () => {
   for (const { name, check, broken, says } of mistakes) {
-    it.live(name, () =>
-      Effect.gen(function* () {
-        const failure = yield* Effect.flip(Conformance.checks[check](broken))
-        assert.strictEqual(failure.check, check)
-        assert.include(failure.message, says)
-        // the correct plugin: the change-log example, with a pollOnce that reads the log once
-        yield* Conformance.checks[check](changelogOptions(check === "pollOnce" ? pollingOnce : changelog))
-      })
+    it.live(
+      name,
+      () =>
+        Effect.gen(function* () {
+          const failure = yield* Effect.flip(Conformance.checks[check](broken))
+          assert.strictEqual(failure.check, check)
+          assert.include(failure.message, says)
+          // the correct plugin: the change-log example, with a pollOnce that reads the log once
+          yield* Conformance.checks[check](
+            changelogOptions(check === "pollOnce" ? pollingOnce : changelog, CORRECT_TIMEOUT)
+          )
+        }),
+      60_000
     )
   }
 })
