@@ -208,8 +208,6 @@ export const read = (body: string): XmlFeed => {
   let node: XmlNode | undefined
   let nodeDepth = -1
   let person: Map<string, string> | undefined
-  /** While inside a child whose raw text is kept, stray markup in it (unescaped HTML) is tolerated. */
-  let capturingDepth = -1
   /** Where the channel (the Atom root) is open, -1 once it closed. */
   let channelDepth = -1
   const openChannel = (own: Readonly<Record<string, string>>, depth: number) => {
@@ -284,7 +282,6 @@ export const read = (body: string): XmlFeed => {
         person = new Map()
         node.people.push(person)
       }
-      if (capturingDepth === -1) capturingDepth = depth
     }
     rawNames.push(tagName)
     names.push(name)
@@ -297,7 +294,6 @@ export const read = (body: string): XmlFeed => {
     while (names.length > depth + 1) closed(names.length - 1, end)
     const name = names[depth]!
     const start = contentStarts[depth]!
-    if (capturingDepth === depth) capturingDepth = -1
     if (node !== undefined) {
       if (depth === nodeDepth + 1) {
         if (node.raw[name] === undefined) node.raw[name] = end > start ? body.slice(start, end) : ""
