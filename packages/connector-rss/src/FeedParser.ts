@@ -37,9 +37,6 @@ export class FeedParseError extends Schema.TaggedError<FeedParseError>()("FeedPa
   message: Schema.String
 }) {}
 
-/** The document read without normalisation (`FeedXml.read`, or `JSON.parse`): the benchmark's baseline. */
-export const parseRaw = (body: string): unknown => (isJson(body) ? JSON.parse(body) : FeedXml.read(body))
-
 const isJson = (body: string): boolean => /^\s*\{/.test(body)
 
 const absolute = (href: string | undefined, base: string | undefined): string | undefined => {
@@ -60,7 +57,9 @@ const isoDate = (...candidates: ReadonlyArray<string | undefined>): string | und
   return undefined
 }
 
-const name = (value: string | undefined): FeedItem["author"] => (value === undefined ? undefined : { name: value })
+/** An author known only by a name (RSS `author`, `dc:creator`, `itunes:author`). */
+const namedAuthor = (value: string | undefined): FeedItem["author"] =>
+  value === undefined ? undefined : { name: value }
 
 /** A child's text (first occurrence). */
 const field = (node: FeedXml.XmlNode, key: string): string | undefined => FeedXml.text(node.raw[key])
@@ -87,7 +86,8 @@ const rssItem = (i: FeedXml.XmlNode, base: string | undefined): FeedItem => {
       field(i, "atom:published"),
       field(i, "atom:updated")
     ),
-    author: name(field(i, "author")) ?? name(field(i, "dc:creator")) ?? name(field(i, "itunes:author")),
+    author:
+      namedAuthor(field(i, "author")) ?? namedAuthor(field(i, "dc:creator")) ?? namedAuthor(field(i, "itunes:author")),
     language: field(i, "dc:language")
   }
 }
@@ -125,7 +125,7 @@ const atomItem = (e: FeedXml.XmlNode, base: string | undefined): FeedItem => {
       field(e, "modified"),
       field(e, "created")
     ),
-    author: atomPerson(e.people) ?? name(field(e, "dc:creator")),
+    author: atomPerson(e.people) ?? namedAuthor(field(e, "dc:creator")),
     language: e.own["xml:lang"] || undefined
   }
 }
@@ -138,7 +138,7 @@ const rdfItem = (i: FeedXml.XmlNode, base: string | undefined): FeedItem => ({
   content: field(i, "content:encoded"),
   commentsUrl: undefined,
   publishedAt: isoDate(field(i, "dc:date"), field(i, "dcterms:modified")),
-  author: name(field(i, "dc:creator")),
+  author: namedAuthor(field(i, "dc:creator")),
   language: field(i, "dc:language")
 })
 

@@ -200,8 +200,7 @@ export const read = (body: string): XmlFeed => {
   let channel: XmlNode | undefined
   const entries: Array<XmlNode> = []
 
-  // Open elements: raw names (to match closing tags), canonical names, where their content starts.
-  const rawNames: Array<string> = []
+  // Open elements: canonical names (a closing tag matches by its canonical name), where their content starts.
   const names: Array<string> = []
   const contentStarts: Array<number> = []
   /** The node collecting its children's values (an item, or the channel), and its depth in `names`. */
@@ -219,16 +218,10 @@ export const read = (body: string): XmlFeed => {
 
   // The tag being opened.
   let tagName = ""
-  let tagStart = 0
-  let attributeNames: Array<string> = []
-  let attributeValues: Array<string> = []
+  const attributeNames: Array<string> = []
+  const attributeValues: Array<string> = []
   let attributeName = ""
   let attributeValue = ""
-  let error: string | undefined
-
-  const fail = (message: string) => {
-    error ??= message
-  }
 
   const opened = (contentStart: number, selfClosing: boolean) => {
     const depth = names.length
@@ -251,18 +244,20 @@ export const read = (body: string): XmlFeed => {
         if (!(key in record)) record[key] = decodeEntities(attributeValues[i]!).trim()
       }
       own = record
-      attributeNames = []
-      attributeValues = []
+      attributeNames.length = 0
+      attributeValues.length = 0
     }
-    const name = canonical(tagName)
+    let name = canonical(tagName)
     const parent = names[depth - 1]
-    if (depth === 0) {
+    if (depth === 0 && format === undefined) {
       if (name === "rss") format = "rss"
       else if (name === "feed" || name === "atom:feed") format = "atom"
       else if (name === "rdf:rdf") format = "rdf"
-      else fail(`the root element is <${tagName}>, not <rss>, <feed> or <rdf:RDF>`)
+      else throw new FeedXmlError(`the root element is <${tagName}>, not <rss>, <feed> or <rdf:RDF>`)
       primary = format === "atom" ? "atom" : format === "rdf" ? "rss" : ""
       canonicalNames.clear()
+      // Named again under the format's own namespace, as its closing tag will be (`a:feed` is `feed`).
+      name = canonical(tagName)
       if (format === "atom") openChannel(own, 0)
     } else if (
       (format === "rss" && name === "item" && depth === 2 && parent === "channel") ||
@@ -283,10 +278,9 @@ export const read = (body: string): XmlFeed => {
         node.people.push(person)
       }
     }
-    rawNames.push(tagName)
     names.push(name)
     contentStarts.push(contentStart)
-    if (selfClosing) closed(depth, tagStart)
+    if (selfClosing) closed(depth, contentStart)
   }
 
   /** Closes the element at `depth` (and any left open inside it); `end` is where its closing tag starts. */
@@ -301,14 +295,12 @@ export const read = (body: string): XmlFeed => {
       } else if (person !== undefined && depth === nodeDepth + 2 && names[depth - 1] === "author") {
         if (!person.has(name)) person.set(name, end > start ? body.slice(start, end) : "")
       } else if (depth === nodeDepth) {
-        // An item ends: back to its channel if that is still open. The channel ends: nothing collects.
-        const inChannel = node !== channel && channelDepth !== -1 && channelDepth < depth
-        node = inChannel ? channel : undefined
-        nodeDepth = inChannel ? channelDepth : -1
-        if (!inChannel && channelDepth >= depth) channelDepth = -1
+        // An item ends: back to its channel while that is open (RSS, Atom; RDF's items follow it).
+        if (node === channel) channelDepth = -1
+        node = node !== channel && channelDepth !== -1 ? channel : undefined
+        nodeDepth = node === undefined ? -1 : channelDepth
       }
     }
-    rawNames.length = depth
     names.length = depth
     contentStarts.length = depth
   }
@@ -318,7 +310,6 @@ export const read = (body: string): XmlFeed => {
     {
       onopentagname(start, end) {
         tagName = body.slice(start, end)
-        tagStart = start - 1
       },
       onattribname(start, end) {
         attributeName = body.slice(start, end)
@@ -339,14 +330,9 @@ export const read = (body: string): XmlFeed => {
         opened(end + 1, true)
       },
       onclosetag(start, end) {
-        const raw = body.slice(start, end)
-        const tagOpen = body.lastIndexOf("<", start)
-        for (let depth = rawNames.length - 1; depth >= 0; depth--) {
-          if (rawNames[depth] === raw || rawNames[depth]!.toLowerCase() === raw.toLowerCase()) {
-            closed(depth, tagOpen)
-            return
-          }
-        }
+        const name = canonical(body.slice(start, end))
+        const depth = names.lastIndexOf(name)
+        if (depth !== -1) closed(depth, body.lastIndexOf("<", start))
         // A closing tag that matches no open element is ignored, as feedsmith (fast-xml-parser) did: real
         // feeds have them (a fixture closes `</media:content>` twice).
       },
@@ -361,8 +347,7 @@ export const read = (body: string): XmlFeed => {
   )
   tokenizer.write(body)
   tokenizer.end()
-  if (error !== undefined) throw new FeedXmlError(error)
   if (format === undefined) throw new FeedXmlError("the document has no root element")
-  if (names.length > 0) throw new FeedXmlError(`the document ends inside <${rawNames.at(-1)}> (truncated?)`)
+  if (names.length > 0) throw new FeedXmlError(`the document ends inside <${names.at(-1)}> (truncated?)`)
   return { format, channel, entries }
 }

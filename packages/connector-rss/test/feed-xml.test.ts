@@ -136,9 +136,10 @@ describe("FeedParser.parseSync (one pass, no tree) reads what feedsmith read", (
     )
   })
 
-  it("keeps no document tree: an item's values are slices of the body until read", () => {
-    const doc = FeedXml.read(rss("", "<guid>g</guid><title>T</title>"))
+  it("keeps an item's values as raw markup, decoded only when read", () => {
+    const doc = FeedXml.read(rss("", "<guid>g</guid><title>A &amp; B <![CDATA[<i>c</i>]]></title>"))
     assert.strictEqual(doc.entries.length, 1)
-    assert.strictEqual(doc.entries[0]!.raw.title, "T")
+    assert.strictEqual(doc.entries[0]!.raw.title, "A &amp; B <![CDATA[<i>c</i>]]>")
+    assert.strictEqual(FeedXml.text(doc.entries[0]!.raw.title), "A & B <i>c</i>")
   })
 })
