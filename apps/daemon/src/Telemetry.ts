@@ -26,16 +26,17 @@ const SIGNALS = ["TRACES", "METRICS"] as const
 const endpointOf = (env: Env, signal: string): string | undefined =>
   env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`] || env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined
 
-/** Whether the environment asks for any OTLP export. */
-export const enabled = (env: Env = process.env): boolean =>
+/** Whether the environment asks for one signal to be exported: the SDK on, an endpoint, an exporter not `none`. */
+const exports = (env: Env, signal: (typeof SIGNALS)[number]): boolean =>
   env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== "true" &&
-  SIGNALS.some((s) => endpointOf(env, s) !== undefined && env[`OTEL_${s}_EXPORTER`]?.trim() !== "none")
+  endpointOf(env, signal) !== undefined &&
+  env[`OTEL_${signal}_EXPORTER`]?.trim() !== "none"
+
+/** Whether the environment asks for any OTLP export. */
+export const enabled = (env: Env = process.env): boolean => SIGNALS.some((s) => exports(env, s))
 
 /** Whether the environment asks for traces to be exported (then the daemon spans each API call). */
-export const tracesEnabled = (env: Env = process.env): boolean =>
-  env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== "true" &&
-  endpointOf(env, "TRACES") !== undefined &&
-  env.OTEL_TRACES_EXPORTER?.trim() !== "none"
+export const tracesEnabled = (env: Env = process.env): boolean => exports(env, "TRACES")
 
 /**
  * The environment as effect's exporter reads it, with the specification's defaults it leaves out:
