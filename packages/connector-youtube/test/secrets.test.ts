@@ -4,20 +4,14 @@
  * exported with every poll once the daemon exports traces.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Tracer } from "effect"
+import { recordingTracer } from "@warden/vitest-config/RecordingTracer"
+import { Effect } from "effect"
 import { CommentPoller, YouTubeCheckpoint } from "../src/index.ts"
 import { apiClient } from "./fixtures/client.ts"
 import * as FakeYouTube from "./fixtures/FakeYouTube.ts"
 
 const capture = () => {
-  const spans: Array<Tracer.NativeSpan> = []
-  const tracer = Tracer.make({
-    span(options) {
-      const span = new Tracer.NativeSpan(options)
-      spans.push(span)
-      return span
-    }
-  })
+  const { spans, tracer } = recordingTracer()
   const text = () =>
     spans
       .map(

@@ -5,7 +5,8 @@
  */
 import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, ConfigProvider, Duration, Effect, Exit, Logger, Tracer } from "effect"
+import { recordingTracer } from "@warden/vitest-config/RecordingTracer"
+import { Cause, ConfigProvider, Duration, Effect, Exit, Logger } from "effect"
 import type * as ApiConfigModule from "../src/ApiConfig.ts"
 import { ApiConfig, make as makeConfig } from "../src/ApiConfig.ts"
 import { Transport } from "../src/Transport.ts"
@@ -29,14 +30,7 @@ describe("the key is Redacted everywhere", () => {
       )
       const legacy = yield* startServer(() => ({ drop: true }))
       const logs: Array<string> = []
-      const spans: Array<Tracer.NativeSpan> = []
-      const tracer = Tracer.make({
-        span(options) {
-          const span = new Tracer.NativeSpan(options)
-          spans.push(span)
-          return span
-        }
-      })
+      const { spans, tracer } = recordingTracer()
       const logger = Logger.make(({ message, cause }) => {
         logs.push(inspect(message, { depth: 10 }), Cause.pretty(cause))
       })

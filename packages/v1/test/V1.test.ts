@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FEEDBACK_INPUTS_MESSAGE } from "@warden/core"
 import { type ApiConfig, Transport } from "@warden/transport"
-import { Effect, Layer, Tracer } from "effect"
+import { recordingTracer } from "@warden/vitest-config/RecordingTracer"
+import { Effect, Layer } from "effect"
 import { AnalyzeV1 } from "../src/AnalyzeV1.ts"
 import { FeedbackV1 } from "../src/FeedbackV1.ts"
 import * as V1Client from "../src/V1Client.ts"
@@ -126,14 +127,7 @@ describe("AnalyzeV1", () => {
   it.live("layer makes one span per call, with the call's attributes; layerUntraced none, with the same answer", () =>
     Effect.gen(function* () {
       const server = yield* startServer(() => ok({ textAnalysis: { type: "HATEFUL" } }))
-      const spans: Array<Tracer.NativeSpan> = []
-      const tracer = Tracer.make({
-        span(options) {
-          const span = new Tracer.NativeSpan(options)
-          spans.push(span)
-          return span
-        }
-      })
+      const { spans, tracer } = recordingTracer()
       const analyze = (layer: Layer.Layer<AnalyzeV1, never, Transport.Transport>) =>
         Effect.flatMap(AnalyzeV1, (c) => c.text({ channelId: CHANNEL, text: "hi" })).pipe(
           Effect.provide(
