@@ -14,6 +14,9 @@ import * as JsonUpstream from "./fixtures/JsonUpstream.ts"
  */
 const CORRECT_TIMEOUT: Duration.Input = "20 seconds"
 
+/** How long a broken plugin is given before the kit fails it. */
+const BROKEN_TIMEOUT: Duration.Input = "3 seconds"
+
 // The kit must catch broken connectors, or its passes mean nothing.
 
 /** Ignores the checkpoint it is given: resuming repeats everything. */
@@ -62,7 +65,7 @@ const hoarding = Connector.make({
     }))
 })
 
-const options = (connector: Connector.Connector, timeout: Duration.Input = "3 seconds"): Conformance.Options => ({
+const options = (connector: Connector.Connector, timeout: Duration.Input = BROKEN_TIMEOUT): Conformance.Options => ({
   connector,
   setup: JsonUpstream.make,
   timeout
@@ -215,7 +218,7 @@ const dyingOnce = polling((url) => readLog(url).pipe(Stream.orDie))
 /** The kit's options for the change-log plugins (timeouts: see {@link CORRECT_TIMEOUT}). */
 const changelogOptions = (
   connector: Connector.Connector,
-  timeout: Duration.Input = "3 seconds"
+  timeout: Duration.Input = BROKEN_TIMEOUT
 ): Conformance.Options => ({
   connector,
   setup: ChangeLogUpstream.make,

@@ -411,21 +411,21 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         if (queued > 0) yield* Effect.logInfo(`${queued} items the API answered without a verdict are analysed again`)
       }
       const stored = yield* checkpoints.getCheckpoint(id)
-      const from = Option.isSome(stored)
-        ? Option.some(
-            yield* Checkpoint.fromJsonText(stored.value).pipe(
-              Effect.mapError(
-                (e) =>
-                  new ConnectorError.ConnectorError({
-                    source: id,
-                    reason: "InvalidCheckpoint",
-                    retryable: false,
-                    message: `the stored checkpoint is not JSON: ${e.message}`
-                  })
-              )
+      const from = yield* Effect.transposeOption(
+        Option.map(stored, (text) =>
+          Checkpoint.fromJsonText(text).pipe(
+            Effect.mapError(
+              (e) =>
+                new ConnectorError.ConnectorError({
+                  source: id,
+                  reason: "InvalidCheckpoint",
+                  retryable: false,
+                  message: `the stored checkpoint is not JSON: ${e.message}`
+                })
             )
           )
-        : Option.none()
+        )
+      )
       const source = yield* spec.connector.make(spec.config)
       const declared = spec.connector.capabilities.actions
       if (declared.length > 0 && source.act === undefined) {
