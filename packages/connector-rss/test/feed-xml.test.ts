@@ -136,6 +136,14 @@ describe("FeedParser.parseSync (one pass, no tree) reads what feedsmith read", (
     )
   })
 
+  it("ignores what follows the root element, rather than reading it as a second document", () => {
+    const feed = FeedParser.parseSync("<rss><channel><item><guid>a</guid></item></channel></rss>\n<html><item/></html>")
+    assert.deepStrictEqual(
+      feed.items.map((i) => i.guid),
+      ["a"]
+    )
+  })
+
   it("keeps an item's values as raw markup, decoded only when read", () => {
     const doc = FeedXml.read(rss("", "<guid>g</guid><title>A &amp; B <![CDATA[<i>c</i>]]></title>"))
     assert.strictEqual(doc.entries.length, 1)
