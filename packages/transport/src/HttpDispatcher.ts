@@ -11,6 +11,11 @@
  * esbuild leaves it out of the bundle and Node loads it from `node_modules` when a client is made. A
  * client given its own `dispatcher` never loads it here: an app that imports undici itself for that
  * bundles it whole (README, "Bundling").
+ *
+ * Only the agent the pool is made of is required (`lib/dispatcher/agent.js`, 27 modules), not
+ * undici's index (109: fetch, WebSocket, EventSource, the cache and mock agents): ~13 MB less RSS in
+ * every process that makes a client (undici 8 has no `exports` map, so the file is reachable). Should
+ * a later undici move the file, the index is required instead.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -19,15 +24,37 @@ import type * as Scope from "effect/Scope"
 import { createRequire } from "node:module"
 import type { Agent, Dispatcher } from "undici"
 
-let undici: typeof import("undici") | undefined
-/** undici, loaded on first use (see the module's comment). */
-const loadUndici = (): typeof import("undici") => {
+type Undici = typeof import("undici")
+type AgentClass = Undici["Agent"]
+type EnvHttpProxyAgentClass = Undici["EnvHttpProxyAgent"]
+
+/** `require`, resolved from this module's file (see {@link agentClass}). */
+const requireHere = (): NodeJS.Require => {
   // `import.meta.url` is empty in an esbuild CJS bundle: resolve from the bundle's own file there
   // (`__filename`), so a bundle run from another directory still finds the node_modules beside it.
   const from = import.meta.url ?? (typeof __filename === "string" ? __filename : `${process.cwd()}/`)
-  undici ??= createRequire(from)("undici") as typeof import("undici")
-  return undici
+  return createRequire(from)
 }
+
+/** One of undici's dispatcher classes: its own file, or the index should that file have moved. */
+const undiciExport = <K extends "Agent" | "EnvHttpProxyAgent">(name: K, file: string): Undici[K] => {
+  const require = requireHere()
+  try {
+    const exported = require(`undici/lib/dispatcher/${file}`) as unknown
+    if (typeof exported === "function" && exported.name === name) return exported as Undici[K]
+  } catch {
+    // A later undici without this file: the index below has every class.
+  }
+  return (require("undici") as Undici)[name]
+}
+
+let agent: AgentClass | undefined
+let envHttpProxyAgent: EnvHttpProxyAgentClass | undefined
+/** undici's `Agent`, loaded on first use (see the module's comment). */
+const agentClass = (): AgentClass => (agent ??= undiciExport("Agent", "agent.js"))
+/** undici's `EnvHttpProxyAgent`, loaded on first use. */
+const envHttpProxyAgentClass = (): EnvHttpProxyAgentClass =>
+  (envHttpProxyAgent ??= undiciExport("EnvHttpProxyAgent", "env-http-proxy-agent.js"))
 
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const
 
@@ -35,9 +62,25 @@ const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy
 export const proxyConfigured = (env: NodeJS.ProcessEnv = process.env): boolean =>
   PROXY_VARIABLES.some((name) => (env[name] ?? "") !== "")
 
-/** A new pool: through the environment's proxy when one is set, direct otherwise. */
-export const makeUnsafe = (options: Agent.Options = {}, env: NodeJS.ProcessEnv = process.env): Dispatcher =>
-  proxyConfigured(env) ? new (loadUndici().EnvHttpProxyAgent)(options) : new (loadUndici().Agent)(options)
+/** The first of these variables that is set and not empty. */
+const firstSet = (env: NodeJS.ProcessEnv, names: ReadonlyArray<string>): string | undefined =>
+  names.map((name) => env[name]).find((value) => value !== undefined && value !== "")
+
+/**
+ * A new pool: through the environment's proxy when one is set, direct otherwise. The proxy settings
+ * are read from `env` (not left to undici, which would read `process.env`), lower-case first as curl
+ * does; `HTTPS_PROXY` defaults to `HTTP_PROXY`.
+ */
+export const makeUnsafe = (options: Agent.Options = {}, env: NodeJS.ProcessEnv = process.env): Dispatcher => {
+  if (!proxyConfigured(env)) return new (agentClass())(options)
+  const httpProxy = firstSet(env, ["http_proxy", "HTTP_PROXY"])
+  return new (envHttpProxyAgentClass())({
+    ...options,
+    httpProxy: httpProxy ?? "",
+    httpsProxy: firstSet(env, ["https_proxy", "HTTPS_PROXY"]) ?? httpProxy ?? "",
+    noProxy: firstSet(env, ["no_proxy", "NO_PROXY"]) ?? ""
+  })
+}
 
 /** A pool scoped to the current scope (destroyed when it closes). */
 export const make = (options: Agent.Options = {}): Effect.Effect<Dispatcher, never, Scope.Scope> =>
