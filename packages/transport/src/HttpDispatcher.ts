@@ -12,10 +12,10 @@
  * client given its own `dispatcher` never loads it here: an app that imports undici itself for that
  * bundles it whole (README, "Bundling").
  *
- * Only the agent the pool is made of is required (`lib/dispatcher/agent.js`, 27 modules), not
- * undici's index (109: fetch, WebSocket, EventSource, the cache and mock agents): ~13 MB less RSS in
- * every process that makes a client (undici 8 has no `exports` map, so the file is reachable). Should
- * a later undici move the file, the index is required instead.
+ * Only the agent the pool is made of and the request API are required (`lib/dispatcher/agent.js`,
+ * `lib/api`: 30 modules), not undici's index (109: fetch, WebSocket, EventSource, the cache and mock
+ * agents): 2.4 MB less heap in `warden run` (undici 8 has no `exports` map, so the files are
+ * reachable). Should a later undici move them, the index is required instead.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -28,7 +28,7 @@ type Undici = typeof import("undici")
 type AgentClass = Undici["Agent"]
 type EnvHttpProxyAgentClass = Undici["EnvHttpProxyAgent"]
 
-/** `require`, resolved from this module's file (see {@link agentClass}). */
+/** `require`, resolved from this module's file (see {@link loadDispatcherClasses}). */
 const requireHere = (): NodeJS.Require => {
   // `import.meta.url` is empty in an esbuild CJS bundle: resolve from the bundle's own file there
   // (`__filename`), so a bundle run from another directory still finds the node_modules beside it.
@@ -36,25 +36,50 @@ const requireHere = (): NodeJS.Require => {
   return createRequire(from)
 }
 
-/** One of undici's dispatcher classes: its own file, or the index should that file have moved. */
-const undiciExport = <K extends "Agent" | "EnvHttpProxyAgent">(name: K, file: string): Undici[K] => {
-  const require = requireHere()
-  try {
-    const exported = require(`undici/lib/dispatcher/${file}`) as unknown
-    if (typeof exported === "function" && exported.name === name) return exported as Undici[K]
-  } catch {
-    // A later undici without this file: the index below has every class.
-  }
-  return (require("undici") as Undici)[name]
+interface DispatcherClasses {
+  readonly Agent: AgentClass
+  readonly EnvHttpProxyAgent: () => EnvHttpProxyAgentClass
 }
 
-let agent: AgentClass | undefined
-let envHttpProxyAgent: EnvHttpProxyAgentClass | undefined
-/** undici's `Agent`, loaded on first use (see the module's comment). */
-const agentClass = (): AgentClass => (agent ??= undiciExport("Agent", "agent.js"))
-/** undici's `EnvHttpProxyAgent`, loaded on first use. */
-const envHttpProxyAgentClass = (): EnvHttpProxyAgentClass =>
-  (envHttpProxyAgent ??= undiciExport("EnvHttpProxyAgent", "env-http-proxy-agent.js"))
+/**
+ * undici's `Agent` from its own file, with what undici's index gives every dispatcher: the request
+ * API (`request`, `stream`, `pipeline`, `connect`, `upgrade`), assigned to `Dispatcher.prototype` as
+ * the index does. Should a later undici move a file, the index is required instead.
+ */
+const loadDispatcherClasses = (): DispatcherClasses => {
+  const require = requireHere()
+  const index = (): Undici => require("undici") as Undici
+  try {
+    const Dispatcher = require("undici/lib/dispatcher/dispatcher.js") as unknown
+    const api = require("undici/lib/api/index.js") as Record<string, unknown> | undefined
+    const Agent = require("undici/lib/dispatcher/agent.js") as unknown
+    if (
+      typeof Dispatcher === "function" &&
+      typeof api?.request === "function" &&
+      typeof Agent === "function" &&
+      Agent.name === "Agent"
+    ) {
+      Object.assign(Dispatcher.prototype, api)
+      return {
+        Agent: Agent as AgentClass,
+        EnvHttpProxyAgent: () => {
+          try {
+            return require("undici/lib/dispatcher/env-http-proxy-agent.js") as EnvHttpProxyAgentClass
+          } catch {
+            return index().EnvHttpProxyAgent
+          }
+        }
+      }
+    }
+  } catch {
+    // A later undici without these files: the index below has every class, set up.
+  }
+  return { Agent: index().Agent, EnvHttpProxyAgent: () => index().EnvHttpProxyAgent }
+}
+
+let classes: DispatcherClasses | undefined
+/** undici's dispatcher classes, loaded on first use (see the module's comment). */
+const dispatcherClasses = (): DispatcherClasses => (classes ??= loadDispatcherClasses())
 
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const
 
@@ -72,9 +97,9 @@ const firstSet = (env: NodeJS.ProcessEnv, names: ReadonlyArray<string>): string 
  * does; `HTTPS_PROXY` defaults to `HTTP_PROXY`.
  */
 export const makeUnsafe = (options: Agent.Options = {}, env: NodeJS.ProcessEnv = process.env): Dispatcher => {
-  if (!proxyConfigured(env)) return new (agentClass())(options)
+  if (!proxyConfigured(env)) return new (dispatcherClasses().Agent)(options)
   const httpProxy = firstSet(env, ["http_proxy", "HTTP_PROXY"])
-  return new (envHttpProxyAgentClass())({
+  return new (dispatcherClasses().EnvHttpProxyAgent())({
     ...options,
     httpProxy: httpProxy ?? "",
     httpsProxy: firstSet(env, ["https_proxy", "HTTPS_PROXY"]) ?? httpProxy ?? "",

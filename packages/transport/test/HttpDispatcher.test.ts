@@ -115,7 +115,7 @@ describe("HttpDispatcher", () => {
     }).pipe(Effect.scoped)
   )
 
-  it("loads undici's agent, not its index (fetch, WebSocket, the mock and cache agents)", () => {
+  it("loads undici's agent and request API, not its index (fetch, WebSocket, the mock and cache agents)", () => {
     // In a process of its own: the modules a pool loads, and that it (and a proxied one) is made.
     const module = fileURLToPath(new URL("../src/HttpDispatcher.ts", import.meta.url))
     const script = `
@@ -123,12 +123,15 @@ describe("HttpDispatcher", () => {
       const { createRequire } = await import("node:module")
       const pools = [makeUnsafe({}, {}), makeUnsafe({}, { HTTPS_PROXY: "http://127.0.0.1:9" })]
       const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes("/undici/"))
-      console.log(JSON.stringify({ names: pools.map((p) => p.constructor.name), loaded: loaded.length,
+      const api = pools.flatMap((p) => ["request", "stream", "pipeline", "connect", "upgrade"].map((m) => typeof p[m]))
+      console.log(JSON.stringify({ names: pools.map((p) => p.constructor.name), loaded: loaded.length, api,
         index: loaded.some((f) => f.endsWith("/undici/index.js")) }))
       await Promise.all(pools.map((p) => p.destroy()))`
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
-    const result = JSON.parse(out) as { names: Array<string>; loaded: number; index: boolean }
+    const result = JSON.parse(out) as { names: Array<string>; loaded: number; api: Array<string>; index: boolean }
     assert.deepStrictEqual(result.names, ["Agent", "EnvHttpProxyAgent"])
+    // What undici's index gives every dispatcher (a sink that calls `request` on the pool relies on it).
+    assert.deepStrictEqual(result.api, Array(10).fill("function"))
     assert.isFalse(result.index)
     assert.isAbove(result.loaded, 0)
     assert.isBelow(result.loaded, 50)
