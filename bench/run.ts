@@ -10,6 +10,7 @@ import { existsSync } from "node:fs"
 
 const ALL = [
   "rss-parse",
+  "sqlite-items",
   "sandbox-throughput",
   "client-throughput",
   "client-promise",

@@ -208,16 +208,125 @@ const createOwner = Effect.gen(function* () {
   )`
 })
 
+/** warden_items' columns, in table order (0001, then 0006's two). */
+const itemColumns = [
+  "source",
+  "reference",
+  "version",
+  "content_hash",
+  "content_type",
+  "status",
+  "mode",
+  "endpoint",
+  "request",
+  "response",
+  "verdict",
+  "error",
+  "segments",
+  "event",
+  "verdict_type",
+  "severity",
+  "recommended_action",
+  "classifications",
+  "analysed_at",
+  "created_at",
+  "deleted_at",
+  "erased_at",
+  "author"
+] as const
+
+/**
+ * warden_items keyed by (reference, source, version) instead of (source, reference, version), and
+ * without the (reference, version) index that the reference-first key now serves. References are
+ * hashes, so each of those two indexes took every batch's rows at random pages: the record
+ * transaction wrote ~100 scattered pages per index and batch, and once the index outgrew SQLite's
+ * page cache each insert read them back. One random index instead of two: per item 47 -> 32 µs of
+ * CPU with 20,000 rows and 93 -> 67 µs averaged over the first 1,000,000 (bench/sqlite-items.ts,
+ * docs/BENCHMARKS.md). Every lookup stays a seek: by reference (alone or with source and version)
+ * on the key, by source on `warden_items_listing_source`.
+ *
+ * SQLite cannot change a table's key: the table is copied into a new one (about a minute per
+ * million rows, 2 GB, on the benchmark machine; the freed pages are reused or returned by the
+ * incremental vacuum). PostgreSQL swaps the key's index in place.
+ */
+const keyItemsByReference = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [count] = yield* sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM warden_items`
+  const rows = Number(count?.n ?? 0)
+  if (rows > 0) {
+    yield* Effect.logInfo(
+      `state: re-keying warden_items by reference (${rows.toLocaleString("en-US")} rows, once; SQLite copies the table, about a minute per million rows)`
+    )
+  }
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function* () {
+        const [key] = yield* sql<{ conname: string }>`
+          SELECT conname FROM pg_constraint WHERE conrelid = 'warden_items'::regclass AND contype = 'p'`
+        if (key !== undefined) yield* sql`ALTER TABLE warden_items DROP CONSTRAINT ${sql(key.conname)}`
+        yield* sql`ALTER TABLE warden_items ADD PRIMARY KEY (reference, source, version)`
+        yield* sql`DROP INDEX IF EXISTS warden_items_reference`
+      }),
+    orElse: () =>
+      Effect.gen(function* () {
+        const columns = sql.literal(itemColumns.join(", "))
+        yield* sql`CREATE TABLE warden_items_by_reference (
+          source TEXT NOT NULL,
+          reference TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          content_hash TEXT NOT NULL,
+          content_type TEXT NOT NULL,
+          status TEXT NOT NULL,
+          mode TEXT NOT NULL,
+          endpoint TEXT,
+          request TEXT,
+          response TEXT,
+          verdict TEXT,
+          error TEXT,
+          segments INTEGER NOT NULL DEFAULT 1,
+          event TEXT NOT NULL,
+          verdict_type TEXT,
+          severity TEXT,
+          recommended_action TEXT,
+          classifications TEXT,
+          analysed_at TEXT,
+          created_at BIGINT NOT NULL,
+          deleted_at TEXT,
+          erased_at TEXT,
+          author TEXT,
+          PRIMARY KEY (reference, source, version)
+        )`
+        // In insertion order: the new table's rowids (and pages) follow the old ones'.
+        yield* sql`INSERT INTO warden_items_by_reference (${columns}) SELECT ${columns} FROM warden_items ORDER BY rowid`
+        yield* sql`DROP TABLE warden_items`
+        yield* sql`ALTER TABLE warden_items_by_reference RENAME TO warden_items`
+        // The indexes went with the old table: the listing's (0005) and the author's (0006).
+        yield* sql`CREATE INDEX warden_items_listing ON warden_items (created_at DESC, source, reference, version DESC)`
+        yield* sql`CREATE INDEX warden_items_listing_source
+          ON warden_items (source, created_at DESC, reference, version DESC)`
+        yield* sql`CREATE INDEX warden_items_listing_type
+          ON warden_items (verdict_type, created_at DESC, source, reference, version DESC)`
+        yield* sql`CREATE INDEX warden_items_listing_severity
+          ON warden_items (severity, created_at DESC, source, reference, version DESC)`
+        yield* sql`CREATE INDEX warden_items_author ON warden_items (author)`
+      })
+  })
+})
+
+/** The state store's migrations by id, in order; `run` applies the pending ones. */
+export const migrations = {
+  "0001_items_outbox_checkpoints": createItems,
+  "0002_actions_feedback": createActionsFeedback,
+  "0003_reanalyse": createReanalyse,
+  "0004_source_dead_letters": createSourceDeadLetters,
+  "0005_decision_indexes": createDecisionIndexes,
+  "0006_erasure": createErasure,
+  "0007_owner": createOwner,
+  "0008_items_keyed_by_reference": keyItemsByReference
+} as const
+
 /** Runs every pending migration of the state store. */
 export const run = Migrator.make({})({
-  loader: Migrator.fromRecord({
-    "0001_items_outbox_checkpoints": createItems,
-    "0002_actions_feedback": createActionsFeedback,
-    "0003_reanalyse": createReanalyse,
-    "0004_source_dead_letters": createSourceDeadLetters,
-    "0005_decision_indexes": createDecisionIndexes,
-    "0006_erasure": createErasure,
-    "0007_owner": createOwner
-  }),
+  loader: Migrator.fromRecord(migrations),
   table: "warden_migrations"
 })

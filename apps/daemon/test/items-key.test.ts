@@ -1,0 +1,188 @@
+/**
+ * Migration 0008: warden_items keyed by (reference, source, version), the (reference, version) index
+ * gone. On SQLite and PostgreSQL, a state made by the migrations before it keeps every row and column
+ * through it, the key still refuses a second copy of a version, lookups by reference find what they
+ * found before, and on SQLite the lookups the data path runs seek the new key.
+ */
+import { Effect, Option } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+import { describe, expect, it } from "vitest"
+import { sqlLayer, type StateLocation } from "../src/Daemon.ts"
+import { ItemStore } from "../src/state/ItemStore.ts"
+import * as Migrations from "../src/state/Migrations.ts"
+import * as StateStore from "../src/state/StateStore.ts"
+import { itemRecord } from "./support/ItemRecords.ts"
+import { stateBackends } from "./support/StateBackends.ts"
+
+/** The migrations a state had before 0008. */
+const before = Object.fromEntries(Object.entries(Migrations.migrations).filter(([id]) => id < "0008")) as Record<
+  string,
+  Effect.Effect<void, unknown, SqlClient.SqlClient>
+>
+
+const migrateTo0007 = Migrator.make({})({ loader: Migrator.fromRecord(before), table: "warden_migrations" })
+
+/** Rows as the daemon before 0008 wrote them: two sources share a reference, one item has two versions. */
+const oldRows = [
+  ["rss", "rss:feed/1", 1, "analysed", "HATEFUL", "HIGH", 3_000, null, "u-1"],
+  ["rss", "rss:feed/1", 2, "analysed", "NEUTRAL", "NONE", 4_000, null, "u-1"],
+  ["discord", "rss:feed/1", 1, "failed", null, null, 5_000, null, null],
+  ["rss", "rss:feed/2", 1, "analysed", "THREAT", "MEDIUM", 6_000, "2026-01-01T00:00:00.000Z", "u-2"]
+] as const
+
+const insertOld = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const [source, reference, version, status, type, severity, createdAt, erasedAt, author] of oldRows) {
+    yield* sql`INSERT INTO warden_items ${sql.insert({
+      source,
+      reference,
+      version,
+      content_hash: `hash-${source}-${version}`,
+      content_type: "text",
+      status,
+      mode: "v1",
+      endpoint: "/analyze/v1/text",
+      request: `{"text":"${reference} v${version}"}`,
+      response: "{}",
+      verdict:
+        type === null ? null : JSON.stringify({ type, classifications: [type], severity, recommendedAction: "KEEP" }),
+      error: status === "failed" ? "API unavailable" : null,
+      segments: 1,
+      event: `{"kind":"upsert","reference":"${reference}"}`,
+      verdict_type: type,
+      severity,
+      recommended_action: null,
+      classifications: null,
+      analysed_at: null,
+      created_at: createdAt,
+      deleted_at: null,
+      erased_at: erasedAt,
+      author
+    })}`
+  }
+})
+
+const allRows = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<Record<string, unknown>>`SELECT * FROM warden_items ORDER BY source, reference, version`.pipe(
+    // PostgreSQL answers BIGINT as a string: compare values, not drivers.
+    Effect.map((rows) =>
+      rows.map((row) => ({ ...row, version: Number(row.version), created_at: Number(row.created_at) }))
+    )
+  )
+)
+
+/** The key's columns and the indexes of warden_items, as the database reports them. */
+const layout = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function* () {
+        const key = yield* sql<{ column: string }>`
+          SELECT a.attname AS column FROM pg_index i
+          JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n) ON true
+          JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+          WHERE i.indrelid = 'warden_items'::regclass AND i.indisprimary ORDER BY k.n`
+        const indexes = yield* sql<{ name: string }>`
+          SELECT indexname AS name FROM pg_indexes WHERE tablename = 'warden_items' AND indexname NOT LIKE '%pkey'`
+        return { key: key.map((r) => r.column), indexes: indexes.map((r) => r.name).sort() }
+      }),
+    orElse: () =>
+      Effect.gen(function* () {
+        const key = yield* sql<{ name: string }>`SELECT name FROM pragma_index_info('sqlite_autoindex_warden_items_1')`
+        const indexes = yield* sql<{ name: string }>`
+          SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'warden_items' AND name NOT LIKE 'sqlite_%'`
+        return { key: key.map((r) => r.name), indexes: indexes.map((r) => r.name).sort() }
+      })
+  })
+})
+
+const INDEXES = [
+  "warden_items_author",
+  "warden_items_listing",
+  "warden_items_listing_severity",
+  "warden_items_listing_source",
+  "warden_items_listing_type"
+]
+
+const run = <A, E>(state: StateLocation, effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+  Effect.runPromise(effect.pipe(Effect.provide(sqlLayer(state)), Effect.scoped))
+
+for (const [name, location] of stateBackends()) {
+  describe(`warden_items keyed by reference first, on ${name}`, () => {
+    it("a state from before the change keeps every row and column, and gets the new key and indexes", async () => {
+      const state = await location()
+      const old = await run(
+        state,
+        Effect.gen(function* () {
+          yield* migrateTo0007
+          yield* insertOld
+          return { rows: yield* allRows, layout: yield* layout }
+        })
+      )
+      expect(old.layout.key).toEqual(["source", "reference", "version"])
+      expect(old.layout.indexes).toContain("warden_items_reference")
+
+      const after = await run(
+        state,
+        Effect.gen(function* () {
+          const items = yield* ItemStore
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* allRows
+          const shape = yield* layout
+          // The key still refuses a second copy of a version, and the data path's insert skips it.
+          const duplicate = yield* Effect.exit(
+            sql`INSERT INTO warden_items (source, reference, version, content_hash, content_type, status, mode, event, created_at)
+              VALUES ('rss', 'rss:feed/1', 2, 'h', 'text', 'analysed', 'v1', '{}', 1)`
+          )
+          yield* items.recordItems([
+            { item: itemRecord("rss", "rss:feed/1", 2, { createdAt: 9_000 }), sinks: [], payload: "{}" }
+          ])
+          const latest = yield* items.latestVersions("rss", ["rss:feed/1", "rss:feed/2", "rss:feed/3"])
+          const found = yield* items.item(undefined, "rss:feed/1", undefined)
+          const sources = yield* items.sourcesOf("rss:feed/1")
+          return { rows, shape, duplicate, latest, found, sources, rowsAfter: yield* allRows }
+        }).pipe(Effect.provide(StateStore.layer))
+      )
+      expect(after.rows).toEqual(old.rows)
+      expect(after.shape.key).toEqual(["reference", "source", "version"])
+      expect(after.shape.indexes).toEqual(INDEXES)
+      expect(after.duplicate._tag).toBe("Failure")
+      expect(after.rowsAfter).toEqual(old.rows)
+      expect([...after.latest.keys()].sort()).toEqual(["rss:feed/1", "rss:feed/2"])
+      expect(after.latest.get("rss:feed/1")?.version).toBe(2)
+      expect(Option.getOrUndefined(Option.map(after.found, (r) => r.version))).toBe(2)
+      expect(after.sources).toEqual(["discord", "rss"])
+    }, 60_000)
+
+    it("a new state is made with the new key", async () => {
+      const state = await location()
+      const shape = await run(state, layout.pipe(Effect.provide(StateStore.layer)))
+      expect(shape.key).toEqual(["reference", "source", "version"])
+      expect(shape.indexes).toEqual(INDEXES)
+    }, 60_000)
+  })
+}
+
+describe("the data path's lookups on the new key (SQLite)", () => {
+  it("by reference, by source and references, and by reference, source and version: each a seek on the key", async () => {
+    const [, location] = stateBackends()[0]!
+    const state = await location()
+    const plans = await run(
+      state,
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const plan = (text: string, params: ReadonlyArray<unknown>) =>
+          Effect.map(sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params), (rows) =>
+            rows.map((r) => r.detail).join(" | ")
+          )
+        return [
+          yield* plan("SELECT * FROM warden_items WHERE reference = ? ORDER BY version DESC", ["r"]),
+          yield* plan("SELECT * FROM warden_items WHERE source = ? AND reference IN (?, ?)", ["s", "a", "b"]),
+          yield* plan("SELECT * FROM warden_items WHERE source = ? AND reference = ? AND version = ?", ["s", "r", 1])
+        ]
+      }).pipe(Effect.provide(StateStore.layer))
+    )
+    for (const plan of plans)
+      expect(plan).toMatch(/SEARCH warden_items USING INDEX sqlite_autoindex_warden_items_1 \(reference=\?/u)
+  }, 60_000)
+})
