@@ -240,10 +240,10 @@ const itemColumns = [
  * without the (reference, version) index that the reference-first key now serves. References are
  * hashes, so each of those two indexes took every batch's rows at random pages: the record
  * transaction wrote ~100 scattered pages per index and batch, and once the index outgrew SQLite's
- * page cache each insert read them back. One random index instead of two: per item 47 -> 32 µs of
- * CPU with 20,000 rows and 93 -> 67 µs averaged over the first 1,000,000 (bench/sqlite-items.ts,
- * docs/BENCHMARKS.md). Every lookup stays a seek: by reference (alone or with source and version)
- * on the key, by source on `warden_items_listing_source`.
+ * page cache each insert read them back. One random index instead of two: 79.5 -> 53.5-57.3 µs of
+ * CPU per item recorded over 300,000 versions (bench/sqlite-items.ts, docs/BENCHMARKS.md). Every
+ * lookup stays a seek: by reference (alone or with source and version) on the key, by source on
+ * `warden_items_listing_source`.
  *
  * SQLite cannot change a table's key: the table is copied into a new one (about a minute per
  * million rows, 2 GB, on the benchmark machine; the freed pages are reused or returned by the
