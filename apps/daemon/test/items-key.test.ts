@@ -101,7 +101,8 @@ const INDEXES = [
   "warden_items_listing",
   "warden_items_listing_severity",
   "warden_items_listing_source",
-  "warden_items_listing_type"
+  "warden_items_listing_type",
+  "warden_items_status"
 ]
 
 const run = <A, E>(state: StateLocation, effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
@@ -163,8 +164,8 @@ for (const [name, location] of stateBackends()) {
   })
 }
 
-describe("the data path's lookups on the new key (SQLite)", () => {
-  it("by reference, by source and references, and by reference, source and version: each a seek on the key", async () => {
+describe("the lookups on the new key, and the pipeline's count (SQLite)", () => {
+  it("by reference, by source and references, by reference, source and version: seeks on the key; counts by status: the status index", async () => {
     const [, location] = stateBackends()[0]!
     const state = await location()
     const plans = await run(
@@ -178,11 +179,17 @@ describe("the data path's lookups on the new key (SQLite)", () => {
         return [
           yield* plan("SELECT * FROM warden_items WHERE reference = ? ORDER BY version DESC", ["r"]),
           yield* plan("SELECT * FROM warden_items WHERE source = ? AND reference IN (?, ?)", ["s", "a", "b"]),
-          yield* plan("SELECT * FROM warden_items WHERE source = ? AND reference = ? AND version = ?", ["s", "r", 1])
+          yield* plan("SELECT * FROM warden_items WHERE source = ? AND reference = ? AND version = ?", ["s", "r", 1]),
+          // GET /api/pipeline's count (every 5 s from the console): the small index, not the table.
+          yield* plan(
+            "SELECT source, status, COUNT(*) AS n FROM warden_items GROUP BY source, status ORDER BY source, status",
+            []
+          )
         ]
       }).pipe(Effect.provide(StateStore.layer))
     )
-    for (const plan of plans)
+    for (const plan of plans.slice(0, 3))
       expect(plan).toMatch(/SEARCH warden_items USING INDEX sqlite_autoindex_warden_items_1 \(reference=\?/u)
+    expect(plans[3]).toBe("SCAN warden_items USING COVERING INDEX warden_items_status")
   }, 60_000)
 })

@@ -313,6 +313,18 @@ const keyItemsByReference = Effect.gen(function* () {
   })
 })
 
+/**
+ * Counts by source and status (`GET /api/pipeline`, which the console's pipeline page reads every 5 s)
+ * from this index instead of the table: on SQLite the count runs on the daemon's thread, and over
+ * 1,000,000 item versions (2 GB) the table scan took 0.9 s with the file in the OS cache and 36 s
+ * without, the index 62 ms. Its entries go in rowid order within a (source, status), so an insert
+ * appends to a few pages.
+ */
+const indexItemsByStatus = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_status ON warden_items (source, status)`
+})
+
 /** The state store's migrations by id, in order; `run` applies the pending ones. */
 export const migrations = {
   "0001_items_outbox_checkpoints": createItems,
@@ -322,7 +334,8 @@ export const migrations = {
   "0005_decision_indexes": createDecisionIndexes,
   "0006_erasure": createErasure,
   "0007_owner": createOwner,
-  "0008_items_keyed_by_reference": keyItemsByReference
+  "0008_items_keyed_by_reference": keyItemsByReference,
+  "0009_items_status_index": indexItemsByStatus
 } as const
 
 /** Runs every pending migration of the state store. */
