@@ -208,33 +208,6 @@ const createOwner = Effect.gen(function* () {
   )`
 })
 
-/** warden_items' columns, in table order (0001, then 0006's two). */
-const itemColumns = [
-  "source",
-  "reference",
-  "version",
-  "content_hash",
-  "content_type",
-  "status",
-  "mode",
-  "endpoint",
-  "request",
-  "response",
-  "verdict",
-  "error",
-  "segments",
-  "event",
-  "verdict_type",
-  "severity",
-  "recommended_action",
-  "classifications",
-  "analysed_at",
-  "created_at",
-  "deleted_at",
-  "erased_at",
-  "author"
-] as const
-
 /**
  * warden_items keyed by (reference, source, version) instead of (source, reference, version), and
  * without the (reference, version) index that the reference-first key now serves. References are
@@ -269,46 +242,29 @@ const keyItemsByReference = Effect.gen(function* () {
       }),
     orElse: () =>
       Effect.gen(function* () {
-        const columns = sql.literal(itemColumns.join(", "))
-        yield* sql`CREATE TABLE warden_items_by_reference (
-          source TEXT NOT NULL,
-          reference TEXT NOT NULL,
-          version INTEGER NOT NULL,
-          content_hash TEXT NOT NULL,
-          content_type TEXT NOT NULL,
-          status TEXT NOT NULL,
-          mode TEXT NOT NULL,
-          endpoint TEXT,
-          request TEXT,
-          response TEXT,
-          verdict TEXT,
-          error TEXT,
-          segments INTEGER NOT NULL DEFAULT 1,
-          event TEXT NOT NULL,
-          verdict_type TEXT,
-          severity TEXT,
-          recommended_action TEXT,
-          classifications TEXT,
-          analysed_at TEXT,
-          created_at BIGINT NOT NULL,
-          deleted_at TEXT,
-          erased_at TEXT,
-          author TEXT,
-          PRIMARY KEY (reference, source, version)
-        )`
-        // In insertion order: the new table's rowids (and pages) follow the old ones'.
-        yield* sql`INSERT INTO warden_items_by_reference (${columns}) SELECT ${columns} FROM warden_items ORDER BY rowid`
+        // The new table is the stored one's own statement (0001's columns, 0006's appended ones) with
+        // the key reordered; its indexes are the stored ones but the reference index. Read, not
+        // written again here, so the copy cannot drift from what the earlier migrations made.
+        const [table] = yield* sql<{ sql: string }>`
+          SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'warden_items'`
+        const create = (table?.sql ?? "")
+          .replace(/^CREATE TABLE warden_items\b/u, "CREATE TABLE warden_items_by_reference")
+          .replace("PRIMARY KEY (source, reference, version)", "PRIMARY KEY (reference, source, version)")
+        if (
+          !create.startsWith("CREATE TABLE warden_items_by_reference") ||
+          !create.includes("(reference, source, version)")
+        ) {
+          return yield* Effect.die(new Error(`warden_items is not as migrations 0001-0007 made it: ${table?.sql}`))
+        }
+        const indexes = yield* sql<{ sql: string }>`
+          SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'warden_items' AND sql IS NOT NULL
+          AND name <> 'warden_items_reference'`
+        yield* sql.unsafe(create)
+        // Same columns in the same order; in insertion order, so the new rowids (and pages) follow the old.
+        yield* sql`INSERT INTO warden_items_by_reference SELECT * FROM warden_items ORDER BY rowid`
         yield* sql`DROP TABLE warden_items`
         yield* sql`ALTER TABLE warden_items_by_reference RENAME TO warden_items`
-        // The indexes went with the old table: the listing's (0005) and the author's (0006).
-        yield* sql`CREATE INDEX warden_items_listing ON warden_items (created_at DESC, source, reference, version DESC)`
-        yield* sql`CREATE INDEX warden_items_listing_source
-          ON warden_items (source, created_at DESC, reference, version DESC)`
-        yield* sql`CREATE INDEX warden_items_listing_type
-          ON warden_items (verdict_type, created_at DESC, source, reference, version DESC)`
-        yield* sql`CREATE INDEX warden_items_listing_severity
-          ON warden_items (severity, created_at DESC, source, reference, version DESC)`
-        yield* sql`CREATE INDEX warden_items_author ON warden_items (author)`
+        for (const index of indexes) yield* sql.unsafe(index.sql)
       })
   })
 })
