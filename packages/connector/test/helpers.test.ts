@@ -32,6 +32,10 @@ describe("SourceEvent.problems", () => {
       ["content.text"]
     )
   })
+  it("names every problem of an event, not only the first", () => {
+    const problems = SourceEvent.problems(upsert({ reference: "", content: { type: "text" }, permalink: 7 }))
+    assert.deepStrictEqual(problems.map((p) => p.field).sort(), ["content.text", "permalink", "reference"])
+  })
   it("is empty for a valid event", () => {
     assert.deepStrictEqual(SourceEvent.problems(upsert({})), [])
   })
