@@ -1,0 +1,59 @@
+/**
+ * Time in the daemon's `@effect/vitest` tests. On the TestClock (`it.effect`) a test moves time itself
+ * (`TestClock.adjust`) and asserts what happened before and at a delay; these helpers cover the rest:
+ * waiting for work that is due now to land ({@link eventually}), moving the clock to an instant
+ * ({@link adjustTo}), and `Date.now()` reading the TestClock for the code that still reads the wall
+ * clock directly ({@link dateNowFollowsTestClock}).
+ */
+import { Clock, Duration, Effect, Schedule } from "effect"
+import { TestClock } from "effect/testing"
+import { vi } from "vitest"
+
+/** Runs `effect` on the real clock: under `it.effect` the TestClock stands still meanwhile. */
+const onRealClock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiber((fiber) => {
+    const clock = fiber.getRef(Clock.Clock) as Clock.Clock & Partial<Pick<TestClock.TestClock, "withLive">>
+    return clock.withLive === undefined ? effect : clock.withLive(effect)
+  })
+
+/**
+ * Checks `check` every 20 ms of real time until it holds, failing the test after `timeout`. On the
+ * TestClock no virtual time passes while it waits: it waits for work already due (a fiber the clock
+ * woke that is writing to SQLite or waiting on a socket), never for a delay to run out.
+ */
+export const eventually = <E, R>(
+  check: Effect.Effect<boolean, E, R>,
+  what: string,
+  timeout: Duration.Input = "30 seconds"
+): Effect.Effect<void, E, R> =>
+  onRealClock(
+    check.pipe(
+      Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (ok) => ok }),
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () =>
+          Effect.die(
+            new Error(`timed out after ${Duration.format(Duration.fromInputUnsafe(timeout))} waiting for ${what}`)
+          )
+      }),
+      Effect.asVoid
+    )
+  )
+
+/** Moves the TestClock to `millis` (the clock's epoch milliseconds), running every sleep due by then. */
+export const adjustTo = (millis: number) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => TestClock.adjust(Math.max(0, millis - now)))
+
+/**
+ * Makes `Date.now()` answer the TestClock's time for the rest of the scope, for the daemon code that
+ * reads the wall clock instead of `Clock` (a retry's due time written with `Date.now()` and compared
+ * with it later): the delay then passes when the test moves the TestClock, as it does in production
+ * when real time passes. `new Date()` is left alone.
+ */
+export const dateNowFollowsTestClock = Effect.withFiber((fiber) => {
+  const clock = fiber.getRef(Clock.Clock)
+  return Effect.acquireRelease(
+    Effect.sync(() => vi.spyOn(Date, "now").mockImplementation(() => clock.currentTimeMillisUnsafe())),
+    (spy) => Effect.sync(() => spy.mockRestore())
+  )
+})
