@@ -167,14 +167,15 @@ describe("actions", () => {
     expect(t.lines()[0]).toMatchObject({ dryRun: true, actions: ["hide", "timeoutAuthor"] })
   })
 
-  it("that fail twice then succeed are recorded once as done", async () => {
+  // The backoff between attempts (1 s, 2 s, ...) is asserted on the TestClock in action-executor.test.ts.
+  it("that the platform refuses once (503) are retried and recorded once as done", async () => {
     const t = await setup({})
     cleanups.push(() => t.sandbox.close())
-    t.platform.failNext("holdForReview", 2)
+    t.platform.failNext("holdForReview", 1)
     t.platform.publish({ kind: "upsert", reference: "r/1", text: "You are an idiot" })
     await waitFor(() => t.actions().some((a) => a.status === "done"), 20_000, "the action to succeed")
-    expect(t.actions()).toMatchObject([{ reference: "r/1", kind: "holdForReview", status: "done", attempts: 3 }])
-    expect(t.platform.attempts.length).toBe(3)
+    expect(t.actions()).toMatchObject([{ reference: "r/1", kind: "holdForReview", status: "done", attempts: 2 }])
+    expect(t.platform.attempts.length).toBe(2)
     expect(t.platform.executed.length).toBe(1)
   })
 })
