@@ -1,27 +1,133 @@
 /**
- * Sinks: the webhook signs each body and names the delivery, failed deliveries are retried with
- * backoff, and after `maxAttempts` a record moves to the dead-letter table; the stdout line format.
+ * Sinks: failed deliveries are retried with backoff (500 ms, then 1 s, doubling) and after
+ * `maxAttempts` a record moves to the dead-letter table, asserted on the TestClock; the webhook signs
+ * each body and names the delivery, through the worker; the stdout line format.
  */
 import { createHmac } from "node:crypto"
+import { mkdtempSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Fiber, Layer, Redacted } from "effect"
+import { assert, describe, it } from "@effect/vitest"
+import { Clock, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { describe, expect, it } from "vitest"
+import { TestClock } from "effect/testing"
+import type { Sink } from "../src/sinks/Sink.ts"
 import * as SinkWorker from "../src/sinks/SinkWorker.ts"
 import * as StdoutSink from "../src/sinks/StdoutSink.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
 import * as SqliteClient from "../src/state/SqliteClient.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
 import * as StateStore from "../src/state/StateStore.ts"
-import { waitFor } from "./support/DaemonProcess.ts"
 import { itemRecord, verdictRecord } from "./support/ItemRecords.ts"
+import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTime.ts"
+
+/**
+ * Runs `test` on a fresh state file whose outbox holds, for sink `sink`, the verdicts of "ok",
+ * "flaky" and "always-fails" (in that order), with `SinkWorker.run` draining it in the test's scope.
+ * `Date.now()` follows the TestClock: the outbox's due times are written and compared with it.
+ */
+const draining = <A, E, R>(sink: Sink, test: (outbox: Outbox) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    yield* dateNowFollowsTestClock
+    const store = yield* ItemStore
+    const sql = yield* SqlClient.SqlClient
+    for (const [i, ref] of ["ok", "flaky", "always-fails"].entries()) {
+      const r = verdictRecord(ref)
+      yield* store.recordItems([
+        {
+          item: itemRecord("s", ref, 1, { verdict: r.verdict, analysedAt: r.analysedAt, createdAt: i }),
+          sinks: [sink.name],
+          payload: JSON.stringify(r)
+        }
+      ])
+    }
+    yield* Effect.forkScoped(SinkWorker.run(sink))
+    return yield* test({
+      left: Effect.map(
+        sql<{ reference: string; attempts: number }>`
+        SELECT reference, attempts FROM warden_outbox ORDER BY reference`,
+        (rows) => rows.map((r) => `${r.reference}:${r.attempts}`)
+      ),
+      dead: Effect.map(
+        sql<{ reference: string; attempts: number; last_error: string }>`
+        SELECT reference, attempts, last_error FROM warden_dead_letters`,
+        (rows) => rows.map((d) => ({ ...d, attempts: Number(d.attempts) }))
+      )
+    })
+  }).pipe(
+    Effect.provide(
+      StateStore.layer.pipe(
+        Layer.provideMerge(
+          SqliteClient.layer({ filename: join(mkdtempSync(join(tmpdir(), "warden-sink-")), "state.db") })
+        )
+      )
+    ),
+    Effect.scoped
+  )
+
+/** The outbox as a test reads it: what is left (`reference:attempts`) and the dead letters. */
+interface Outbox {
+  readonly left: Effect.Effect<Array<string>, unknown>
+  readonly dead: Effect.Effect<Array<{ reference: string; attempts: number; last_error: string }>, unknown>
+}
+
+describe("the sink worker, on the TestClock", () => {
+  it("backs off exponentially between attempts", () => {
+    assert.deepStrictEqual([1, 2, 3, 4].map(SinkWorker.retryDelayMillis), [500, 1000, 2000, 4000])
+    assert.strictEqual(SinkWorker.retryDelayMillis(30), 300_000)
+  })
+
+  it.effect("retries a failed delivery after 500 ms, then 1 s, and dead-letters it after maxAttempts", () => {
+    /** When (TestClock milliseconds) each record was handed to the sink. */
+    const handed: Array<string> = []
+    let flaky = 2
+    const sink: Sink = {
+      name: "mem",
+      type: "test",
+      batchSize: 10,
+      maxAttempts: 3,
+      deliver: (records) =>
+        Effect.map(Clock.currentTimeMillis, (now) =>
+          records.map((r) => {
+            handed.push(`${r.reference}@${now}`)
+            if (r.reference === "always-fails") return "HTTP 500"
+            return r.reference === "flaky" && flaky-- > 0 ? "HTTP 503" : undefined
+          })
+        )
+    }
+    return draining(sink, (outbox) =>
+      Effect.gen(function* () {
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.join() === "always-fails:1,flaky:1"),
+          "the first attempts"
+        )
+        yield* adjustTo(499)
+        assert.deepStrictEqual(handed, ["ok@0", "flaky@0", "always-fails@0"])
+        yield* adjustTo(500)
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.join() === "always-fails:2,flaky:2"),
+          "the second attempts"
+        )
+        yield* adjustTo(1499)
+        assert.strictEqual(handed.length, 5)
+        yield* adjustTo(1500)
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.length === 0),
+          "the outbox empty"
+        )
+        assert.deepStrictEqual(handed.slice(3), ["flaky@500", "always-fails@500", "flaky@1500", "always-fails@1500"])
+        assert.deepStrictEqual(yield* outbox.dead, [{ reference: "always-fails", attempts: 3, last_error: "HTTP 500" }])
+        yield* TestClock.adjust("10 minutes")
+        assert.strictEqual(handed.length, 7)
+      })
+    )
+  })
+})
 
 describe("the webhook sink", () => {
-  it("signs, retries with backoff, and dead-letters after maxAttempts", async () => {
+  it.effect("through the worker: signs each body, names the delivery, retries, and dead-letters an HTTP 500", () => {
     const received: Array<{ body: string; signature: string | undefined; delivery: string | undefined }> = []
     let flaky = 2
     const server = createServer((req, res) => {
@@ -41,72 +147,53 @@ describe("the webhook sink", () => {
         res.end()
       })
     })
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
-    const secret = Redacted.make("hook-secret")
-    const sink = WebhookSink.make({ name: "hook", url, secret, maxAttempts: 3, timeoutMillis: 2000 })
-    const filename = join(mkdtempSync(join(tmpdir(), "warden-sink-")), "state.db")
-    const layer = StateStore.layer.pipe(Layer.provideMerge(SqliteClient.layer({ filename })))
-
-    await Effect.runPromise(
-      Effect.gen(function* () {
-        const store = yield* ItemStore
-        const sql = yield* SqlClient.SqlClient
-        for (const [i, ref] of ["ok", "flaky", "always-fails"].entries()) {
-          const r = verdictRecord(ref)
-          yield* store.recordItems([
-            {
-              item: itemRecord("s", ref, 1, {
-                verdict: r.verdict,
-                analysedAt: r.analysedAt,
-                createdAt: Date.now() + i
-              }),
-              sinks: ["hook"],
-              payload: JSON.stringify(r)
-            }
-          ])
-        }
-        const worker = yield* Effect.forkChild(SinkWorker.run(sink, 20))
-        yield* Effect.promise(() =>
-          waitFor(
-            () => received.filter((r) => r.delivery === "s/always-fails/1").length === 3 && received.length >= 7,
-            20_000,
-            "deliveries"
+    return Effect.gen(function* () {
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((r) => server.listen(0, "127.0.0.1", r))),
+        () => Effect.sync(() => server.close())
+      )
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+      const sink = WebhookSink.make({ name: "hook", url, secret: Redacted.make("hook-secret"), maxAttempts: 3 })
+      yield* draining(sink, (outbox) =>
+        Effect.gen(function* () {
+          // The waits are the worker's (above): the clock moves past each retry once the attempt before it is recorded.
+          for (const [attempts, at] of [
+            [1, 0],
+            [2, 500],
+            [3, 1500]
+          ] as const) {
+            yield* adjustTo(at)
+            yield* eventually(
+              Effect.map(outbox.left, (left) => left.every((l) => l.endsWith(`:${attempts}`))),
+              `attempt ${attempts} recorded`
+            )
+          }
+          yield* eventually(
+            Effect.map(outbox.left, (left) => left.length === 0),
+            "the outbox empty"
           )
-        )
-        yield* Fiber.interrupt(worker)
-        const dead = yield* sql<{ reference: string; attempts: number; last_error: string }>`
-          SELECT reference, attempts, last_error FROM warden_dead_letters`
-        expect(dead.map((d) => ({ ...d, attempts: Number(d.attempts) }))).toEqual([
-          { reference: "always-fails", attempts: 3, last_error: "HTTP 500" }
-        ])
-        const left = yield* sql`SELECT id FROM warden_outbox`
-        expect(left).toEqual([])
-      }).pipe(Effect.provide(layer), Effect.scoped)
-    )
-    server.close()
-
-    // Every body is signed with HMAC-SHA256 of its exact bytes and names its delivery.
-    for (const r of received) {
-      expect(r.signature).toBe(`sha256=${createHmac("sha256", "hook-secret").update(r.body).digest("hex")}`)
-      expect(r.delivery).toBe(`s/${JSON.parse(r.body).reference}/1`)
-    }
-    expect(received.filter((r) => r.delivery === "s/ok/1").length).toBe(1)
-    expect(received.filter((r) => r.delivery === "s/flaky/1").length).toBe(3)
-  }, 30_000)
-
-  it("backs off exponentially between attempts", () => {
-    expect([1, 2, 3, 4].map(SinkWorker.retryDelayMillis)).toEqual([500, 1000, 2000, 4000])
-    expect(SinkWorker.retryDelayMillis(30)).toBe(300_000)
+          assert.deepStrictEqual(yield* outbox.dead, [
+            { reference: "always-fails", attempts: 3, last_error: "HTTP 500" }
+          ])
+        })
+      )
+      // Every body is signed with HMAC-SHA256 of its exact bytes and names its delivery.
+      for (const r of received) {
+        assert.strictEqual(r.signature, `sha256=${createHmac("sha256", "hook-secret").update(r.body).digest("hex")}`)
+        assert.strictEqual(r.delivery, `s/${JSON.parse(r.body).reference}/1`)
+      }
+      const deliveries = (reference: string) => received.filter((r) => r.delivery === `s/${reference}/1`).length
+      assert.deepStrictEqual(["ok", "flaky", "always-fails"].map(deliveries), [1, 3, 3])
+    }).pipe(Effect.scoped)
   })
 })
 
 describe("the stdout sink", () => {
   it("prints one readable line per verdict on a terminal", () => {
     const line = StdoutSink.prettyLine({ ...verdictRecord("rss:f/1"), text: "you idiot" }, false)
-    expect(line).toContain("REMOVE")
-    expect(line).toContain("INSULT")
-    expect(line).toContain("rss:f/1 v1")
-    expect(line).toContain('"you idiot"')
+    assert.include(line, "REMOVE")
+    assert.include(line, "INSULT")
+    assert.include(line, "rss:f/1 v1")
+    assert.include(line, '"you idiot"')
   })
 })
