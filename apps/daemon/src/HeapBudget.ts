@@ -23,6 +23,7 @@
  * that part is left alone.
  */
 import * as v8 from "node:v8"
+import { performance } from "node:perf_hooks"
 
 /**
  * Size of one semi-space the young generation may reach, in MB. 8 against 16: 20-30 MB less RSS, CPU per
