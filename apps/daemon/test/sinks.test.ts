@@ -5,8 +5,6 @@
  */
 import { createHmac } from "node:crypto"
 import { mkdtempSync } from "node:fs"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -21,6 +19,7 @@ import * as SqliteClient from "../src/state/SqliteClient.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
 import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord, verdictRecord } from "./support/ItemRecords.ts"
+import { serve } from "./support/LoopbackServer.ts"
 import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTime.ts"
 
 /**
@@ -130,30 +129,30 @@ describe("the webhook sink", () => {
   it.effect("through the worker: signs each body, names the delivery, retries, and dead-letters an HTTP 500", () => {
     const received: Array<{ body: string; signature: string | undefined; delivery: string | undefined }> = []
     let flaky = 2
-    const server = createServer((req, res) => {
-      let body = ""
-      req.on("data", (c) => {
-        body += c
-      })
-      req.on("end", () => {
-        const reference = JSON.parse(body).reference as string
-        received.push({
-          body,
-          signature: req.headers["x-warden-signature"] as string | undefined,
-          delivery: req.headers["x-warden-delivery"] as string | undefined
-        })
-        const fail = reference === "always-fails" || (reference === "flaky" && flaky-- > 0)
-        res.writeHead(fail ? 500 : 204)
-        res.end()
-      })
-    })
     return Effect.gen(function* () {
-      yield* Effect.acquireRelease(
-        Effect.promise(() => new Promise<void>((r) => server.listen(0, "127.0.0.1", r))),
-        () => Effect.sync(() => server.close())
-      )
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
-      const sink = WebhookSink.make({ name: "hook", url, secret: Redacted.make("hook-secret"), maxAttempts: 3 })
+      const url = yield* serve((req, res) => {
+        let body = ""
+        req.on("data", (c) => {
+          body += c
+        })
+        req.on("end", () => {
+          const reference = JSON.parse(body).reference as string
+          received.push({
+            body,
+            signature: req.headers["x-warden-signature"] as string | undefined,
+            delivery: req.headers["x-warden-delivery"] as string | undefined
+          })
+          const fail = reference === "always-fails" || (reference === "flaky" && flaky-- > 0)
+          res.writeHead(fail ? 500 : 204)
+          res.end()
+        })
+      })
+      const sink = WebhookSink.make({
+        name: "hook",
+        url: `${url}/hook`,
+        secret: Redacted.make("hook-secret"),
+        maxAttempts: 3
+      })
       yield* draining(sink, (outbox) =>
         Effect.gen(function* () {
           // The waits are the worker's (above): the clock moves past each retry once the attempt before it is recorded.

@@ -2,8 +2,9 @@
  * Time in the daemon's `@effect/vitest` tests. On the TestClock (`it.effect`) a test moves time itself
  * (`TestClock.adjust`) and asserts what happened before and at a delay; these helpers cover the rest:
  * waiting for work that is due now to land ({@link eventually}), moving the clock to an instant
- * ({@link adjustTo}), and `Date.now()` reading the TestClock for the code that still reads the wall
- * clock directly ({@link dateNowFollowsTestClock}).
+ * ({@link adjustTo}), letting time pass until something starts ({@link passUntil}), and `Date.now()`
+ * reading the TestClock for the code that still reads the wall clock directly
+ * ({@link dateNowFollowsTestClock}).
  */
 import { Clock, Duration, Effect, Schedule } from "effect"
 import { TestClock } from "effect/testing"
@@ -39,6 +40,17 @@ export const eventually = <E, R>(
       Effect.asVoid
     )
   )
+
+/**
+ * Lets time pass on the TestClock, `step` at a time, until `check` holds: for a start whose moment the
+ * test does not control (the daemon's singletons start after its layer is built). Each step waits
+ * 20 ms of real time for the work it made due.
+ */
+export const passUntil = <E, R>(
+  check: Effect.Effect<boolean, E, R>,
+  what: string,
+  step: Duration.Input = "20 millis"
+) => TestClock.testClockWith((clock) => eventually(Effect.andThen(clock.adjust(step), check), what))
 
 /** Moves the TestClock to `millis` (the clock's epoch milliseconds), running every sleep due by then. */
 export const adjustTo = (millis: number) =>
