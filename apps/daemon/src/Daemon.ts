@@ -66,13 +66,17 @@ export interface DaemonSpec {
  * persisted message, one reply and one record transaction, where 4 partitions split it in ~4. Same
  * runs, 10,000 items (docs/BENCHMARKS.md, "One message per batch"): CPU per item 506-527 against
  * 601-605 µs and 1,544-1,613 against 1,329-1,394 items/s at load ~2; with a 100 ms API round trip 613
- * against 586 items/s, the whole message's calls in flight at once (`analysisConcurrency`).
+ * against 586 items/s, the whole message's calls in flight at once (`analysisConcurrency`). The entity
+ * works on 4 of those messages at once (`batchesAtOnce`): with one, its thread was idle 30-37% of the
+ * steady state, waiting for a batch's slowest answer before recording it (docs/BENCHMARKS.md, "Batches
+ * side by side").
  */
 export const defaultPipeline: Pipeline.PipelineOptions = {
   batchSize: 100,
   maxWait: "50 millis",
   inflight: 16,
   partitions: 1,
+  batchesAtOnce: 4,
   pauseRetry: "15 seconds"
 }
 
@@ -149,7 +153,7 @@ export const layer = (spec: DaemonSpec) => {
   }).pipe(Layer.provide(LegacyAnalyzer.layer), countedWork)
   const feedback = FeedbackService.layer
   const work = Layer.mergeAll(
-    Pipeline.ItemBatchLive.pipe(Layer.provide(processor), Layer.provide(sources)),
+    Pipeline.itemBatchLayer(pipeline).pipe(Layer.provide(processor), Layer.provide(sources)),
     Pipeline.sourcesLayer(spec.sources, pipeline),
     Layer.unwrap(
       Effect.gen(function* () {

@@ -6,7 +6,9 @@
  * are keyed by item version).
  *
  * Events of one reference are handled in order (rounds); different references concurrently (v1) or
- * as one legacy micro-batch per round.
+ * as one legacy micro-batch per round. Batches are worked on several at once (the entity's
+ * `batchesAtOnce`); one that holds a reference of an earlier batch still at work waits for it
+ * (ReferenceOrder.ts).
  */
 import { AnalyzeV1 } from "@warden/v1"
 import { Context, Effect, Layer, Metric } from "effect"
@@ -22,6 +24,7 @@ import { FeedbackService } from "./FeedbackService.ts"
 import { LegacyAnalyzer } from "./LegacyAnalyzer.ts"
 import * as Metrics from "./Metrics.ts"
 import * as Recording from "./Record.ts"
+import * as ReferenceOrder from "./ReferenceOrder.ts"
 import * as Signals from "./Signals.ts"
 import { SourceStatus } from "./SourceStatus.ts"
 
@@ -63,6 +66,7 @@ const make = (options: ProcessorOptions) =>
     const legacy = yield* LegacyAnalyzer
     const signals: Signals.SignalDeps = { items, feedbackLog: yield* FeedbackStore, feedback: yield* FeedbackService }
     const recording: Recording.RecordDeps = { items, sourceStatus: yield* SourceStatus, options }
+    const order = ReferenceOrder.make()
 
     /** One round (at most one event per reference): deletes, signals, then dedupe, analyse, record. */
     const round = (
@@ -106,11 +110,8 @@ const make = (options: ProcessorOptions) =>
         for (const status of statuses) counts[status]++
       })
 
-    const process = (
-      settings: SourceSettings,
-      events: ReadonlyArray<BatchEvent.BatchEvent>,
-      degraded: Degraded = undefined
-    ): Effect.Effect<Summary, EngineError> =>
+    /** A batch's rounds, in order. */
+    const rounds = (settings: SourceSettings, events: ReadonlyArray<BatchEvent.BatchEvent>, degraded: Degraded) =>
       Effect.gen(function* () {
         const counts = {
           analysed: 0,
@@ -125,12 +126,28 @@ const make = (options: ProcessorOptions) =>
         yield* Metric.update(Metric.withAttributes(Metrics.itemsIn, { source: settings.id }), events.length)
         for (const batchRound of Dedupe.rounds(events)) yield* round(settings, batchRound, degraded, counts)
         return counts
-      }).pipe(
-        // One span per batch (OTLP when configured): ids and counts only, never content.
-        Effect.withSpan("BatchProcessor.process", {
-          attributes: { "warden.source": settings.id, "warden.mode": settings.mode, "warden.batch.size": events.length }
-        })
-      )
+      })
+
+    const process = (
+      settings: SourceSettings,
+      events: ReadonlyArray<BatchEvent.BatchEvent>,
+      degraded: Degraded = undefined
+    ): Effect.Effect<Summary, EngineError> =>
+      order
+        .inOrder(
+          events.map((event) => `${settings.id}\u001f${event.reference}`),
+          rounds(settings, events, degraded)
+        )
+        .pipe(
+          // One span per batch (OTLP when configured): ids and counts only, never content.
+          Effect.withSpan("BatchProcessor.process", {
+            attributes: {
+              "warden.source": settings.id,
+              "warden.mode": settings.mode,
+              "warden.batch.size": events.length
+            }
+          })
+        )
 
     return BatchProcessor.of({ process })
   })

@@ -96,6 +96,12 @@ export interface PipelineOptions {
   readonly inflight: number
   /** Partitions per source: how many entities share its work across runners. */
   readonly partitions: number
+  /**
+   * Batch messages one entity works on at once: one batch's calls are on the wire while another is
+   * deduped or recorded. Batches holding a reference in common still run one after the other
+   * (ReferenceOrder.ts).
+   */
+  readonly batchesAtOnce: number
   /** How often a paused source tries again. */
   readonly pauseRetry: Duration.Input
 }
@@ -121,34 +127,36 @@ export const legacyAwareBatchSize = (
 /** The sources by id, for the entity to find a batch's settings. */
 export class Sources extends Context.Service<Sources, ReadonlyMap<string, SourceSpec>>()("@warden/daemon/Sources") {}
 
-/** The entity's handlers: run each batch through the processor. */
-export const ItemBatchLive = ItemBatch.toLayer(
-  Effect.gen(function* () {
-    const processor = yield* BatchProcessor
-    const sources = yield* Sources
-    return ItemBatch.of({
-      Process: ({ payload }) => {
-        const spec = sources.get(payload.source)
-        if (spec === undefined) {
-          // A batch persisted before the source was removed from the config: nothing to do with it.
-          return Effect.logWarning("batch of an unconfigured source dropped").pipe(
-            Effect.annotateLogs({ source: payload.source }),
-            Effect.as({
-              analysed: 0,
-              failed: 0,
-              unanalysed: 0,
-              unchanged: 0,
-              skipped: BatchEvent.fromPayload(payload.events).length,
-              deleted: 0,
-              signals: 0
-            })
-          )
+/** The entity's handlers: run each batch through the processor, `batchesAtOnce` messages at a time. */
+export const itemBatchLayer = (options: Pick<PipelineOptions, "batchesAtOnce">) =>
+  ItemBatch.toLayer(
+    Effect.gen(function* () {
+      const processor = yield* BatchProcessor
+      const sources = yield* Sources
+      return ItemBatch.of({
+        Process: ({ payload }) => {
+          const spec = sources.get(payload.source)
+          if (spec === undefined) {
+            // A batch persisted before the source was removed from the config: nothing to do with it.
+            return Effect.logWarning("batch of an unconfigured source dropped").pipe(
+              Effect.annotateLogs({ source: payload.source }),
+              Effect.as({
+                analysed: 0,
+                failed: 0,
+                unanalysed: 0,
+                unchanged: 0,
+                skipped: BatchEvent.fromPayload(payload.events).length,
+                deleted: 0,
+                signals: 0
+              })
+            )
+          }
+          return processor.process(spec.settings, BatchEvent.fromPayload(payload.events), payload.degraded)
         }
-        return processor.process(spec.settings, BatchEvent.fromPayload(payload.events), payload.degraded)
-      }
-    })
-  })
-)
+      })
+    }),
+    { concurrency: options.batchesAtOnce }
+  )
 
 const partitionOf = (reference: string, partitions: number): number =>
   partitions <= 1 ? 0 : createHash("sha1").update(reference).digest().readUInt32BE(0) % partitions
