@@ -10,8 +10,9 @@
  * Two V8 settings are read at every collection (not only at start, unlike `--max-semi-space-size`),
  * so they can be set here: the semi-space growth factor (1 stops growth: it is 1 from the start, and 2
  * only inside `growOnce`, every 100 ms while the event loop is busy and once a second while it is idle,
- * as long as a doubling stays within {@link youngGenerationMb} per semi-space), and the old generation's growing percent ({@link oldGrowingPercent}: a full collection once the old generation
- * has grown by that share over its live size).
+ * as long as a doubling stays within {@link youngGenerationMb} per semi-space), and the old generation's
+ * growing percent ({@link oldGrowingPercent}: a full collection once the old generation has grown by that
+ * share over its live size).
  *
  * What it bounds is the semi-space's capacity, at which V8 scavenges. Between two scavenges V8 may let
  * allocation run past it (committing pages up to `--max-semi-space-size`, V8's own 64 MB here), so the
@@ -74,7 +75,7 @@ const growOnce = (): void => {
  * since the last look) may grow the young generation at every look, an idle one once a second. With
  * one look a second, a daemon starting on a big poll spent its first ~3 s at 1-4 MB per semi-space:
  * in a 20,000-item run 1,290-1,441 scavenges instead of 457-491, and 327-333 µs of CPU per item
- * instead of 258-288 (docs/BENCHMARKS.md, "The young generation's ramp").
+ * instead of 258-288 (docs/BENCHMARKS.md, "Schema's slow path, and the young generation's ramp").
  */
 const checkMillis = 100
 const idleGrowthMillis = 1000

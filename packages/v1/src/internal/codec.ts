@@ -52,14 +52,14 @@ const validatorOf = (schema: Schema.Top): Validate => {
   const known = validators.get(schema)
   if (known !== undefined) return known
   const codec = schema as unknown as Schema.Codec<unknown, unknown>
-  const strict = Schema.decodeUnknownResult(codec)
-  const firstIssue = encodesToItself(schema.ast) ? Schema.decodeUnknownResult(codec) : undefined
+  const decode = Schema.decodeUnknownResult(codec)
+  const quickFirst = encodesToItself(schema.ast)
   const validate: Validate = (input) => {
-    if (firstIssue !== undefined) {
-      const quick = firstIssue(input)
+    if (quickFirst) {
+      const quick = decode(input)
       if (Result.isSuccess(quick) && keepsEveryKey(input, quick.success)) return Result.succeed(quick.success)
     }
-    const result = strict(input, STRICT)
+    const result = decode(input, STRICT)
     return Result.isSuccess(result)
       ? Result.succeed(result.success)
       : Result.fail(FieldViolations.fromSchemaError(result.failure))
