@@ -3,9 +3,16 @@
  * second walk of the body to encode it); a schema that transforms anywhere is still encoded.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ImageAnalyzeRequest, TextAnalyzeRequest, UsernameAnalyzeRequest } from "@warden/core/client"
-import { Result, Schema } from "effect"
-import { encodesToItself, violationsOf } from "../src/internal/codec.ts"
+import {
+  ImageAnalyzeRequest,
+  ImageAnalyzeResponse,
+  TextAnalyzeRequest,
+  TextAnalyzeResponse,
+  UsernameAnalyzeRequest,
+  UsernameAnalyzeResponse
+} from "@warden/core/client"
+import { Result, Schema, type SchemaAST } from "effect"
+import { encodesToItself, violationsOf, withoutOpenRests } from "../src/internal/codec.ts"
 
 /** A valid text request body. */
 const body = {
@@ -79,5 +86,47 @@ describe("violationsOf", () => {
     const Tags = Schema.Struct({ tags: Schema.Array(Schema.Struct({ name: Schema.String })) })
     assert.strictEqual(fields({ tags: [{ name: "a" }, { name: "b" }] }, Tags), "valid")
     assert.deepStrictEqual(fields({ tags: [{ name: "a" }, { name: "b", colour: 1 }] }, Tags), ["tags.1.colour"])
+  })
+})
+
+describe("withoutOpenRests", () => {
+  const openRests = (ast: SchemaAST.AST): number =>
+    ast._tag === "Objects"
+      ? ast.indexSignatures.length + ast.propertySignatures.reduce((n, p) => n + openRests(p.type), 0)
+      : 0
+  const answers: ReadonlyArray<unknown> = [
+    {},
+    { textAnalysis: { severity: "HIGH", classifications: ["INSULT"], extra: { deep: 1 } }, requestId: "r" },
+    { imageAnalysis: { ocrAnalysis: { text: "t", textAnalysis: { type: "NEUTRAL", more: [1] } }, other: true } },
+    { usernameAnalysis: { recommendedAction: "KEEP" } },
+    { textAnalysis: { severity: 5 } },
+    { textAnalysis: { classifications: "INSULT" } },
+    { textAnalysis: "HIGH" },
+    { imageAnalysis: { ocrAnalysis: { textAnalysis: { language: null } } } },
+    [],
+    null,
+    "text"
+  ]
+
+  it("leaves no index signature at any depth of the answer schemas", () => {
+    for (const schema of [TextAnalyzeResponse, ImageAnalyzeResponse, UsernameAnalyzeResponse]) {
+      assert.isAbove(openRests(schema.ast), 0)
+      assert.strictEqual(openRests(withoutOpenRests(schema.ast)), 0)
+    }
+  })
+
+  it("accepts exactly what the answer schemas accept", () => {
+    for (const schema of [TextAnalyzeResponse, ImageAnalyzeResponse, UsernameAnalyzeResponse]) {
+      const original = Schema.is(schema as unknown as Schema.Codec<unknown, unknown>)
+      const guard = Schema.is(Schema.make<Schema.Codec<unknown, unknown>>(withoutOpenRests(schema.ast)))
+      for (const answer of answers) assert.strictEqual(guard(answer), original(answer), JSON.stringify(answer))
+    }
+  })
+
+  it("keeps an index signature that does not take anything", () => {
+    const Counts = Schema.Record(Schema.String, Schema.Number)
+    const guard = Schema.is(Schema.make<Schema.Codec<unknown, unknown>>(withoutOpenRests(Counts.ast)))
+    assert.isTrue(guard({ a: 1 }))
+    assert.isFalse(guard({ a: "1" }))
   })
 })
