@@ -99,54 +99,63 @@ const outcomesOf = (
   }
 }
 
-const make = Effect.gen(function* () {
-  const client = yield* LegacyBatch.LegacyBatch
-
+/** The legacy-mode analyser's service. */
+export interface LegacyAnalyzerShape {
   /**
    * Analyses a round's items into `into` (keyed by `LegacyItem.key`), one call's items at a time as
    * their answer arrives: when the round fails (the API unavailable) or is interrupted (shutdown),
    * `into` still holds every answer received, for the caller to record.
    */
-  const analyse = (
+  readonly analyse: (
+    source: string,
+    channelUuid: string,
+    items: ReadonlyArray<LegacyItem>,
+    into?: Map<string, Outcome>
+  ) => Effect.Effect<Map<string, Outcome>, EngineError>
+}
+
+const make = Effect.gen(function* () {
+  const client = yield* LegacyBatch.LegacyBatch
+
+  const analyse = Effect.fn("LegacyAnalyzer.analyse")(function* (
     source: string,
     channelUuid: string,
     items: ReadonlyArray<LegacyItem>,
     into: Map<string, Outcome> = new Map()
-  ): Effect.Effect<Map<string, Outcome>, EngineError> =>
-    Effect.gen(function* () {
-      const results = yield* Effect.forEach(
-        groups(items, Limits.LEGACY_MAX_MESSAGES),
-        (group) =>
-          callOnce(
-            source,
-            ENDPOINT,
-            client.analyzeWithRequests(channelUuid, group.flatMap((item) => item.messages) as never) as Effect.Effect<
-              LegacyBatch.BatchResultWithRequests,
-              { _tag: string; message: string }
-            >
-          ).pipe(
-            Effect.tap((result) =>
-              Effect.sync(() => {
-                // The whole call was refused as bad input: every item of it records that.
-                if ("status" in result) for (const item of group) into.set(item.key, result)
-                else outcomesOf(group, result, into)
-              })
-            ),
-            finishOnStop,
-            Effect.result
+  ) {
+    const results = yield* Effect.forEach(
+      groups(items, Limits.LEGACY_MAX_MESSAGES),
+      (group) =>
+        callOnce(
+          source,
+          ENDPOINT,
+          client.analyzeWithRequests(channelUuid, group.flatMap((item) => item.messages) as never) as Effect.Effect<
+            LegacyBatch.BatchResultWithRequests,
+            { _tag: string; message: string }
+          >
+        ).pipe(
+          Effect.tap((result) =>
+            Effect.sync(() => {
+              // The whole call was refused as bad input: every item of it records that.
+              if ("status" in result) for (const item of group) into.set(item.key, result)
+              else outcomesOf(group, result, into)
+            })
           ),
-        { concurrency: CONCURRENCY }
-      )
-      const failed = results.find((r) => r._tag === "Failure")
-      if (failed !== undefined) return yield* Effect.fail(failed.failure)
-      return into
-    })
+          finishOnStop,
+          Effect.result
+        ),
+      { concurrency: CONCURRENCY }
+    )
+    const failed = results.find((r) => r._tag === "Failure")
+    if (failed !== undefined) return yield* Effect.fail(failed.failure)
+    return into
+  })
 
-  return { analyse }
+  return LegacyAnalyzer.of({ analyse })
 })
 
 /** The legacy-mode analyser. */
-export class LegacyAnalyzer extends Context.Service<LegacyAnalyzer, Effect.Success<typeof make>>()(
+export class LegacyAnalyzer extends Context.Service<LegacyAnalyzer, LegacyAnalyzerShape>()(
   "@warden/daemon/LegacyAnalyzer"
 ) {
   /** On the `LegacyBatch` client in context. */
