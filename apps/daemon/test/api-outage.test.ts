@@ -18,7 +18,7 @@ import { SinkList } from "../src/sinks/SinkList.ts"
 import { DecisionStore } from "../src/state/DecisionStore.ts"
 import { sourceSettings } from "./support/TestPlatform.ts"
 import { serve } from "./support/LoopbackServer.ts"
-import { adjustTo, eventually, passUntil } from "./support/TestTime.ts"
+import { adjustTo, buildOnTestClock, eventually, passUntil } from "./support/TestTime.ts"
 
 /** A source `src` that reads one comment, then waits for more. */
 const oneComment = Connector.make({
@@ -49,7 +49,7 @@ const daemonOn = (api: string, pauseRetry: Duration.Input) =>
       lines.push({ at: date.getTime(), message: String(first) })
     })
     const dir = mkdtempSync(join(tmpdir(), "warden-outage-"))
-    const context = yield* Layer.build(
+    const context = yield* buildOnTestClock(
       Daemon.layer({
         state: { _tag: "sqlite", filename: join(dir, "state.db") },
         // One HTTP attempt per send: the waits asserted are the pipeline's, not the transport's retries.

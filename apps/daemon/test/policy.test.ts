@@ -1,15 +1,19 @@
 /**
  * Policies and actions: rule matching, actions on the platform after the verdict, dry runs, retries,
- * feedback by reference and from moderators, and the failure modes while the API is down.
+ * feedback by reference and from moderators, and the failure modes while the API is down (on the
+ * TestClock: their delays, the failure mode's and the 5 s re-analysis sweep's, pass without waiting).
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
-import { Effect } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { assert, it } from "@effect/vitest"
+import { Clock, Context, Effect } from "effect"
+import { TestClock } from "effect/testing"
+import { afterEach, describe, expect } from "vitest"
 import type { Rule } from "../src/domain/Rule.ts"
-import type * as Daemon from "../src/Daemon.ts"
+import * as Daemon from "../src/Daemon.ts"
+import { SourceStatus } from "../src/engine/SourceStatus.ts"
 import * as Policy from "../src/domain/Rule.ts"
 import type { FailurePolicy } from "../src/domain/SourceSettings.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
@@ -17,6 +21,7 @@ import { jsonlRecords, jsonlSink } from "./support/FeedPipeline.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import * as StateDb from "./support/StateDb.ts"
 import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+import { adjustTo, buildOnTestClock, dateNowFollowsTestClock, passUntil } from "./support/TestTime.ts"
 
 describe("rule matching", () => {
   const verdict = {
@@ -80,22 +85,20 @@ const rules: ReadonlyArray<Rule> = [
   { name: "insults", when: { recommendedAction: ["REMOVE"] }, actions: [{ kind: "holdForReview" }] }
 ] as unknown as ReadonlyArray<Rule>
 
+/** The platform actions recorded in the state file, by reference. */
+const actionsIn = (state: string) =>
+  StateDb.query<{ reference: string; kind: string; status: string; attempts: number }>(
+    state,
+    "SELECT * FROM warden_actions ORDER BY reference, seq"
+  )
+
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-const setup = async (options: {
-  readonly dryRun?: boolean
-  readonly failure?: FailurePolicy
-  readonly autoFeedback?: boolean
-  readonly sandboxPort?: number
-  readonly apiRetries?: number
-}) => {
-  const sandbox = await Sandbox.startPromise({
-    requestLogSize: 5000,
-    ...(options.sandboxPort ? { port: options.sandboxPort } : {})
-  })
+const setup = async (options: { readonly dryRun?: boolean; readonly autoFeedback?: boolean }) => {
+  const sandbox = await Sandbox.startPromise({ requestLogSize: 5000 })
   const platform = await startPlatform()
   cleanups.push(() => platform.close())
   const dir = mkdtempSync(join(tmpdir(), "warden-policy-"))
@@ -107,14 +110,13 @@ const setup = async (options: {
       apiKey: "sandbox-standard-key",
       baseUrls: { global: sandbox.url },
       timeout: "1 second",
-      retry: { maxAttempts: options.apiRetries ?? 3, baseDelay: "10 millis", maxDelay: "50 millis" }
+      retry: { maxAttempts: 3, baseDelay: "10 millis", maxDelay: "50 millis" }
     },
     sources: [
       platformSource(platform.url, {
         id: "platform",
         dryRun: options.dryRun ?? false,
         rules,
-        failure: options.failure,
         autoFeedback: options.autoFeedback ?? false
       })
     ],
@@ -125,11 +127,7 @@ const setup = async (options: {
   const daemon = await startDaemonInProcess(spec)
   cleanups.push(daemon.close)
   const lines = () => jsonlRecords(out)
-  const actions = () =>
-    StateDb.query<{ reference: string; kind: string; status: string; attempts: number }>(
-      state,
-      "SELECT * FROM warden_actions ORDER BY reference, seq"
-    )
+  const actions = () => actionsIn(state)
   return { sandbox, platform, daemon, lines, actions, state }
 }
 
@@ -246,59 +244,126 @@ describe("feedback", () => {
   })
 })
 
-describe("failure modes while the API is down", () => {
-  const downThenUp = async (mode: FailurePolicy["mode"]) => {
-    const probe = await Sandbox.startPromise()
-    const port = probe.port
-    await probe.close()
-    const t = await setup({
-      failure: { mode, afterMillis: 300, action: mode === "reject" ? "holdForReview" : undefined },
-      sandboxPort: port,
-      apiRetries: 2
+describe("failure modes while the API is down, on the TestClock", () => {
+  const AFTER_MILLIS = 5_000
+
+  /**
+   * The daemon on the TestClock (no admin server) with the platform source and the rules above, on a
+   * sandbox answering 503 to every call (the API down), the failure mode `mode` after 5 s; x/1 (a
+   * threat) and x/2 published. Answers once the API has been found down (`downAt`, at most one 20 ms
+   * step after the first failed call).
+   */
+  const downOnTestClock = (mode: FailurePolicy["mode"]) =>
+    Effect.gen(function* () {
+      yield* dateNowFollowsTestClock
+      const sandbox = yield* Sandbox.start({ faults: { transient: 1 } })
+      const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))
+      const dir = mkdtempSync(join(tmpdir(), "warden-policy-clock-"))
+      const out = join(dir, "out.jsonl")
+      const context = yield* buildOnTestClock(
+        Daemon.layer({
+          state: { _tag: "sqlite", filename: join(dir, "state.db") },
+          api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url }, retry: { maxAttempts: 1 } },
+          sources: [
+            platformSource(platform.url, {
+              id: "platform",
+              rules,
+              failure: { mode, afterMillis: AFTER_MILLIS, action: mode === "reject" ? "holdForReview" : undefined }
+            })
+          ],
+          ...jsonlSink(out),
+          admin: undefined,
+          includeContent: false,
+          pipeline: { maxWait: "20 millis" }
+        })
+      )
+      platform.publish({ kind: "upsert", reference: "x/1", text: "[[THREAT]] I know where you live" })
+      platform.publish({ kind: "upsert", reference: "x/2", text: "Have a nice day" })
+      const status = Context.get(context, SourceStatus)
+      const state = Effect.map(status.all, (all) => all.get("platform")?.state)
+      yield* passUntil(
+        Effect.map(state, (s) => s === "api-unavailable"),
+        "the API found down"
+      )
+      const downAt = yield* Clock.currentTimeMillis
+      const lines = () => jsonlRecords(out)
+      const analysed = () => lines().filter((l) => l.status === "analysed")
+      const stateFile = join(dir, "state.db")
+      /** Item versions recorded in the state file (analysed or not): what the sink and actions follow. */
+      const recorded = () => StateDb.query(stateFile, "SELECT reference FROM warden_items").length
+      /** Moves the clock to just before the failure mode's delay has run out: nothing is recorded yet. */
+      const justBeforeTheDelay = Effect.andThen(
+        adjustTo(downAt + AFTER_MILLIS - 100),
+        Effect.sync(() => assert.strictEqual(recorded(), 0))
+      )
+      return {
+        sandbox,
+        platform,
+        lines,
+        analysed,
+        state,
+        recorded,
+        justBeforeTheDelay,
+        actions: () => actionsIn(stateFile)
+      }
     })
-    await t.sandbox.close() // the API goes down
-    t.platform.publish({ kind: "upsert", reference: "x/1", text: "[[THREAT]] I know where you live" })
-    t.platform.publish({ kind: "upsert", reference: "x/2", text: "Have a nice day" })
-    return { ...t, port }
-  }
 
-  it("hold: items wait and are analysed once the API is back", async () => {
-    const t = await downThenUp("hold")
-    await new Promise((r) => setTimeout(r, 1500))
-    expect(t.lines()).toEqual([])
-    const back = await Sandbox.startPromise({ port: t.port })
-    cleanups.push(() => back.close())
-    await waitFor(() => t.lines().length === 2, 20_000, "verdicts after the API is back")
-    expect(t.lines().every((l) => l.status === "analysed")).toBe(true)
-  }, 60_000)
+  /** A test on the daemon {@link downOnTestClock} builds for `mode`, in the test's scope. */
+  const whileDown =
+    <E>(
+      mode: FailurePolicy["mode"],
+      body: (t: Effect.Success<ReturnType<typeof downOnTestClock>>) => Effect.Effect<void, E>
+    ) =>
+    () =>
+      Effect.scoped(Effect.flatMap(downOnTestClock(mode), body))
 
-  it("allow: items are recorded unanalysed, nothing is acted on, and the real verdict follows", async () => {
-    const t = await downThenUp("allow")
-    await waitFor(() => t.lines().length === 2, 20_000, "unanalysed records")
-    expect(t.lines().every((l) => l.status === "unanalysed" && l.version === 1)).toBe(true)
-    expect(t.actions()).toEqual([])
-    const back = await Sandbox.startPromise({ port: t.port })
-    cleanups.push(() => back.close())
-    await waitFor(() => t.lines().filter((l) => l.status === "analysed").length === 2, 30_000, "real verdicts")
-    expect(
-      t
-        .lines()
-        .filter((l) => l.status === "analysed")
-        .every((l) => l.version === 2)
-    ).toBe(true)
-    await waitFor(() => t.platform.executed.length === 2, 10_000, "actions of the real verdict")
-    expect(t.platform.executed.map((a) => a.kind).sort()).toEqual(["hide", "timeoutAuthor"])
-  }, 60_000)
+  /** Lets time pass, a second at a time, until `check` holds. */
+  const secondsUntil = (check: () => boolean, what: string) => passUntil(Effect.sync(check), what, "1 second")
 
-  it("reject: the fail-closed action is applied, and the real verdict is recorded when the API is back", async () => {
-    const t = await downThenUp("reject")
-    await waitFor(() => t.platform.executed.length === 2, 20_000, "fail-closed actions")
-    expect(t.platform.executed.map((a) => `${a.reference}:${a.kind}`).sort()).toEqual([
-      "x/1:holdForReview",
-      "x/2:holdForReview"
-    ])
-    const back = await Sandbox.startPromise({ port: t.port })
-    cleanups.push(() => back.close())
-    await waitFor(() => t.lines().filter((l) => l.status === "analysed").length === 2, 30_000, "real verdicts")
-  }, 60_000)
+  it.effect(
+    "hold: items wait, past the failure mode's delay too, and are analysed once the API is back",
+    whileDown("hold", (t) =>
+      Effect.gen(function* () {
+        yield* TestClock.adjust("1 minute")
+        assert.strictEqual(t.recorded(), 0)
+        yield* t.sandbox.setFaults({})
+        yield* secondsUntil(() => t.lines().length === 2, "verdicts after the API is back")
+        assert.isTrue(t.lines().every((l) => l.status === "analysed"))
+      })
+    )
+  )
+
+  it.effect(
+    "allow: after the delay, items are recorded unanalysed, nothing is acted on, and the real verdict follows",
+    whileDown("allow", (t) =>
+      Effect.gen(function* () {
+        yield* t.justBeforeTheDelay
+        yield* secondsUntil(() => t.lines().length === 2, "unanalysed records")
+        assert.isTrue(t.lines().every((l) => l.status === "unanalysed" && l.version === 1))
+        assert.deepStrictEqual(t.actions(), [])
+        yield* t.sandbox.setFaults({})
+        yield* secondsUntil(() => t.analysed().length === 2, "real verdicts")
+        assert.isTrue(t.analysed().every((l) => l.version === 2))
+        yield* secondsUntil(() => t.platform.executed.length === 2, "actions of the real verdict")
+        assert.deepStrictEqual(t.platform.executed.map((a) => a.kind).sort(), ["hide", "timeoutAuthor"])
+      })
+    )
+  )
+
+  it.effect(
+    "reject: after the delay, the fail-closed action is applied, and the real verdict is recorded when the API is back",
+    whileDown("reject", (t) =>
+      Effect.gen(function* () {
+        yield* t.justBeforeTheDelay
+        assert.deepStrictEqual(t.actions(), [])
+        yield* secondsUntil(() => t.platform.executed.length === 2, "fail-closed actions")
+        assert.deepStrictEqual(t.platform.executed.map((a) => `${a.reference}:${a.kind}`).sort(), [
+          "x/1:holdForReview",
+          "x/2:holdForReview"
+        ])
+        yield* t.sandbox.setFaults({})
+        yield* secondsUntil(() => t.analysed().length === 2, "real verdicts")
+      })
+    )
+  )
 })

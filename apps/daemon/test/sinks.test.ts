@@ -42,8 +42,11 @@ const draining = <A, E, R>(sink: Sink, test: (outbox: Outbox) => Effect.Effect<A
         }
       ])
     }
+    const start = yield* Clock.currentTimeMillis
     yield* Effect.forkScoped(SinkWorker.run(sink))
     return yield* test({
+      at: (offset) => adjustTo(start + offset),
+      since: (at) => at - start,
       left: Effect.map(
         sql<{ reference: string; attempts: number }>`
         SELECT reference, attempts FROM warden_outbox ORDER BY reference`,
@@ -66,8 +69,13 @@ const draining = <A, E, R>(sink: Sink, test: (outbox: Outbox) => Effect.Effect<A
     Effect.scoped
   )
 
-/** The outbox as a test reads it: what is left (`reference:attempts`) and the dead letters. */
+/**
+ * The outbox as a test reads it: what is left (`reference:attempts`) and the dead letters; `at` moves
+ * the TestClock to `offset` ms after the worker started, `since` is a time as such an offset.
+ */
 interface Outbox {
+  readonly at: (offset: number) => Effect.Effect<void>
+  readonly since: (at: number) => number
   readonly left: Effect.Effect<Array<string>, unknown>
   readonly dead: Effect.Effect<Array<{ reference: string; attempts: number; last_error: string }>, unknown>
 }
@@ -79,8 +87,8 @@ describe("the sink worker, on the TestClock", () => {
   })
 
   it.effect("retries a failed delivery after 500 ms, then 1 s, and dead-letters it after maxAttempts", () => {
-    /** When (TestClock milliseconds) each record was handed to the sink. */
-    const handed: Array<string> = []
+    /** Each record handed to the sink, and when (TestClock milliseconds). */
+    const handed: Array<readonly [string, number]> = []
     let flaky = 2
     const sink: Sink = {
       name: "mem",
@@ -90,7 +98,7 @@ describe("the sink worker, on the TestClock", () => {
       deliver: (records) =>
         Effect.map(Clock.currentTimeMillis, (now) =>
           records.map((r) => {
-            handed.push(`${r.reference}@${now}`)
+            handed.push([r.reference, now])
             if (r.reference === "always-fails") return "HTTP 500"
             return r.reference === "flaky" && flaky-- > 0 ? "HTTP 503" : undefined
           })
@@ -98,25 +106,32 @@ describe("the sink worker, on the TestClock", () => {
     }
     return draining(sink, (outbox) =>
       Effect.gen(function* () {
+        /** `reference@offset` of each record handed over. */
+        const attempts = () => handed.map(([reference, at]) => `${reference}@${outbox.since(at)}`)
         yield* eventually(
           Effect.map(outbox.left, (left) => left.join() === "always-fails:1,flaky:1"),
           "the first attempts"
         )
-        yield* adjustTo(499)
-        assert.deepStrictEqual(handed, ["ok@0", "flaky@0", "always-fails@0"])
-        yield* adjustTo(500)
+        yield* outbox.at(499)
+        assert.deepStrictEqual(attempts(), ["ok@0", "flaky@0", "always-fails@0"])
+        yield* outbox.at(500)
         yield* eventually(
           Effect.map(outbox.left, (left) => left.join() === "always-fails:2,flaky:2"),
           "the second attempts"
         )
-        yield* adjustTo(1499)
+        yield* outbox.at(1499)
         assert.strictEqual(handed.length, 5)
-        yield* adjustTo(1500)
+        yield* outbox.at(1500)
         yield* eventually(
           Effect.map(outbox.left, (left) => left.length === 0),
           "the outbox empty"
         )
-        assert.deepStrictEqual(handed.slice(3), ["flaky@500", "always-fails@500", "flaky@1500", "always-fails@1500"])
+        assert.deepStrictEqual(attempts().slice(3), [
+          "flaky@500",
+          "always-fails@500",
+          "flaky@1500",
+          "always-fails@1500"
+        ])
         assert.deepStrictEqual(yield* outbox.dead, [{ reference: "always-fails", attempts: 3, last_error: "HTTP 500" }])
         yield* TestClock.adjust("10 minutes")
         assert.strictEqual(handed.length, 7)
@@ -161,7 +176,7 @@ describe("the webhook sink", () => {
             [2, 500],
             [3, 1500]
           ] as const) {
-            yield* adjustTo(at)
+            yield* outbox.at(at)
             yield* eventually(
               Effect.map(outbox.left, (left) => left.every((l) => l.endsWith(`:${attempts}`))),
               `attempt ${attempts} recorded`

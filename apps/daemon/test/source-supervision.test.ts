@@ -23,7 +23,7 @@ import { CheckpointStore } from "../src/state/CheckpointStore.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import { query } from "./support/StateDb.ts"
-import { adjustTo, eventually } from "./support/TestTime.ts"
+import { adjustTo, buildOnTestClock, eventually } from "./support/TestTime.ts"
 import { warden } from "./support/WardenCli.ts"
 
 const text = (reference: string, checkpoint: unknown, body = "What a lovely article"): SourceEvent.SourceEvent =>
@@ -101,7 +101,7 @@ const start = async (
 const onTestClock = (connector: Connector.Connector, pauseRetry: Duration.Input = "15 seconds") =>
   Effect.gen(function* () {
     const dir = mkdtempSync(join(tmpdir(), "warden-supervision-clock-"))
-    const context = yield* Layer.build(
+    const context = yield* buildOnTestClock(
       Daemon.layer({
         state: { _tag: "sqlite", filename: join(dir, "state.db") },
         api: { apiKey: "sandbox-standard-key", baseUrls: { global: "http://127.0.0.1:9" } },

@@ -6,7 +6,7 @@
  * reading the TestClock for the code that still reads the wall clock directly
  * ({@link dateNowFollowsTestClock}).
  */
-import { Clock, Duration, Effect, Schedule } from "effect"
+import { Clock, Duration, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { vi } from "vitest"
 
@@ -52,6 +52,25 @@ export const passUntil = <E, R>(
   step: Duration.Input = "20 millis"
 ) => TestClock.testClockWith((clock) => eventually(Effect.andThen(clock.adjust(step), check), what))
 
+/**
+ * Builds `layer` (the daemon) for the rest of the scope. At the end it is stopped while time passes on
+ * the TestClock, 100 ms a step: its stop waits on the clock (the sinks' last delivery pauses between
+ * looks at the outbox), and would wait for ever on a clock nobody moves.
+ */
+export const buildOnTestClock = <ROut, E, RIn>(layer: Layer.Layer<ROut, E, RIn>) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() =>
+      TestClock.testClockWith((clock) =>
+        Effect.raceFirst(
+          Scope.close(scope, Exit.void),
+          Effect.forever(Effect.andThen(clock.adjust("100 millis"), onRealClock(Effect.sleep("5 millis"))))
+        )
+      )
+    )
+    return yield* Layer.buildWithScope(layer, scope)
+  })
+
 /** Moves the TestClock to `millis` (the clock's epoch milliseconds), running every sleep due by then. */
 export const adjustTo = (millis: number) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => TestClock.adjust(Math.max(0, millis - now)))
@@ -60,11 +79,13 @@ export const adjustTo = (millis: number) =>
  * Makes `Date.now()` answer the TestClock's time for the rest of the scope, for the daemon code that
  * reads the wall clock instead of `Clock` (a retry's due time written with `Date.now()` and compared
  * with it later): the delay then passes when the test moves the TestClock, as it does in production
- * when real time passes. `new Date()` is left alone.
+ * when real time passes. The TestClock is first set to the real time, so that "never" (a time of 0)
+ * is as long ago as it is in production. `new Date()` is left alone.
  */
-export const dateNowFollowsTestClock = Effect.withFiber((fiber) => {
-  const clock = fiber.getRef(Clock.Clock)
-  return Effect.acquireRelease(
+export const dateNowFollowsTestClock = Effect.gen(function* () {
+  yield* TestClock.setTime(Date.now())
+  const clock = yield* Clock.clockWith(Effect.succeed)
+  yield* Effect.acquireRelease(
     Effect.sync(() => vi.spyOn(Date, "now").mockImplementation(() => clock.currentTimeMillisUnsafe())),
     (spy) => Effect.sync(() => spy.mockRestore())
   )
