@@ -7,13 +7,15 @@ import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { assert, it } from "@effect/vitest"
+import { Clock, Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect } from "vitest"
 import { sqlLayer } from "../src/state/StateSql.ts"
 import * as StateStore from "../src/state/StateStore.ts"
-import { StateOwner, staleMillis } from "../src/state/StateOwner.ts"
+import { heartbeatMillis, StateOwner, staleMillis } from "../src/state/StateOwner.ts"
 import { freePort, startDaemon, type DaemonProcess, waitFor, writeConfig } from "./support/DaemonProcess.ts"
+import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTime.ts"
 
 const running: Array<DaemonProcess> = []
 afterEach(async () => {
@@ -78,11 +80,17 @@ describe("one daemon per SQLite state file", () => {
   }, 180_000)
 
   describe("the owner row", () => {
-    /** Builds StateOwner on a fresh migrated file after `before` ran on it; returns the exit and the row. */
-    const claim = async (before: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) => {
+    /** A fresh migrated state file, its `SqlClient` in context, for the test's scope. */
+    const onFreshFile = <A, E>(test: (filename: string) => Effect.Effect<A, E, SqlClient.SqlClient | Scope.Scope>) => {
       const filename = join(mkdtempSync(join(tmpdir(), "warden-owner-row-")), "state.db")
-      const db = StateStore.layer.pipe(Layer.provideMerge(sqlLayer({ _tag: "sqlite", filename })))
-      return Effect.runPromise(
+      return test(filename).pipe(
+        Effect.provide(StateStore.layer.pipe(Layer.provideMerge(sqlLayer({ _tag: "sqlite", filename })))),
+        Effect.scoped
+      )
+    }
+    /** Builds StateOwner on a fresh migrated file after `before` ran on it; returns the exit and the row. */
+    const claim = (before: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+      onFreshFile((filename) =>
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
           yield* before(sql)
@@ -92,45 +100,83 @@ describe("one daemon per SQLite state file", () => {
           yield* Scope.close(scope, Exit.void)
           const after = yield* sql<{ pid: number }>`SELECT pid FROM warden_owner`
           return { exit, held, after }
-        }).pipe(Effect.provide(db), Effect.scoped)
+        })
       )
-    }
     const otherHost = (seenAgo: number) => (sql: SqlClient.SqlClient) =>
       sql`INSERT INTO warden_owner (id, pid, host, started_at, seen_at)
         VALUES (1, 4242, 'elsewhere', ${Date.now() - seenAgo}, ${Date.now() - seenAgo})`
 
-    it("is claimed on an empty file and removed when the daemon stops", async () => {
-      const r = await claim(() => Effect.void)
-      expect(Exit.isSuccess(r.exit)).toBe(true)
-      expect(r.held).toEqual([{ pid: process.pid, host: hostname() }])
-      expect(r.after).toEqual([])
-    })
+    it.effect("is claimed on an empty file and removed when the daemon stops", () =>
+      Effect.gen(function* () {
+        const r = yield* claim(() => Effect.void)
+        assert.isTrue(Exit.isSuccess(r.exit))
+        assert.deepStrictEqual(r.held, [{ pid: process.pid, host: hostname() }])
+        assert.deepStrictEqual(r.after, [])
+      })
+    )
 
-    it("of another host with a fresh heartbeat refuses the start", async () => {
-      const r = await claim(otherHost(1_000))
-      expect(Exit.isFailure(r.exit)).toBe(true)
-      expect(String(Exit.isFailure(r.exit) ? r.exit.cause : "")).toMatch(
-        /another warden daemon uses .*state\.db \(pid 4242 on elsewhere, seen 1\.\d s ago\)/
-      )
-      expect(r.held).toEqual([{ pid: 4242, host: "elsewhere" }])
-    })
+    it.effect("of another host with a fresh heartbeat refuses the start", () =>
+      Effect.gen(function* () {
+        const r = yield* claim(otherHost(1_000))
+        assert.isTrue(Exit.isFailure(r.exit))
+        assert.match(
+          String(Exit.isFailure(r.exit) ? r.exit.cause : ""),
+          /another warden daemon uses .*state\.db \(pid 4242 on elsewhere, seen 1\.\d s ago\)/
+        )
+        assert.deepStrictEqual(r.held, [{ pid: 4242, host: "elsewhere" }])
+      })
+    )
 
-    it("of another host whose heartbeat is older than 10 s is taken over", async () => {
-      const r = await claim(otherHost(staleMillis + 1_000))
-      expect(Exit.isSuccess(r.exit)).toBe(true)
-      expect(r.held).toEqual([{ pid: process.pid, host: hostname() }])
-    })
+    it.effect("of another host whose heartbeat is older than 10 s is taken over", () =>
+      Effect.gen(function* () {
+        const r = yield* claim(otherHost(staleMillis + 1_000))
+        assert.isTrue(Exit.isSuccess(r.exit))
+        assert.deepStrictEqual(r.held, [{ pid: process.pid, host: hostname() }])
+      })
+    )
 
-    it("of this host whose process is gone is taken over at once", async () => {
-      const gone = spawn(process.execPath, ["-e", ""])
-      await new Promise((resolve) => gone.once("exit", resolve))
-      const r = await claim(
-        (sql) =>
-          sql`INSERT INTO warden_owner (id, pid, host, started_at, seen_at)
+    it.effect("of this host whose process is gone is taken over at once", () =>
+      Effect.gen(function* () {
+        const gone = spawn(process.execPath, ["-e", ""])
+        yield* Effect.promise(() => new Promise((resolve) => gone.once("exit", resolve)))
+        const r = yield* claim(
+          (sql) =>
+            sql`INSERT INTO warden_owner (id, pid, host, started_at, seen_at)
             VALUES (1, ${gone.pid!}, ${hostname()}, ${Date.now()}, ${Date.now()})`
-      )
-      expect(Exit.isSuccess(r.exit)).toBe(true)
-      expect(r.held).toEqual([{ pid: process.pid, host: hostname() }])
-    })
+        )
+        assert.isTrue(Exit.isSuccess(r.exit))
+        assert.deepStrictEqual(r.held, [{ pid: process.pid, host: hostname() }])
+      })
+    )
+
+    it.effect(
+      "is refreshed every 2 s; taken over by another daemon, the owner sees it at its next heartbeat and stops",
+      () =>
+        onFreshFile((filename) =>
+          Effect.gen(function* () {
+            yield* dateNowFollowsTestClock
+            const sql = yield* SqlClient.SqlClient
+            const start = yield* Clock.currentTimeMillis
+            const owner = yield* Layer.build(StateOwner.layer(filename))
+            const lost = yield* Effect.forkScoped(Effect.flip(Context.get(owner, StateOwner).lost))
+            const seenAt = Effect.map(sql<{ seen_at: number }>`SELECT seen_at FROM warden_owner`, (rows) =>
+              Number(rows[0]?.seen_at)
+            )
+            yield* adjustTo(start + heartbeatMillis)
+            assert.strictEqual(yield* seenAt, start + heartbeatMillis)
+            // Another daemon (two started at once) overwrites the row just after that heartbeat.
+            yield* sql`UPDATE warden_owner SET pid = 4242, host = 'elsewhere', seen_at = ${Date.now()}`
+            yield* adjustTo(start + 2 * heartbeatMillis - 1)
+            assert.isUndefined(lost.pollUnsafe())
+            yield* adjustTo(start + 2 * heartbeatMillis)
+            yield* eventually(
+              Effect.sync(() => lost.pollUnsafe() !== undefined),
+              "the owner to see the takeover"
+            )
+            const error = yield* Fiber.join(lost)
+            assert.match(error.message, /another warden daemon \(pid 4242 on elsewhere\) took .*state\.db over/)
+          })
+        )
+    )
   })
 })
