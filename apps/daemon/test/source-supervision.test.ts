@@ -283,8 +283,16 @@ describe("source supervision", () => {
   }, 60_000)
 
   it("a non-retryable error pauses the source until its checkpoint is reset", async () => {
-    // First run: one item then an upstream outage; the restart resumes from a checkpoint this
-    // connector refuses (a bad cursor), until an operator resets it.
+    // First run: one item then, once its checkpoint is stored, an upstream outage; the restart resumes
+    // from a checkpoint this connector refuses (a bad cursor), until an operator resets it.
+    const stateFile = join(mkdtempSync(join(tmpdir(), "warden-supervision-")), "state.db")
+    const committed = Effect.promise(() =>
+      waitFor(
+        () => query(stateFile, "SELECT checkpoint FROM warden_checkpoints").length === 1,
+        30_000,
+        "the checkpoint of hn:1"
+      )
+    )
     const { connector, counter } = scripted((from, run) =>
       Option.isSome(from)
         ? Stream.fail(
@@ -297,7 +305,7 @@ describe("source supervision", () => {
           )
         : run === 1
           ? Stream.make(text("hn:1", { cursor: "abc" })).pipe(
-              Stream.concat(Stream.fromEffect(Effect.sleep("1 second")).pipe(Stream.drain)),
+              Stream.concat(Stream.fromEffect(committed).pipe(Stream.drain)),
               Stream.concat(
                 Stream.fail(
                   new ConnectorError.ConnectorError({
@@ -311,7 +319,7 @@ describe("source supervision", () => {
             )
           : Stream.never
     )
-    const { daemon, dir, sourceState } = await start(connector)
+    const { daemon, dir, sourceState } = await start(connector, stateFile)
     await waitFor(async () => (await sourceState())?.state === "paused", 30_000, "the source paused")
     const paused = await sourceState()
     expect(paused.by).toBe("source")
