@@ -1,46 +1,69 @@
 /**
  * `warden_sink_backlog`: set from the outbox itself, present (0) from the start, up while a sink
- * refuses and back to 0 once it drains.
+ * refuses and back to 0 once it drains. On the TestClock, on the real daemon layer with its admin
+ * server, the sandbox as the API and a fake platform: the refused records' retries (500 ms, 1 s, 2 s,
+ * ...) pass without waiting.
  */
-import { Effect } from "effect"
-import { afterAll, beforeAll, describe, it } from "vitest"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Sandbox } from "@warden/sandbox"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import { AdminServer } from "../src/admin/AdminServer.ts"
+import * as Daemon from "../src/Daemon.ts"
 import type { Sink } from "../src/sinks/Sink.ts"
-import { waitFor } from "./support/DaemonProcess.ts"
+import { SinkList } from "../src/sinks/SinkList.ts"
 import { ADMIN_TOKEN } from "./support/InProcess.ts"
-import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
-import { platformSource } from "./support/TestPlatform.ts"
-
-/** A sink that refuses every record until it is opened. */
-let open = false
-const gated: Sink = {
-  name: "gated",
-  type: "test",
-  batchSize: 10,
-  maxAttempts: 1000,
-  deliver: (records) => Effect.sync(() => records.map(() => (open ? undefined : "the sink is closed")))
-}
-
-let t: Awaited<ReturnType<typeof startSandboxDaemon>>
-
-beforeAll(async () => {
-  t = await startSandboxDaemon({ sources: ([url]) => [platformSource(url!)], sinks: [gated] })
-})
-afterAll(() => t?.close())
-
-const backlog = async (): Promise<number | undefined> => {
-  const text = await (
-    await fetch(`${t.daemon.adminUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-  ).text()
-  const line = text.split("\n").find((l) => l.startsWith("warden_sink_backlog{") && l.includes('sink="gated"'))
-  return line === undefined ? undefined : Number(line.split(" ").at(-1))
-}
+import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+import { buildOnTestClock, dateNowFollowsTestClock, eventually, passUntil } from "./support/TestTime.ts"
 
 describe("warden_sink_backlog", () => {
-  it("is 0 from the start, follows the outbox up while the sink refuses, and back to 0 once it drains", async () => {
-    await waitFor(async () => (await backlog()) === 0, 10_000, "the gauge at 0 before any verdict")
-    for (let i = 0; i < 6; i++) t.platforms[0]!.publish({ kind: "upsert", reference: `b/${i}`, text: `comment ${i}` })
-    await waitFor(async () => (await backlog()) === 6, 20_000, "a backlog of 6")
-    open = true
-    await waitFor(async () => (await backlog()) === 0, 30_000, "the backlog drained to 0")
-  }, 60_000)
+  it.effect("is 0 from the start, follows the outbox up while the sink refuses, and back to 0 once it drains", () =>
+    Effect.gen(function* () {
+      // the outbox's retry times are written and compared with Date.now()
+      yield* dateNowFollowsTestClock
+      /** A sink that refuses every record until it is opened. */
+      let open = false
+      const gated: Sink = {
+        name: "gated",
+        type: "test",
+        batchSize: 10,
+        maxAttempts: 1000,
+        deliver: (records) => Effect.sync(() => records.map(() => (open ? undefined : "the sink is closed")))
+      }
+      const sandbox = yield* Sandbox.start()
+      const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))
+      const context = yield* buildOnTestClock(
+        Daemon.layer({
+          state: { _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-backlog-")), "state.db") },
+          api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+          sources: [platformSource(platform.url)],
+          sinks: Layer.succeed(SinkList, [gated]),
+          sinkNames: [gated.name],
+          admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN) },
+          includeContent: false
+        })
+      )
+      const metrics = `${Context.get(context, AdminServer).url}/metrics`
+      /** The gauge of sink `gated` as `/metrics` shows it (undefined: no such series). */
+      const backlog = Effect.promise(async () => {
+        const text = await (await fetch(metrics, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text()
+        const line = text.split("\n").find((l) => l.startsWith("warden_sink_backlog{") && l.includes('sink="gated"'))
+        return line === undefined ? undefined : Number(line.split(" ").at(-1))
+      })
+      const backlogIs = (n: number) => Effect.map(backlog, (b) => b === n)
+
+      yield* eventually(backlogIs(0), "the gauge at 0 before any verdict")
+      for (let i = 0; i < 6; i++) platform.publish({ kind: "upsert", reference: `b/${i}`, text: `comment ${i}` })
+      yield* passUntil(backlogIs(6), "a backlog of 6")
+      // Refused again and again for a minute (retries after 500 ms, 1 s, 2 s... 32 s): all still there.
+      yield* TestClock.adjust("1 minute")
+      yield* eventually(backlogIs(6), "a backlog of 6 after a minute")
+      open = true
+      yield* passUntil(backlogIs(0), "the backlog drained to 0", "1 second")
+      assert.strictEqual(yield* backlog, 0)
+    }).pipe(Effect.scoped)
+  )
 })
