@@ -2,8 +2,9 @@
  * The state store's queries behind issue 21, on SQLite and PostgreSQL alike: which sources recorded a
  * reference, keyset paging of decisions, and asking for items to be analysed again.
  */
+import { it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { sqlLayer } from "../src/Daemon.ts"
 import type { ItemRecord } from "../src/domain/ItemVersion.ts"
 import { type DecisionPosition, DecisionStore } from "../src/state/DecisionStore.ts"
@@ -20,47 +21,54 @@ const entry = (source: string, reference: string, version: number, fields: Parti
 
 for (const [name, location] of stateBackends()) {
   describe(`state queries on ${name}`, () => {
-    it("sources of a reference, paging with a cursor, and re-analysis requests", async () => {
-      const state = await location()
-      await Effect.runPromise(
-        Effect.gen(function* () {
-          const store = yield* ItemStore
-          const decisions = yield* DecisionStore
-          yield* store.recordItems([
-            entry("a", "shared", 1),
-            entry("b", "shared", 1),
-            // same created_at as the two above: the cursor must order ties by source, reference, version
-            entry("a", "odd", 1, { status: "unrecognised", verdict: undefined, createdAt: 1001 }),
-            // what a daemon before the unrecognised outcome stored for an answer without a verdict
-            entry("a", "old", 1, { verdict: { classifications: [] }, createdAt: 999 })
-          ])
-          expect(yield* store.sourcesOf("shared")).toEqual(["a", "b"])
-          expect(yield* store.sourcesOf("odd")).toEqual(["a"])
+    it.live(
+      "sources of a reference, paging with a cursor, and re-analysis requests",
+      () =>
+        Effect.flatMap(Effect.promise(location), (state) =>
+          Effect.gen(function* () {
+            const store = yield* ItemStore
+            const decisions = yield* DecisionStore
+            yield* store.recordItems([
+              entry("a", "shared", 1),
+              entry("b", "shared", 1),
+              // same created_at as the two above: the cursor must order ties by source, reference, version
+              entry("a", "odd", 1, { status: "unrecognised", verdict: undefined, createdAt: 1001 }),
+              // what a daemon before the unrecognised outcome stored for an answer without a verdict
+              entry("a", "old", 1, { verdict: { classifications: [] }, createdAt: 999 })
+            ])
+            expect(yield* store.sourcesOf("shared")).toEqual(["a", "b"])
+            expect(yield* store.sourcesOf("odd")).toEqual(["a"])
 
-          const seen: Array<string> = []
-          let after: DecisionPosition | undefined
-          for (let page = 0; page < 10; page++) {
-            const rows = yield* decisions.decisions({ limit: 1, after })
-            if (rows.length === 0) break
-            const last = rows[0]!
-            seen.push(`${last.source}:${last.reference}`)
-            after = { createdAt: last.createdAt, source: last.source, reference: last.reference, version: last.version }
-          }
-          expect(seen).toEqual(["a:odd", "a:shared", "b:shared", "a:old"])
+            const seen: Array<string> = []
+            let after: DecisionPosition | undefined
+            for (let page = 0; page < 10; page++) {
+              const rows = yield* decisions.decisions({ limit: 1, after })
+              if (rows.length === 0) break
+              const last = rows[0]!
+              seen.push(`${last.source}:${last.reference}`)
+              after = {
+                createdAt: last.createdAt,
+                source: last.source,
+                reference: last.reference,
+                version: last.version
+              }
+            }
+            expect(seen).toEqual(["a:odd", "a:shared", "b:shared", "a:old"])
 
-          expect(yield* store.requestReanalysis("unrecognised", undefined)).toBe(1)
-          expect(yield* store.requestReanalysis("unrecognised", "a", true)).toBe(2)
-          const waiting = yield* store.unanalysed("a", 10)
-          expect(waiting.map((r) => r.reference).sort()).toEqual(["odd", "old"])
-          const latest = yield* store.latestVersions("a", ["odd", "shared"])
-          expect(latest.get("odd")?.reanalyse).toBe(true)
-          expect(latest.get("shared")?.reanalyse).toBe(false)
+            expect(yield* store.requestReanalysis("unrecognised", undefined)).toBe(1)
+            expect(yield* store.requestReanalysis("unrecognised", "a", true)).toBe(2)
+            const waiting = yield* store.unanalysed("a", 10)
+            expect(waiting.map((r) => r.reference).sort()).toEqual(["odd", "old"])
+            const latest = yield* store.latestVersions("a", ["odd", "shared"])
+            expect(latest.get("odd")?.reanalyse).toBe(true)
+            expect(latest.get("shared")?.reanalyse).toBe(false)
 
-          // A newer version answers the request.
-          yield* store.recordItems([entry("a", "odd", 2)])
-          expect((yield* store.unanalysed("a", 10)).map((r) => r.reference)).toEqual(["old"])
-        }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provide(sqlLayer(state)))), Effect.scoped)
-      )
-    }, 30_000)
+            // A newer version answers the request.
+            yield* store.recordItems([entry("a", "odd", 2)])
+            expect((yield* store.unanalysed("a", 10)).map((r) => r.reference)).toEqual(["old"])
+          }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provide(sqlLayer(state)))), Effect.scoped)
+        ),
+      30_000
+    )
   })
 }
