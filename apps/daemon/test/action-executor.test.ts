@@ -159,6 +159,32 @@ describe("the action executor, on the TestClock", () => {
     )
   )
 
+  it.effect("counts a connector's defect as a failed attempt: retried with the backoff, given up after 8", () =>
+    onStateFile(
+      Effect.gen(function* () {
+        const t = yield* executing(() => Effect.die(new Error("connector bug: cannot read id")))
+        yield* eventually(
+          Effect.map(t.row, (r) => r.attempts === 1),
+          "the first failure recorded"
+        )
+        assert.include((yield* t.row).lastError, "connector bug: cannot read id")
+        yield* t.at(999)
+        assert.deepStrictEqual(t.attempts, [0])
+        yield* t.at(127_000)
+        yield* eventually(
+          Effect.map(t.row, (r) => r.status === "failed"),
+          "the action given up"
+        )
+        assert.deepStrictEqual(
+          t.attempts,
+          [0, 1, 3, 7, 15, 31, 63, 127].map((s) => s * 1000)
+        )
+        yield* TestClock.adjust("1 hour")
+        assert.strictEqual(t.attempts.length, 8)
+      })
+    )
+  )
+
   it.effect("gives a retryable failure up after 8 attempts, the last 127 s after the first", () =>
     onStateFile(
       Effect.gen(function* () {

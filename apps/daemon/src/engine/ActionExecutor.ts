@@ -5,8 +5,8 @@
  * by item version and marked done once run, so they do not run again after a restart.
  * Runs next to the source (in its singleton), since only the source's connector can act.
  */
-import { Backoff, type Source } from "@warden/connector"
-import { Duration, Effect } from "effect"
+import { type Action, Backoff, type Source } from "@warden/connector"
+import { Cause, Duration, Effect, Exit } from "effect"
 import type { ActionRow } from "../domain/Action.ts"
 import { ActionStore } from "../state/ActionStore.ts"
 
@@ -22,6 +22,20 @@ export const retryBackoff: Backoff.Backoff = { initial: Duration.seconds(1), max
  */
 export const retryDelayMillis = (attempt: number, retryAfterMillis?: number): number =>
   Math.max(retryAfterMillis ?? 0, Backoff.baseMillis(retryBackoff, attempt))
+
+/**
+ * What a failed `act` says: its `ActionError`, or for a defect (a connector bug: a throw, a die) a
+ * retryable failure naming it, so the attempt is counted, backed off and given up after
+ * {@link MAX_ATTEMPTS} like any other (before, a defect failed the executor's step, which picked the
+ * same row again a second later, forever).
+ */
+const failureOf = (
+  cause: Cause.Cause<Action.ActionError>
+): { readonly retryable: boolean; readonly message: string; readonly retryAfterMillis?: number | undefined } => {
+  const failure = cause.reasons.find(Cause.isFailReason)
+  if (failure !== undefined) return failure.error
+  return { retryable: true, message: `the connector's act failed unexpectedly: ${Cause.pretty(cause).split("\n")[0]}` }
+}
 
 /** Runs the due actions of `sourceId` with `source.act` until interrupted. */
 export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =>
@@ -40,7 +54,7 @@ export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =
             yield* store.finishAction(row, "failed", "this source's connector cannot act on its platform")
             return yield* log("action failed: the connector cannot act")
           }
-          const outcome = yield* Effect.result(
+          const exit = yield* Effect.exit(
             source.act({
               kind: row.kind,
               reference: row.reference,
@@ -50,12 +64,15 @@ export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =
               ...(row.reason === null ? {} : { reason: row.reason })
             })
           )
-          if (outcome._tag === "Success") {
-            yield* store.finishAction(row, "done", outcome.success.detail)
-            return yield* log(`action ${outcome.success.status}`)
+          if (Exit.isSuccess(exit)) {
+            yield* store.finishAction(row, "done", exit.value.detail)
+            return yield* log(`action ${exit.value.status}`)
           }
-          const error = outcome.failure
+          // Stopping (shutdown) leaves the action pending, to run at the next start.
+          if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
+          const error = failureOf(exit.cause)
           if (error.retryable && row.attempts + 1 < MAX_ATTEMPTS) {
+            // Wall-clock time, as ActionStore compares it (the state's times are Date.now() throughout).
             yield* store.retryAction(
               row,
               error.message,
