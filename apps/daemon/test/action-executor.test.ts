@@ -70,6 +70,26 @@ const executing = (answer: (attempt: number) => Effect.Effect<Action.ActionResul
     return { attempts, row, at: (offset: number) => adjustTo(start + offset) }
   })
 
+/**
+ * Moves the clock to 127 s after the first attempt and checks the action was tried 8 times on the
+ * backoff (0, 1, 3, 7 ... 127 s), recorded as failed with 8 attempts, and never tried again.
+ */
+const givenUpAtTheEighth = (t: Effect.Success<ReturnType<typeof executing>>) =>
+  Effect.gen(function* () {
+    yield* t.at(127_000)
+    yield* eventually(
+      Effect.map(t.row, (r) => r.status === "failed"),
+      "the action given up"
+    )
+    assert.deepStrictEqual(
+      t.attempts,
+      [0, 1, 3, 7, 15, 31, 63, 127].map((s) => s * 1000)
+    )
+    assert.strictEqual((yield* t.row).attempts, ActionExecutor.MAX_ATTEMPTS)
+    yield* TestClock.adjust("1 hour")
+    assert.strictEqual(t.attempts.length, 8)
+  })
+
 const onStateFile = <A, E, R>(test: Effect.Effect<A, E, R>) =>
   test.pipe(
     Effect.provide(
@@ -170,17 +190,7 @@ describe("the action executor, on the TestClock", () => {
         assert.include((yield* t.row).lastError, "connector bug: cannot read id")
         yield* t.at(999)
         assert.deepStrictEqual(t.attempts, [0])
-        yield* t.at(127_000)
-        yield* eventually(
-          Effect.map(t.row, (r) => r.status === "failed"),
-          "the action given up"
-        )
-        assert.deepStrictEqual(
-          t.attempts,
-          [0, 1, 3, 7, 15, 31, 63, 127].map((s) => s * 1000)
-        )
-        yield* TestClock.adjust("1 hour")
-        assert.strictEqual(t.attempts.length, 8)
+        yield* givenUpAtTheEighth(t)
       })
     )
   )
@@ -191,18 +201,7 @@ describe("the action executor, on the TestClock", () => {
         const t = yield* executing(() => Effect.fail(busy))
         yield* t.at(126_999)
         assert.strictEqual(t.attempts.length, 7)
-        yield* t.at(127_000)
-        yield* eventually(
-          Effect.map(t.row, (r) => r.status === "failed"),
-          "the action given up"
-        )
-        assert.deepStrictEqual(
-          t.attempts,
-          [0, 1, 3, 7, 15, 31, 63, 127].map((s) => s * 1000)
-        )
-        assert.strictEqual((yield* t.row).attempts, ActionExecutor.MAX_ATTEMPTS)
-        yield* TestClock.adjust("1 hour")
-        assert.strictEqual(t.attempts.length, 8)
+        yield* givenUpAtTheEighth(t)
       })
     )
   )
