@@ -1,24 +1,29 @@
 /**
  * `/readyz`: ready means "can make progress". One bad source is listed but does not make the daemon
- * unready; the API failing (refused key, unavailable, answering without verdicts) does.
+ * unready; the API failing (refused key, unavailable, answering without verdicts) does. How long an
+ * upstream error stays listed (2 minutes after the last one) is tested on the TestClock.
  */
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { assert, it as effectIt } from "@effect/vitest"
+import { Connector, type SourceEvent } from "@warden/connector"
 import { Sandbox } from "@warden/sandbox"
-import { Layer } from "effect"
+import { Context, Effect, Layer, Queue, Redacted, Schema, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { AdminServer } from "../src/admin/AdminServer.ts"
 import * as Readiness from "../src/admin/Readiness.ts"
+import * as Daemon from "../src/Daemon.ts"
 import type { State } from "../src/engine/SourceStatus.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
-import { Redacted } from "effect"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
-import { startDaemonInProcess } from "./support/InProcess.ts"
+import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
 import { adminStatement, freshDatabase } from "./support/Postgres.ts"
-import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+import { platformSource, sourceSettings, startPlatform } from "./support/TestPlatform.ts"
+import { adjustTo, buildOnTestClock, dateNowFollowsTestClock, eventually, passUntil } from "./support/TestTime.ts"
 
 const now = 1_000_000
 const state = (s: State["state"], reason?: string): State => ({
@@ -214,4 +219,83 @@ describe("/readyz of a running daemon", () => {
     platform.publish({ kind: "upsert", reference: "p/2", text: "Another kind comment" })
     await waitFor(async () => (await decisions()) === 2, 60_000, "the verdict of an item published after the outage")
   }, 180_000)
+})
+
+/** A source whose connector reports the upstream errors the test offers to `errors`, and nothing else. */
+const erroring = (errors: Queue.Queue<SourceEvent.SourceEvent>) =>
+  Connector.make({
+    type: "erroring",
+    configSchema: Schema.Struct({}),
+    capabilities: { actions: [], duplicates: "possible", contentTypes: ["text"] },
+    make: () => Effect.succeed({ events: () => Stream.fromQueue(errors) })
+  })
+
+const upstreamError = (message: string, attempt: number): SourceEvent.SourceEvent => ({
+  kind: "error",
+  source: "flaky",
+  reason: "http",
+  message,
+  attempt,
+  retryInMillis: 60_000
+})
+
+describe("an upstream error in /readyz, on the TestClock", () => {
+  const TWO_MINUTES = 120_000
+  effectIt.effect(
+    "is listed until 2 minutes after the last one, without making the daemon unready, then no longer",
+    () =>
+      Effect.gen(function* () {
+        // The source status and /readyz read Date.now().
+        yield* dateNowFollowsTestClock
+        const errors = yield* Queue.unbounded<SourceEvent.SourceEvent>()
+        const dir = mkdtempSync(join(tmpdir(), "warden-ready-clock-"))
+        const context = yield* buildOnTestClock(
+          Daemon.layer({
+            ...base(dir),
+            api: { apiKey: "sandbox-standard-key", baseUrls: { global: "http://127.0.0.1:9" } },
+            sources: [{ settings: sourceSettings("flaky", "erroring"), connector: erroring(errors), config: {} }],
+            admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN) }
+          })
+        )
+        const adminUrl = Context.get(context, AdminServer).url
+        const readyz = Effect.promise(async () => {
+          const res = await fetch(`${adminUrl}/readyz`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+          return { status: res.status, body: (await res.json()) as Readiness.Report }
+        })
+        const listed = (message: string) =>
+          Effect.map(readyz, (r) => r.body.problems.includes(`source flaky upstream error: ${message}`))
+        const assertListed = (message: string) =>
+          Effect.gen(function* () {
+            const r = yield* readyz
+            assert.strictEqual(r.status, 200)
+            assert.isTrue(r.body.ready)
+            assert.deepStrictEqual(r.body.problems, [`source flaky upstream error: ${message}`])
+          })
+
+        yield* Queue.offer(errors, upstreamError("GET http://feed answered 503", 1))
+        // The source starts once the daemon's singletons are assigned (after the layer is built).
+        yield* passUntil(listed("GET http://feed answered 503"), "the first error listed")
+        const firstAt = Date.parse((yield* readyz).body.sources.flaky!.since)
+        yield* assertListed("GET http://feed answered 503")
+
+        // A second error 90 s later: the 2 minutes run from it.
+        yield* adjustTo(firstAt + 90_000)
+        yield* Queue.offer(errors, upstreamError("GET http://feed answered 502", 2))
+        yield* eventually(listed("GET http://feed answered 502"), "the second error listed")
+        const secondAt = firstAt + 90_000
+        yield* adjustTo(firstAt + TWO_MINUTES)
+        yield* assertListed("GET http://feed answered 502")
+        yield* adjustTo(secondAt + TWO_MINUTES - 1)
+        yield* assertListed("GET http://feed answered 502")
+
+        yield* adjustTo(secondAt + TWO_MINUTES)
+        const after = yield* readyz
+        assert.strictEqual(after.status, 200)
+        assert.isTrue(after.body.ready)
+        assert.deepStrictEqual(after.body.problems, [])
+        // The state still says what the source last reported; only the problem line is gone.
+        assert.strictEqual(after.body.sources.flaky?.state, "upstream-error")
+        assert.strictEqual(after.body.sources.flaky?.problem, undefined)
+      }).pipe(Effect.scoped)
+  )
 })
