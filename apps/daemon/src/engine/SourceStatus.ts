@@ -43,6 +43,24 @@ export interface UnrecognisedAnswers {
 /** How long an upstream error is listed by `/readyz` when nothing newer says otherwise. */
 export const UPSTREAM_ERROR_WINDOW_MILLIS = 120_000
 
+/** The live state of every source. */
+export interface SourceStatusShape {
+  /** Moves a source to `next` (`since` kept while the state stays the same). */
+  readonly set: (source: string, next: Omit<State, "since" | "lastCommit">) => Effect.Effect<void>
+  /** The source committed a checkpoint just now. */
+  readonly committed: (source: string) => Effect.Effect<void>
+  /** Every source's state, by id. */
+  readonly all: Effect.Effect<ReadonlyMap<string, State>>
+  /** Counts an answer without a verdict; `true` the first time this source saw this shape (log it then). */
+  readonly answerUnrecognised: (source: string, endpoint: string, shape: string) => Effect.Effect<boolean>
+  /** The answers without a verdict, per source. */
+  readonly unrecognised: Effect.Effect<ReadonlyMap<string, UnrecognisedAnswers>>
+  /** The API gave this source a verdict just now. */
+  readonly answered: (source: string) => Effect.Effect<void>
+  /** When each source last got a verdict from the API. */
+  readonly lastVerdicts: Effect.Effect<ReadonlyMap<string, number>>
+}
+
 const make = Effect.gen(function* () {
   const states = yield* Ref.make(new Map<string, State>())
   const set = (source: string, next: Omit<State, "since" | "lastCommit">) =>
@@ -93,21 +111,18 @@ const make = Effect.gen(function* () {
   const verdicts = yield* Ref.make(new Map<string, number>())
   /** The API gave this source a verdict just now. */
   const answered = (source: string) => Ref.update(verdicts, (m) => new Map(m).set(source, Date.now()))
-  return {
+  return SourceStatus.of({
     set,
     committed,
     all: Ref.get(states),
     answerUnrecognised,
     unrecognised: Ref.get(unrecognised),
     answered,
-    /** When each source last got a verdict from the API. */
     lastVerdicts: Ref.get(verdicts)
-  }
+  })
 })
 
 /** The live state of every source. */
-export class SourceStatus extends Context.Service<SourceStatus, Effect.Success<typeof make>>()(
-  "@warden/daemon/SourceStatus"
-) {
+export class SourceStatus extends Context.Service<SourceStatus, SourceStatusShape>()("@warden/daemon/SourceStatus") {
   static readonly layer = Layer.effect(SourceStatus, make)
 }
