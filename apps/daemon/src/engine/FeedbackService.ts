@@ -58,18 +58,28 @@ const hasInput = (input: FeedbackInput) =>
 const defined = <A extends object>(a: A): A =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as A
 
-const make = Effect.gen(function* () {
-  const store = yield* ItemStore
-  const feedbackStore = yield* FeedbackStore
-  const client = yield* FeedbackV1.FeedbackV1
-
-  const send = (options: {
+/** Sends feedback on a recorded verdict, by reference. */
+export interface FeedbackServiceShape {
+  /**
+   * Sends feedback on a stored item version (the latest when `version` is undefined), quoting its
+   * stored request byte for byte; records what was sent (or why it failed). Refuses an item never
+   * analysed, erased, without a verdict, or analysed by an endpoint without feedback.
+   */
+  readonly send: (options: {
     readonly reference: string
     readonly source?: string | undefined
     readonly version?: number | undefined
     readonly origin: "manual" | "reversal" | "report"
     readonly input: FeedbackInput
-  }): Effect.Effect<FeedbackSent, FeedbackRefused> =>
+  }) => Effect.Effect<FeedbackSent, FeedbackRefused>
+}
+
+const make = Effect.gen(function* () {
+  const store = yield* ItemStore
+  const feedbackStore = yield* FeedbackStore
+  const client = yield* FeedbackV1.FeedbackV1
+
+  const send: FeedbackServiceShape["send"] = (options) =>
     Effect.withSpan("FeedbackService.send", {
       attributes: { "warden.reference": options.reference, "warden.feedback.origin": options.origin }
     })(
@@ -173,11 +183,11 @@ const make = Effect.gen(function* () {
       })
     )
 
-  return { send }
+  return FeedbackService.of({ send })
 })
 
 /** Sends feedback by reference. */
-export class FeedbackService extends Context.Service<FeedbackService, Effect.Success<typeof make>>()(
+export class FeedbackService extends Context.Service<FeedbackService, FeedbackServiceShape>()(
   "@warden/daemon/FeedbackService"
 ) {
   static readonly layer = Layer.effect(FeedbackService, make)
