@@ -1,8 +1,18 @@
-/** The admin API: bearer token, health and readiness, Prometheus metrics, decisions queries. */
+/**
+ * The admin API: bearer token, health and readiness, Prometheus metrics, decisions queries. How often
+ * /metrics reads the state tables' sizes (at most once a minute) is tested on the TestClock.
+ */
+import { assert, it as effectIt } from "@effect/vitest"
+import { Sandbox } from "@warden/sandbox"
+import { Clock, Context, Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SinkList } from "../src/sinks/SinkList.ts"
+import { DecisionStore } from "../src/state/DecisionStore.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
+import { daemonOnTestClock } from "./support/InProcess.ts"
 import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
-import { platformSource } from "./support/TestPlatform.ts"
+import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+import { adjustTo, passUntil } from "./support/TestTime.ts"
 
 describe("the admin API", () => {
   let started: Awaited<ReturnType<typeof startSandboxDaemon>>
@@ -158,4 +168,44 @@ describe("/api/quota with a configured quota", () => {
       await started.close()
     }
   })
+})
+
+describe("the state tables' sizes in /metrics, on the TestClock", () => {
+  effectIt.effect(
+    "are read at the first scrape, then at most once a minute: rows added meanwhile show a minute after the last read",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* Sandbox.start()
+        const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))
+        // /metrics times its reads of the tables with Date.now(), which follows the TestClock here.
+        const daemon = yield* daemonOnTestClock({
+          api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+          sources: [platformSource(platform.url, { id: "stats" })],
+          sinks: Layer.succeed(SinkList, []),
+          sinkNames: [],
+          includeContent: false
+        })
+        const decisions = Context.get(daemon.context, DecisionStore)
+        const decided = (n: number) => Effect.map(decisions.decisions({ limit: 10 }), (rows) => rows.length === n)
+        /** `warden_state_table_rows` of warden_items, as /metrics answers it now. */
+        const itemRows = Effect.map(daemon.get("/metrics"), ({ body }) => {
+          const match = /warden_state_table_rows\{[^}]*table="warden_items"[^}]*\} (\d+)/.exec(body)
+          return match === null ? undefined : Number(match[1])
+        })
+
+        platform.publish({ kind: "upsert", reference: "s/1", text: "Thank you, lovely article" })
+        // The source starts once the daemon's singletons are assigned, then polls its platform every 50 ms.
+        yield* passUntil(decided(1), "s/1's verdict")
+        const firstRead = yield* Clock.currentTimeMillis
+        assert.strictEqual(yield* itemRows, 1)
+
+        platform.publish({ kind: "upsert", reference: "s/2", text: "Interesting point about the budget." })
+        yield* passUntil(decided(2), "s/2's verdict")
+        assert.strictEqual(yield* itemRows, 1)
+        yield* adjustTo(firstRead + 59_999)
+        assert.strictEqual(yield* itemRows, 1)
+        yield* adjustTo(firstRead + 60_000)
+        assert.strictEqual(yield* itemRows, 2)
+      }).pipe(Effect.scoped)
+  )
 })

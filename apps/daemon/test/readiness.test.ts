@@ -11,19 +11,17 @@ import { join } from "node:path"
 import { assert, it as effectIt } from "@effect/vitest"
 import { Connector, type SourceEvent } from "@warden/connector"
 import { Sandbox } from "@warden/sandbox"
-import { Context, Effect, Layer, Queue, Redacted, Schema, Stream } from "effect"
+import { Effect, Layer, Queue, Redacted, Schema, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { AdminServer } from "../src/admin/AdminServer.ts"
 import * as Readiness from "../src/admin/Readiness.ts"
-import * as Daemon from "../src/Daemon.ts"
 import type { State } from "../src/engine/SourceStatus.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
-import { ADMIN_TOKEN, startDaemonInProcess } from "./support/InProcess.ts"
+import { daemonOnTestClock, startDaemonInProcess } from "./support/InProcess.ts"
 import { adminStatement, freshDatabase } from "./support/Postgres.ts"
 import { platformSource, sourceSettings, startPlatform } from "./support/TestPlatform.ts"
-import { adjustTo, buildOnTestClock, dateNowFollowsTestClock, eventually, passUntil } from "./support/TestTime.ts"
+import { adjustTo, eventually, passUntil } from "./support/TestTime.ts"
 
 const now = 1_000_000
 const state = (s: State["state"], reason?: string): State => ({
@@ -245,23 +243,19 @@ describe("an upstream error in /readyz, on the TestClock", () => {
     "is listed until 2 minutes after the last one, without making the daemon unready, then no longer",
     () =>
       Effect.gen(function* () {
-        // The source status and /readyz read Date.now().
-        yield* dateNowFollowsTestClock
         const errors = yield* Queue.unbounded<SourceEvent.SourceEvent>()
-        const dir = mkdtempSync(join(tmpdir(), "warden-ready-clock-"))
-        const context = yield* buildOnTestClock(
-          Daemon.layer({
-            ...base(dir),
-            api: { apiKey: "sandbox-standard-key", baseUrls: { global: "http://127.0.0.1:9" } },
-            sources: [{ settings: sourceSettings("flaky", "erroring"), connector: erroring(errors), config: {} }],
-            admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN) }
-          })
-        )
-        const adminUrl = Context.get(context, AdminServer).url
-        const readyz = Effect.promise(async () => {
-          const res = await fetch(`${adminUrl}/readyz`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-          return { status: res.status, body: (await res.json()) as Readiness.Report }
+        // The source status and /readyz read Date.now(), which follows the TestClock here.
+        const daemon = yield* daemonOnTestClock({
+          sinks: Layer.succeed(SinkList, []),
+          sinkNames: [],
+          includeContent: false,
+          api: { apiKey: "sandbox-standard-key", baseUrls: { global: "http://127.0.0.1:9" } },
+          sources: [{ settings: sourceSettings("flaky", "erroring"), connector: erroring(errors), config: {} }]
         })
+        const readyz = Effect.map(daemon.get("/readyz"), (r) => ({
+          status: r.status,
+          body: JSON.parse(r.body) as Readiness.Report
+        }))
         const listed = (message: string) =>
           Effect.map(readyz, (r) => r.body.problems.includes(`source flaky upstream error: ${message}`))
         const assertListed = (message: string) =>

@@ -1,7 +1,11 @@
 /** Runs the daemon layer in this process (for tests that need the admin API and fast restarts). */
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { AdminServer } from "../../src/admin/AdminServer.ts"
 import * as Daemon from "../../src/Daemon.ts"
+import { buildOnTestClock, dateNowFollowsTestClock } from "./TestTime.ts"
 
 export const ADMIN_TOKEN = "test-admin-token"
 
@@ -24,3 +28,28 @@ export const startDaemonInProcess = async (spec: Omit<Daemon.DaemonSpec, "admin"
   }
   return { adminUrl, admin, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
+
+/**
+ * The daemon with its admin API on a fresh SQLite file, on the TestClock for the rest of the scope
+ * (`buildOnTestClock`), with `Date.now()` following the TestClock (`dateNowFollowsTestClock`): the
+ * admin routes read the time that way. `get(path)` answers an admin route's status and body, token given.
+ */
+export const daemonOnTestClock = (spec: Omit<Daemon.DaemonSpec, "admin" | "state">) =>
+  Effect.gen(function* () {
+    yield* dateNowFollowsTestClock
+    const dir = mkdtempSync(join(tmpdir(), "warden-clock-"))
+    const context = yield* buildOnTestClock(
+      Daemon.layer({
+        ...spec,
+        state: { _tag: "sqlite", filename: join(dir, "state.db") },
+        admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN) }
+      })
+    )
+    const adminUrl = Context.get(context, AdminServer).url
+    const get = (path: string) =>
+      Effect.promise(async () => {
+        const res = await fetch(`${adminUrl}${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+        return { status: res.status, body: await res.text() }
+      })
+    return { context, get }
+  })
