@@ -170,42 +170,93 @@ describe("/api/quota with a configured quota", () => {
   })
 })
 
-describe("the state tables' sizes in /metrics, on the TestClock", () => {
-  effectIt.effect(
-    "are read at the first scrape, then at most once a minute: rows added meanwhile show a minute after the last read",
+describe("/metrics on the TestClock", () => {
+  /**
+   * The daemon on the TestClock with one platform source `source`; `decided(n)` holds once n items have
+   * their verdict, `gauge(name, label)` reads a gauge from /metrics (undefined when it is not there).
+   * /metrics reads the time with Date.now(), which follows the TestClock here.
+   */
+  const metricsOnTestClock = (source: string) =>
+    Effect.gen(function* () {
+      const sandbox = yield* Sandbox.start()
+      const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))
+      const daemon = yield* daemonOnTestClock({
+        api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+        sources: [platformSource(platform.url, { id: source })],
+        sinks: Layer.succeed(SinkList, []),
+        sinkNames: [],
+        includeContent: false
+      })
+      const decisions = Context.get(daemon.context, DecisionStore)
+      return {
+        platform,
+        decided: (n: number) => Effect.map(decisions.decisions({ limit: 10 }), (rows) => rows.length === n),
+        gauge: (name: string, label: string) =>
+          Effect.map(daemon.get("/metrics"), ({ body }) => {
+            const match = new RegExp(`^${name}\\{[^}]*${label}[^}]*\\} (\\S+)$`, "m").exec(body)
+            return match === null ? undefined : Number(match[1])
+          })
+      }
+    })
+
+  /**
+   * A test on {@link metricsOnTestClock}`(source)` once its platform has published `${source}/1`; `read`
+   * answers the gauge `name` with `label`.
+   */
+  const withGauge =
+    <E>(
+      source: string,
+      [name, label]: readonly [string, string],
+      body: (
+        t: Effect.Success<ReturnType<typeof metricsOnTestClock>> & { readonly read: Effect.Effect<number | undefined> }
+      ) => Effect.Effect<void, E>
+    ) =>
     () =>
+      Effect.scoped(
+        Effect.flatMap(metricsOnTestClock(source), (t) => {
+          t.platform.publish({ kind: "upsert", reference: `${source}/1`, text: "Thank you, lovely article" })
+          return body({ ...t, read: t.gauge(name, label) })
+        })
+      )
+
+  effectIt.effect(
+    "the state tables' sizes are read at the first scrape, then at most once a minute: rows added meanwhile show a minute after the last read",
+    withGauge("s", ["warden_state_table_rows", 'table="warden_items"'], (t) =>
       Effect.gen(function* () {
-        const sandbox = yield* Sandbox.start()
-        const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))
-        // /metrics times its reads of the tables with Date.now(), which follows the TestClock here.
-        const daemon = yield* daemonOnTestClock({
-          api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-          sources: [platformSource(platform.url, { id: "stats" })],
-          sinks: Layer.succeed(SinkList, []),
-          sinkNames: [],
-          includeContent: false
-        })
-        const decisions = Context.get(daemon.context, DecisionStore)
-        const decided = (n: number) => Effect.map(decisions.decisions({ limit: 10 }), (rows) => rows.length === n)
-        /** `warden_state_table_rows` of warden_items, as /metrics answers it now. */
-        const itemRows = Effect.map(daemon.get("/metrics"), ({ body }) => {
-          const match = /warden_state_table_rows\{[^}]*table="warden_items"[^}]*\} (\d+)/.exec(body)
-          return match === null ? undefined : Number(match[1])
-        })
-
-        platform.publish({ kind: "upsert", reference: "s/1", text: "Thank you, lovely article" })
         // The source starts once the daemon's singletons are assigned, then polls its platform every 50 ms.
-        yield* passUntil(decided(1), "s/1's verdict")
+        yield* passUntil(t.decided(1), "s/1's verdict")
         const firstRead = yield* Clock.currentTimeMillis
-        assert.strictEqual(yield* itemRows, 1)
-
-        platform.publish({ kind: "upsert", reference: "s/2", text: "Interesting point about the budget." })
-        yield* passUntil(decided(2), "s/2's verdict")
-        assert.strictEqual(yield* itemRows, 1)
+        assert.strictEqual(yield* t.read, 1)
+        t.platform.publish({ kind: "upsert", reference: "s/2", text: "Interesting point about the budget." })
+        yield* passUntil(t.decided(2), "s/2's verdict")
+        assert.strictEqual(yield* t.read, 1)
         yield* adjustTo(firstRead + 59_999)
-        assert.strictEqual(yield* itemRows, 1)
+        assert.strictEqual(yield* t.read, 1)
         yield* adjustTo(firstRead + 60_000)
-        assert.strictEqual(yield* itemRows, 2)
-      }).pipe(Effect.scoped)
+        assert.strictEqual(yield* t.read, 2)
+      })
+    )
+  )
+
+  effectIt.effect(
+    "warden_checkpoint_lag_seconds counts the seconds since the source's last commit, and a new item's commit brings it back",
+    withGauge("lag", ["warden_checkpoint_lag_seconds", 'source="lag"'], (t) =>
+      Effect.gen(function* () {
+        yield* passUntil(
+          Effect.map(t.read, (s) => s !== undefined),
+          "lag/1 committed"
+        )
+        const committedAt = (yield* Clock.currentTimeMillis) - Math.round((yield* t.read)! * 1000)
+        // Nothing new on the platform: its polls find nothing, commit nothing, and the lag grows.
+        yield* adjustTo(committedAt + 90_000)
+        assert.strictEqual(yield* t.read, 90)
+        t.platform.publish({ kind: "upsert", reference: "lag/2", text: "Interesting point about the budget." })
+        yield* passUntil(t.decided(2), "lag/2's verdict")
+        yield* passUntil(
+          Effect.map(t.read, (s) => s !== undefined && s < 1),
+          "lag/2 committed"
+        )
+      })
+    )
   )
 })
