@@ -4,8 +4,9 @@
  * - the sandbox's own capacity, measured just before by a separate load process (undici, 64 in flight);
  * - the script a user would write instead (fetch the feed, `fetch` each item at concurrency 32,
  *   append to a file: `bench/support/naive-client.ts`).
- * Then legacy mode against v1 mode at the same request rate (sandbox and client quota R requests/s
- * on `analyzeText` and `legacyAnalyze`): items/s of each.
+ * Then, once, the script and the daemon against an API 100 ms away (a second sandbox delaying every
+ * answer; `--remote-items N`, 3,000 by default, 0 to skip). Then legacy mode against v1 mode at the same
+ * request rate (sandbox and client quota R requests/s on `analyzeText` and `legacyAnalyze`): items/s of each.
  *
  * Every daemon run also reports its process CPU time per item (whole run, and steady: first verdict to
  * last), next to the floor measured in the same round: the v1 client's own CPU per request
@@ -15,6 +16,7 @@
  *   pnpm bench daemon-throughput            (built daemon; after `turbo run build`)
  *   node --conditions=@warden/source bench/daemon-throughput.ts [--source] [--items 50000] [--rounds 2]
  *        [--rate 50] [--no-legacy] [--no-write] [--daemon-only] [--statements] [--profile DIR] [--latency MS]
+ *        [--remote-items 3000]
  *
  * `--latency MS`: the sandbox answers every request after MS (a remote API's round trip instead of
  * loopback's ~1 ms), where throughput is bound by the calls in flight rather than by CPU.
@@ -276,6 +278,29 @@ for (let round = 1; round <= rounds; round++) {
     )
 }
 
+/**
+ * The same race against an API a round trip away (`--remote-items N`, 0 to skip; once, after the rounds):
+ * a second sandbox answering every request after 100 ms, as a hosted API does, and a feed of N items.
+ * On loopback the daemon is CPU-bound; there, what counts is how many calls each keeps on the wire.
+ */
+const remoteItems = flag("remote-items", 3000)
+const remoteLatencyMs = 100
+let remote: { items: number; scriptItemsPerSecond: number; daemon: DaemonRun } | undefined
+if (!daemonOnly && latency === 0 && remoteItems > 0) {
+  const remoteFeed = await serve(feedXml(remoteItems))
+  const far = await startSandbox({ faults: { stall: 1, stallMs: remoteLatencyMs } })
+  progress(`the API ${remoteLatencyMs} ms away: hand-written script, then daemon, ${fmt(remoteItems)} items`)
+  const s = await runScript(remoteFeed.url, far.url)
+  progress(`  script ${fmt(s.itemsPerSecond)} items/s`)
+  const d = await runDaemon(far, remoteFeed.url, "v1", { target: remoteItems })
+  progress(
+    `  daemon ${fmt(d.itemsPerSecond)} items/s (steady ${fmt(d.steadyPerSecond)}), ${(d.itemsPerSecond / s.itemsPerSecond).toFixed(1)}x the script`
+  )
+  remote = { items: remoteItems, scriptItemsPerSecond: s.itemsPerSecond, daemon: d }
+  await far.close()
+  await remoteFeed.close()
+}
+
 let legacy: { v1: DaemonRun; legacy: DaemonRun } | undefined
 if (!has("no-legacy")) {
   const quota = { requestsPerSecond: rate }
@@ -323,6 +348,17 @@ const result = {
   daemonRequests: daemonV1.map((d) => d.requests),
   ratioToCapacity: ratios.map((r) => Number(r.toFixed(3))),
   ratioToScript: scriptRatios.map((r) => Number(r.toFixed(3))),
+  remote:
+    remote === undefined
+      ? undefined
+      : {
+          latencyMs: remoteLatencyMs,
+          items: remote.items,
+          scriptItemsPerSecond: Math.round(remote.scriptItemsPerSecond),
+          daemonItemsPerSecond: Math.round(remote.daemon.itemsPerSecond),
+          daemonSteadyPerSecond: Math.round(remote.daemon.steadyPerSecond),
+          ratioToScript: Number((remote.daemon.itemsPerSecond / remote.scriptItemsPerSecond).toFixed(2))
+        },
   legacy:
     legacy === undefined
       ? undefined
@@ -352,7 +388,9 @@ Command: \`pnpm bench daemon-throughput\` (the built daemon, \`node apps/daemon/
 (fsynced) jsonl file. The sandbox runs in its own process without quota. Each round measures, in this order: the
 sandbox's own capacity (separate undici load process, 64 in flight, 5 s), the hand-written script
 (\`bench/support/naive-client.ts\`: fetch + parse the feed, \`fetch\` each item at concurrency 32, append to a file,
-not durable), then the daemon. Figures are median (min–max) of ${rounds} rounds; ratios are per round.
+not durable), then the daemon. Figures are median (min–max) of ${rounds} rounds; ratios are per round. After the
+rounds, once: the script and the daemon against a second sandbox that answers every request after 100 ms, the
+round trip of a hosted API (\`--remote-items\`).
 Measured ${result.date.slice(0, 10)} on ${result.machine}.
 
 | | items/s | ratio | target |
@@ -369,6 +407,15 @@ Measured ${result.date.slice(0, 10)} on ${result.machine}.
 | daemon, per item, steady (first to last verdict) | ${spread(daemonV1.map((d) => d.steadyCpuPerItem))} | |
 | the floor: the v1 client alone, per request (own process) | ${spread(floor)} | |
 ${
+  result.remote === undefined
+    ? ""
+    : `
+| The API ${result.remote.latencyMs} ms away (every answer delayed; ${fmt(result.remote.items)} items, one run) | items/s | ratio |
+|---|---:|---:|
+| hand-written script | ${fmt(result.remote.scriptItemsPerSecond)} | |
+| daemon, v1 mode (start to last verdict) | ${fmt(result.remote.daemonItemsPerSecond)} | ${fmt(result.remote.ratioToScript, 1)}x the script |
+`
+}${
   lg === undefined
     ? ""
     : `
