@@ -14,6 +14,7 @@ import { jsonlRecords as jsonLines, jsonlSink, rssSource } from "./support/FeedP
 import { type FeedItem, rss, startFeedServer } from "./support/FeedServer.ts"
 import { serve } from "./support/LoopbackServer.ts"
 import { freshDatabase } from "./support/Postgres.ts"
+import { query } from "./support/StateDb.ts"
 import { adjustTo, buildOnTestClock, dateNowFollowsTestClock, eventually, passUntil } from "./support/TestTime.ts"
 
 const texts = [
@@ -136,6 +137,24 @@ describe("legacy mode with a backlog", () => {
       const legacy = (await Effect.runPromise(sandbox.requests)).filter((r) => r.endpoint === "legacyAnalyze")
       expect(legacy.length).toBe(N / 100)
       expect(new Set(jsonLines(out).map((l) => l.reference)).size).toBe(N)
+      // Each item records its own message of the call, in the call's envelope: not the whole call, which
+      // stored every 100-message body 100 times (24 KB per item).
+      const sent = new Map<string, { channelUuid: string; message: string }>()
+      for (const call of legacy) {
+        const body = JSON.parse(call.body) as { channelUuid: string; contents: Array<{ reference: string }> }
+        for (const m of body.contents)
+          sent.set(m.reference, { channelUuid: body.channelUuid, message: JSON.stringify(m) })
+      }
+      const stored = query<{ request: string }>(join(dir, "state.db"), "SELECT request FROM warden_items")
+      expect(stored.length).toBe(N)
+      for (const { request } of stored) {
+        const recorded = JSON.parse(request) as { channelUuid: string; contents: Array<{ reference: string }> }
+        expect(recorded.contents.length).toBe(1)
+        const call = sent.get(recorded.contents[0]!.reference)
+        expect(recorded.channelUuid).toBe(call?.channelUuid)
+        expect(JSON.stringify(recorded.contents[0])).toBe(call?.message)
+        expect(request.length).toBeLessThan(1000)
+      }
     } finally {
       await Effect.runPromise(Fiber.interrupt(fiber))
       await feed.close()
