@@ -52,8 +52,10 @@ describe("kill -9 during a run", () => {
           id: "feed",
           type: "rss",
           channelId: CHANNEL,
-          // Small polls so the run spans several kills.
-          config: { feeds: [{ url: feed.url, id: "f" }], pollInterval: "100 millis", maxItemsPerPoll: 150 }
+          // Small polls so the run spans several kills: at most 500 items/s come in, and a run is killed
+          // at most 450 ms after its first progress. (With 150 per poll, a daemon working on 4 batches
+          // at once finished all 2,000 items by the 4th run, and the 5th waited for progress in vain.)
+          config: { feeds: [{ url: feed.url, id: "f" }], pollInterval: "100 millis", maxItemsPerPoll: 50 }
         }
       ],
       sinks: [{ type: "jsonl", path: out }],
@@ -64,15 +66,16 @@ describe("kill -9 during a run", () => {
       (await Effect.runPromise(sandbox.requests)).filter((r) => r.endpoint === "analyzeText" && r.status === 200)
     const referenceOf = (body: string) => (JSON.parse(body) as { reference: string }).reference
     const inFlightAtKill: Array<Set<string>> = []
+    const recordedCount = () =>
+      Number(StateDb.query<{ n: number }>(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0)
     for (let k = 0; k < KILLS; k++) {
       const daemon = startDaemon(config)
-      const before = StateDb.query(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0
+      const before = recordedCount()
       // Kill at a random moment once this run has made progress (or, late in the run, after a while).
       // The bounds here are hang guards: at load 40-50 a daemon's start alone took 7-8 s, and 20 s to
       // the first progress after a restart ran out in 3 of ~7 runs with nothing lost.
       await waitFor(
-        () =>
-          (StateDb.query<{ n: number }>(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0) > Number(before),
+        () => recordedCount() > before || recordedCount() >= N,
         60_000,
         `progress before kill ${k + 1}\n${daemon.stderr()}`
       )
