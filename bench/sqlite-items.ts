@@ -18,6 +18,7 @@ import { pathToFileURL } from "node:url"
 import type { ItemRecord } from "../apps/daemon/src/domain/ItemVersion.ts"
 import { ItemStore, type RecordEntry } from "../apps/daemon/src/state/ItemStore.ts"
 import * as Migrations from "../apps/daemon/src/state/Migrations.ts"
+import * as StateStore from "../apps/daemon/src/state/StateStore.ts"
 import { sqlLayer } from "../apps/daemon/src/state/StateSql.ts"
 import { flag, has, loadAverage, machine, progress, tempDir, writeDocSection } from "./support/common.ts"
 
@@ -25,11 +26,6 @@ import { flag, has, loadAverage, machine, progress, tempDir, writeDocSection } f
 const fromDaemon = createRequire(new URL("../apps/daemon/package.json", import.meta.url))
 const load = (specifier: string) => import(pathToFileURL(fromDaemon.resolve(specifier)).href)
 const { Effect, Layer } = (await load("effect")) as typeof import("../apps/daemon/node_modules/effect/dist/index.js")
-const { Migrator, SqlClient } = (await load(
-  "effect/sql"
-)) as typeof import("../apps/daemon/node_modules/effect/dist/sql/index.js")
-type SqlClient = import("../apps/daemon/node_modules/effect/dist/sql/SqlClient.js").SqlClient
-type Effect<A, E, R> = import("../apps/daemon/node_modules/effect/dist/Effect.js").Effect<A, E, R>
 
 const rows = flag("rows", 300_000)
 const batch = flag("batch", 100)
@@ -38,22 +34,9 @@ const WINDOW = 20_000
 
 type Layout = "before" | "after"
 
-/** The daemon's pragmas (StateStore.prepare) and the migrations of `layout`. */
+/** The daemon's pragmas and the migrations of `layout`. */
 const prepare = (layout: Layout) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`PRAGMA busy_timeout = 10000`
-    yield* sql`PRAGMA auto_vacuum = INCREMENTAL`
-    yield* sql`PRAGMA secure_delete = ON`
-    const migrations =
-      layout === "after"
-        ? Migrations.migrations
-        : Object.fromEntries(Object.entries(Migrations.migrations).filter(([id]) => id < "0008"))
-    yield* Migrator.make({})({
-      loader: Migrator.fromRecord(migrations as Record<string, Effect<void, unknown, SqlClient>>),
-      table: "warden_migrations"
-    })
-  })
+  Effect.andThen(StateStore.pragmas, layout === "after" ? Migrations.run : Migrations.runUpTo("0007_owner"))
 
 const WORDS = "who look up for not can word these her what oil he one make can this by in your way call see do them"
 

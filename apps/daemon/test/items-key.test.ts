@@ -5,7 +5,7 @@
  * found before, and on SQLite the lookups the data path runs seek the new key.
  */
 import { Effect, Option } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
 import { sqlLayer, type StateLocation } from "../src/Daemon.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
@@ -15,12 +15,7 @@ import { itemRecord } from "./support/ItemRecords.ts"
 import { stateBackends } from "./support/StateBackends.ts"
 
 /** The migrations a state had before 0008. */
-const before = Object.fromEntries(Object.entries(Migrations.migrations).filter(([id]) => id < "0008")) as Record<
-  string,
-  Effect.Effect<void, unknown, SqlClient.SqlClient>
->
-
-const migrateTo0007 = Migrator.make({})({ loader: Migrator.fromRecord(before), table: "warden_migrations" })
+const migrateTo0007 = Migrations.runUpTo("0007_owner")
 
 /** Rows as the daemon before 0008 wrote them: two sources share a reference, one item has two versions. */
 const oldRows = [

@@ -17,8 +17,8 @@ import * as Migrations from "./Migrations.ts"
 import { OutboxStore } from "./OutboxStore.ts"
 import { SourceErrorStore } from "./SourceErrorStore.ts"
 
-/** Pragmas and migrations: what runs once before any store is used. */
-const prepare = Effect.gen(function* () {
+/** The connection's settings on SQLite (none elsewhere), set before any table is created. */
+export const pragmas = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // SQLite: wait for another process's lock (an operator's sqlite3, a backup) instead of failing.
   yield* sql.onDialectOrElse({ sqlite: () => sql`PRAGMA busy_timeout = 10000`, orElse: () => Effect.void })
@@ -29,8 +29,10 @@ const prepare = Effect.gen(function* () {
   // SQLite: zero freed cells and pages, so erased content (Erasure.ts) leaves no bytes in the file,
   // not even stale copies made by earlier page splits.
   yield* sql.onDialectOrElse({ sqlite: () => sql`PRAGMA secure_delete = ON`, orElse: () => Effect.void })
-  yield* Migrations.run
 })
+
+/** Pragmas and migrations: what runs once before any store is used. */
+const prepare = Effect.andThen(pragmas, Migrations.run)
 
 /** Every store, on the `SqlClient` in context, the database migrated on start. */
 export const layer = Layer.unwrap(

@@ -9,6 +9,13 @@ import { buildOnTestClock, dateNowFollowsTestClock } from "./TestTime.ts"
 
 export const ADMIN_TOKEN = "test-admin-token"
 
+/** An admin route of the daemon at `adminUrl`, with the token. */
+const adminFetch = (adminUrl: string, path: string, init: RequestInit = {}) =>
+  fetch(`${adminUrl}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...init.headers }
+  })
+
 /** Starts the daemon; `close` stops it as SIGTERM would. */
 export const startDaemonInProcess = async (spec: Omit<Daemon.DaemonSpec, "admin">) => {
   const scope = Effect.runSync(Scope.make())
@@ -20,10 +27,7 @@ export const startDaemonInProcess = async (spec: Omit<Daemon.DaemonSpec, "admin"
   )
   const adminUrl = Context.get(context, AdminServer).url
   const admin = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${adminUrl}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...init.headers }
-    })
+    const res = await adminFetch(adminUrl, path, init)
     return { status: res.status, body: (await res.json()) as any }
   }
   return { adminUrl, admin, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
@@ -48,7 +52,7 @@ export const daemonOnTestClock = (spec: Omit<Daemon.DaemonSpec, "admin" | "state
     const adminUrl = Context.get(context, AdminServer).url
     const get = (path: string) =>
       Effect.promise(async () => {
-        const res = await fetch(`${adminUrl}${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+        const res = await adminFetch(adminUrl, path)
         return { status: res.status, body: await res.text() }
       })
     return { context, get }
