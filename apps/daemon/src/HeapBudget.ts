@@ -98,9 +98,9 @@ export const install = (): void => {
   let loop = performance.eventLoopUtilization()
   let lastGrowth = performance.now()
   const check = () => {
-    const since = performance.eventLoopUtilization(loop)
-    loop = performance.eventLoopUtilization()
-    const busy = since.utilization >= busyShare
+    const now = performance.eventLoopUtilization()
+    const busy = performance.eventLoopUtilization(now, loop).utilization >= busyShare
+    loop = now
     if (!busy && performance.now() - lastGrowth < idleGrowthMillis) return
     if (semiSpaceMb() * 2 > youngGenerationMb) return
     growOnce()

@@ -49,26 +49,26 @@ interface DispatcherClasses {
 const loadDispatcherClasses = (): DispatcherClasses => {
   const require = requireHere()
   const index = (): Undici => require("undici") as Undici
+  /** The class `name` from its own file, undefined should the file have moved or changed. */
+  const ownClass = (file: string, name: string): unknown => {
+    try {
+      const exported = require(`undici/lib/dispatcher/${file}`) as unknown
+      return typeof exported === "function" && exported.name === name ? exported : undefined
+    } catch {
+      return undefined
+    }
+  }
   try {
-    const Dispatcher = require("undici/lib/dispatcher/dispatcher.js") as unknown
+    const Dispatcher = ownClass("dispatcher.js", "Dispatcher")
     const api = require("undici/lib/api/index.js") as Record<string, unknown> | undefined
-    const Agent = require("undici/lib/dispatcher/agent.js") as unknown
-    if (
-      typeof Dispatcher === "function" &&
-      typeof api?.request === "function" &&
-      typeof Agent === "function" &&
-      Agent.name === "Agent"
-    ) {
+    const Agent = ownClass("agent.js", "Agent")
+    if (typeof Dispatcher === "function" && typeof api?.request === "function" && Agent !== undefined) {
       Object.assign(Dispatcher.prototype, api)
       return {
         Agent: Agent as AgentClass,
-        EnvHttpProxyAgent: () => {
-          try {
-            return require("undici/lib/dispatcher/env-http-proxy-agent.js") as EnvHttpProxyAgentClass
-          } catch {
-            return index().EnvHttpProxyAgent
-          }
-        }
+        EnvHttpProxyAgent: () =>
+          (ownClass("env-http-proxy-agent.js", "EnvHttpProxyAgent") as EnvHttpProxyAgentClass | undefined) ??
+          index().EnvHttpProxyAgent
       }
     }
   } catch {

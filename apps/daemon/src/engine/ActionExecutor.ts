@@ -31,7 +31,7 @@ export const retryDelayMillis = (attempt: number, retryAfterMillis?: number): nu
  */
 const failureOf = (
   cause: Cause.Cause<Action.ActionError>
-): { readonly retryable: boolean; readonly message: string; readonly retryAfterMillis?: number | undefined } => {
+): Pick<Action.ActionError, "retryable" | "message" | "retryAfterMillis"> => {
   const failure = cause.reasons.find(Cause.isFailReason)
   if (failure !== undefined) return failure.error
   return { retryable: true, message: `the connector's act failed unexpectedly: ${Cause.pretty(cause).split("\n")[0]}` }
