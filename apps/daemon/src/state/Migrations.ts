@@ -294,18 +294,16 @@ export const migrations = {
   "0009_items_status_index": indexItemsByStatus
 } as const
 
+/** Runs the pending ones of `record`, recorded in `warden_migrations`. */
+const migrate = (record: Partial<typeof migrations>) =>
+  Migrator.make({})({ loader: Migrator.fromRecord(record), table: "warden_migrations" })
+
 /**
  * Runs the pending migrations of the state store up to `last` (included): a state as an older daemon
  * left it, for the tests and benchmarks of a later migration.
  */
 export const runUpTo = (last: keyof typeof migrations) =>
-  Migrator.make({})({
-    loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([id]) => id <= last))),
-    table: "warden_migrations"
-  })
+  migrate(Object.fromEntries(Object.entries(migrations).filter(([id]) => id <= last)))
 
 /** Runs every pending migration of the state store. */
-export const run = Migrator.make({})({
-  loader: Migrator.fromRecord(migrations),
-  table: "warden_migrations"
-})
+export const run = migrate(migrations)
