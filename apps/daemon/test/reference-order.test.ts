@@ -1,7 +1,8 @@
 /**
  * Batches worked on at once keep each reference's order (ReferenceOrder.ts): a batch holding a
  * reference of an earlier batch still at work waits for it, others run side by side; and end to end,
- * an item edited between two batches the entity takes at once is recorded as version 1 then 2.
+ * an item edited between two batches the entity takes at once is recorded as version 1 then 2, also
+ * when the first batch is handed back (the API answered 503) while the second would be answered.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -10,6 +11,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Connector, type SourceEvent } from "@warden/connector"
 import { Sandbox } from "@warden/sandbox"
 import { Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterEach, expect, it as itAsync } from "vitest"
 import * as ReferenceOrder from "../src/engine/ReferenceOrder.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
@@ -86,6 +89,25 @@ describe("ReferenceOrder", () => {
   )
 })
 
+describe("ReferenceOrder.claim", () => {
+  it.effect("orders by claim, whatever order the work starts in", () =>
+    Effect.gen(function* () {
+      const order = ReferenceOrder.make()
+      const log: Array<string> = []
+      const first = order.claim(["x", "y"])
+      const second = order.claim(["y"])
+      const other = order.claim(["z"])
+      const fs = yield* Effect.forkChild(second.run(Effect.sync(() => log.push("second"))))
+      yield* other.run(Effect.sync(() => log.push("other")))
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(log, ["other"])
+      yield* first.run(Effect.sync(() => log.push("first")))
+      yield* Fiber.join(fs)
+      assert.deepStrictEqual(log, ["other", "first", "second"])
+    })
+  )
+})
+
 const closers: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close()
@@ -98,48 +120,99 @@ const upsert = (reference: string, text: string, seq: number): SourceEvent.Sourc
   content: { type: "text", text }
 })
 
+/**
+ * Runs the daemon on the API at `api` over one stream: 99 other items and the edited one's first text
+ * fill a batch of 100; its second text is alone in the next. Answers the edited item's recorded
+ * versions as [version, text], once all 101 versions are recorded.
+ */
+const editedVersions = async (api: string): Promise<Array<[number, string]>> => {
+  const events = [
+    ...Array.from({ length: 99 }, (_, i) => upsert(`other:${i}`, `Comment number ${i}`, i)),
+    upsert("edited", "The first text of the edited comment", 99),
+    upsert("edited", "The second text of the edited comment", 100)
+  ]
+  const connector = Connector.make({
+    type: "scripted",
+    configSchema: Schema.Struct({}),
+    capabilities: { actions: [], duplicates: "possible", contentTypes: ["text"] },
+    make: () => Effect.succeed({ events: () => Stream.concat(Stream.fromIterable(events), Stream.never) })
+  })
+  const stateFile = join(mkdtempSync(join(tmpdir(), "warden-order-")), "state.db")
+  const daemon = await startDaemonInProcess({
+    state: { _tag: "sqlite", filename: stateFile },
+    // One HTTP attempt per call: a 503 hands the batch back at once.
+    api: { apiKey: "sandbox-standard-key", baseUrls: { global: api }, retry: { maxAttempts: 1 } },
+    sources: [{ settings: sourceSettings("scripted", "scripted"), connector, config: {} }],
+    sinks: Layer.succeed(SinkList, []),
+    sinkNames: [],
+    includeContent: false,
+    pipeline: { batchSize: 100, batchesAtOnce: 4, pauseRetry: "1 second" }
+  })
+  closers.push(daemon.close)
+  await waitFor(
+    () => query(stateFile, "SELECT 1 FROM warden_items").length === 101,
+    30_000,
+    "101 item versions recorded"
+  )
+  return query<{ version: number; request: string }>(
+    stateFile,
+    "SELECT version, request FROM warden_items WHERE reference = 'edited' ORDER BY version"
+  ).map((row) => [row.version, JSON.parse(row.request).text])
+}
+
 describe("batches the entity works on at once", () => {
   itAsync(
     "record an item edited between two of them as version 1, then 2",
     async () => {
-      // One stream: 99 other items and the edited one's first text fill the first batch of 100; its
-      // second text is alone in the next. The second batch (one call) would finish long before the
-      // first (100 calls) if it did not wait for it.
-      const events = [
-        ...Array.from({ length: 99 }, (_, i) => upsert(`other:${i}`, `Comment number ${i}`, i)),
-        upsert("edited", "The first text of the edited comment", 99),
-        upsert("edited", "The second text of the edited comment", 100)
-      ]
-      const connector = Connector.make({
-        type: "scripted",
-        configSchema: Schema.Struct({}),
-        capabilities: { actions: [], duplicates: "possible", contentTypes: ["text"] },
-        make: () => Effect.succeed({ events: () => Stream.concat(Stream.fromIterable(events), Stream.never) })
-      })
+      // The second batch (one call) would finish long before the first (100 calls) if it did not wait for it.
       const sandbox = await Sandbox.startPromise()
       closers.push(() => sandbox.close())
-      const stateFile = join(mkdtempSync(join(tmpdir(), "warden-order-")), "state.db")
-      const daemon = await startDaemonInProcess({
-        state: { _tag: "sqlite", filename: stateFile },
-        api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-        sources: [{ settings: sourceSettings("scripted", "scripted"), connector, config: {} }],
-        sinks: Layer.succeed(SinkList, []),
-        sinkNames: [],
-        includeContent: false,
-        pipeline: { batchSize: 100, batchesAtOnce: 4 }
+      expect(await editedVersions(sandbox.url)).toEqual([
+        [1, "The first text of the edited comment"],
+        [2, "The second text of the edited comment"]
+      ])
+    },
+    60_000
+  )
+
+  itAsync(
+    "record an edit in order when the batch of its first text is handed back and the next one's is answered",
+    async () => {
+      // The first batch's call for the edited item's first text fails (503): the batch is handed back
+      // and sent again 500 ms later. The second batch, the edited item's second text, would be answered
+      // meanwhile: recorded before the first text's resend, which would then be recorded as the newer
+      // version, and the item moderated on text it no longer holds.
+      const sandbox = await Sandbox.startPromise()
+      closers.push(() => sandbox.close())
+      // A front to the sandbox that refuses the first text's first call.
+      let refused = 0
+      const front = createServer(async (req, res) => {
+        const chunks: Array<Buffer> = []
+        for await (const chunk of req) chunks.push(chunk as Buffer)
+        const body = Buffer.concat(chunks)
+        if (refused === 0 && body.includes("The first text")) {
+          refused++
+          res.writeHead(503, { "content-type": "application/json" })
+          res.end(JSON.stringify({ error: { code: "SERVICE_UNAVAILABLE", message: "try again" } }))
+          return
+        }
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "content-length" && k !== "connection")
+        ) as Record<string, string>
+        const answer = await fetch(`${sandbox.url}${req.url}`, { method: req.method ?? "POST", headers, body })
+        res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" })
+        res.end(Buffer.from(await answer.arrayBuffer()))
       })
-      closers.push(daemon.close)
-      const edited = () =>
-        query<{ version: number; request: string }>(
-          stateFile,
-          "SELECT version, request FROM warden_items WHERE reference = 'edited' ORDER BY version"
-        )
-      await waitFor(
-        () => query(stateFile, "SELECT 1 FROM warden_items").length === 101,
-        30_000,
-        "101 item versions recorded"
+      await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve))
+      closers.push(
+        () =>
+          new Promise<void>((resolve) => {
+            front.closeAllConnections()
+            front.close(() => resolve())
+          })
       )
-      const versions = edited().map((row) => [row.version, JSON.parse(row.request).text])
+      const versions = await editedVersions(`http://127.0.0.1:${(front.address() as AddressInfo).port}`)
+      expect(refused).toBe(1)
       expect(versions).toEqual([
         [1, "The first text of the edited comment"],
         [2, "The second text of the edited comment"]

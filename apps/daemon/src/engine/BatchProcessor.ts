@@ -49,13 +49,25 @@ export interface ProcessorOptions extends Recording.RecordOptions {
 /** How a batch is processed: normally, or without the API (failure mode allow/reject). */
 export type Degraded = "allow" | "reject" | undefined
 
+/** How a batch came to be sent, and so how it is processed. */
+export interface Handling {
+  /** Recorded without the API (the source's failure mode, past its delay). */
+  readonly degraded?: Degraded
+  /**
+   * The batch re-sends stored versions that have no verdict (the source's re-analysis sweep): one
+   * whose item has had a newer version recorded since the sweep read it is stale, and left alone
+   * (Dedupe.plan), never recorded again as the newest.
+   */
+  readonly reanalysis?: boolean | undefined
+}
+
 /** The batch processor. */
 export interface BatchProcessorShape {
   /** Processes one batch of a source's events; fails when the API is unavailable or pauses the source. */
   readonly process: (
     settings: SourceSettings,
     events: ReadonlyArray<BatchEvent.BatchEvent>,
-    degraded?: Degraded
+    how?: Handling
   ) => Effect.Effect<Summary, EngineError>
 }
 
@@ -72,10 +84,11 @@ const make = (options: ProcessorOptions) =>
     const round = (
       settings: SourceSettings,
       events: ReadonlyArray<BatchEvent.BatchEvent>,
-      degraded: Degraded,
+      how: Handling,
       counts: { -readonly [K in keyof Summary]: number }
     ) =>
       Effect.gen(function* () {
+        const degraded = how.degraded
         const upserts: Array<BatchEvent.Upsert> = []
         for (const event of events) {
           if (event.kind === "delete") {
@@ -94,7 +107,7 @@ const make = (options: ProcessorOptions) =>
           )
           .pipe(Effect.orDie)
         const work: Array<Dedupe.Work> = []
-        for (const planned of Dedupe.plan(settings, upserts, latest, degraded)) {
+        for (const planned of Dedupe.plan(settings, upserts, latest, how)) {
           if (planned === "unchanged") counts.unchanged++
           else if (planned === "skipped") counts.skipped++
           else work.push(planned)
@@ -111,7 +124,7 @@ const make = (options: ProcessorOptions) =>
       })
 
     /** A batch's rounds, in order. */
-    const rounds = (settings: SourceSettings, events: ReadonlyArray<BatchEvent.BatchEvent>, degraded: Degraded) =>
+    const rounds = (settings: SourceSettings, events: ReadonlyArray<BatchEvent.BatchEvent>, how: Handling) =>
       Effect.gen(function* () {
         const counts = {
           analysed: 0,
@@ -124,19 +137,19 @@ const make = (options: ProcessorOptions) =>
           signals: 0
         }
         yield* Metric.update(Metric.withAttributes(Metrics.itemsIn, { source: settings.id }), events.length)
-        for (const batchRound of Dedupe.rounds(events)) yield* round(settings, batchRound, degraded, counts)
+        for (const batchRound of Dedupe.rounds(events)) yield* round(settings, batchRound, how, counts)
         return counts
       })
 
     const process = (
       settings: SourceSettings,
       events: ReadonlyArray<BatchEvent.BatchEvent>,
-      degraded: Degraded = undefined
+      how: Handling = {}
     ): Effect.Effect<Summary, EngineError> =>
       order
         .inOrder(
           events.map((event) => `${settings.id}\u001f${event.reference}`),
-          rounds(settings, events, degraded)
+          rounds(settings, events, how)
         )
         .pipe(
           // One span per batch (OTLP when configured): ids and counts only, never content.

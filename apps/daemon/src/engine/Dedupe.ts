@@ -41,20 +41,24 @@ export const rounds = <E extends { readonly reference: string }>(events: Readonl
 /**
  * Plans a round's upserts (one per reference) against the newest recorded version of each.
  * `degraded`: the batch is recorded without the API, so an item without a verdict is not redone.
+ * `reanalysis`: the events are stored versions sent again for a verdict; one that is no longer its
+ * item's newest (an edit was recorded since the sweep read it) is left alone: recording it would
+ * make the older text the newest version.
  */
 export const plan = (
   settings: SourceSettings,
   events: ReadonlyArray<BatchEvent.Upsert>,
   latest: ReadonlyMap<string, LatestVersion>,
-  degraded: "allow" | "reject" | undefined
+  how: { readonly degraded?: "allow" | "reject" | undefined; readonly reanalysis?: boolean | undefined }
 ): Array<Planned> =>
   events.map((event) => {
     const contentHash = ContentHash.of(event.content)
     const known = latest.get(event.reference)
+    if (how.reanalysis === true && known?.contentHash !== contentHash) return "unchanged"
     if (known !== undefined && known.contentHash === contentHash) {
       // An item recorded without a verdict (API down, or an answer without one) is analysed again.
       const noVerdict = known.status === "unanalysed" || known.status === "unrecognised" || known.reanalyse === true
-      if (!noVerdict || degraded !== undefined) return "unchanged"
+      if (!noVerdict || how.degraded !== undefined) return "unchanged"
     }
     if (!settings.analyse.has(event.content.type)) return "skipped"
     return { event, version: known !== undefined ? known.version + 1 : 1, contentHash }

@@ -32,7 +32,8 @@ import { ItemStore } from "../state/ItemStore.ts"
 import { SourceErrorStore } from "../state/SourceErrorStore.ts"
 import * as ActionExecutor from "./ActionExecutor.ts"
 import * as BatchEvent from "./BatchEvent.ts"
-import { BatchProcessor } from "./BatchProcessor.ts"
+import { BatchProcessor, type Handling } from "./BatchProcessor.ts"
+import * as ReferenceOrder from "./ReferenceOrder.ts"
 import { ApiUnavailable, SourcePaused } from "./EngineError.ts"
 import * as Metrics from "./Metrics.ts"
 import { SourceStatus } from "./SourceStatus.ts"
@@ -53,7 +54,9 @@ export const Process = Rpc.make("Process", {
      */
     events: Schema.Union([Schema.String, Schema.Array(BatchEvent.BatchEvent)]),
     /** Set when the API has been unreachable past the source's failure-mode delay (allow/reject). */
-    degraded: Schema.optionalKey(Schema.Literals(["allow", "reject"]))
+    degraded: Schema.optionalKey(Schema.Literals(["allow", "reject"])),
+    /** Set on the re-analysis sweep's batches: stored versions without a verdict (BatchProcessor.Handling). */
+    reanalysis: Schema.optionalKey(Schema.Boolean)
   },
   success: Schema.Struct({
     analysed: Schema.Int,
@@ -151,7 +154,10 @@ export const itemBatchLayer = (options: Pick<PipelineOptions, "batchesAtOnce">) 
               })
             )
           }
-          return processor.process(spec.settings, BatchEvent.fromPayload(payload.events), payload.degraded)
+          return processor.process(spec.settings, BatchEvent.fromPayload(payload.events), {
+            degraded: payload.degraded,
+            reanalysis: payload.reanalysis
+          })
         }
       })
     }),
@@ -221,18 +227,18 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         ).pipe(Effect.annotateLogs({ source: id }), Effect.andThen(commitIt))
       })
 
-    const send = (events: ReadonlyArray<BatchEvent.BatchEvent>, degraded: "allow" | "reject" | undefined) =>
+    const send = (events: ReadonlyArray<BatchEvent.BatchEvent>, how: Handling) =>
       Effect.acquireUseRelease(
         Effect.sync(() => {
           const token = Symbol()
           sending.set(token, Date.now())
           return token
         }),
-        () => sendNow(events, degraded),
+        () => sendNow(events, how),
         (token) => Effect.sync(() => sending.delete(token))
       )
 
-    const sendNow = (events: ReadonlyArray<BatchEvent.BatchEvent>, degraded: "allow" | "reject" | undefined) => {
+    const sendNow = (events: ReadonlyArray<BatchEvent.BatchEvent>, how: Handling) => {
       const byPartition = new Map<number, Array<BatchEvent.BatchEvent>>()
       for (const event of events) {
         const p = partitionOf(event.reference, options.partitions)
@@ -246,7 +252,8 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
           clientFor(`${id}/${p}`).Process({
             source: id,
             events: BatchEvent.toText(batch),
-            ...(degraded === undefined ? {} : { degraded })
+            ...(how.degraded === undefined ? {} : { degraded: how.degraded }),
+            ...(how.reanalysis === true ? { reanalysis: true } : {})
           }),
         { concurrency: "unbounded", discard: true }
       )
@@ -274,7 +281,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         let attempt = 0
         while (true) {
           const degraded = degradedNow()
-          const exit = yield* Effect.exit(send(events, degraded))
+          const exit = yield* Effect.exit(send(events, { degraded }))
           if (exit._tag === "Success") {
             if (degraded === undefined) {
               if (unavailableSince !== undefined) {
@@ -327,7 +334,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
           )
         )
       )
-      const exit = yield* Effect.exit(send(events, undefined))
+      const exit = yield* Effect.exit(send(events, { reanalysis: true }))
       if (exit._tag === "Failure") return
       if (unavailableSince !== undefined) {
         unavailableSince = undefined
@@ -446,6 +453,8 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         })
       }
       yield* status.set(id, { state: "running" })
+      // Per start of the source: a claim of a stream that failed is dropped with it.
+      const sendOrder = ReferenceOrder.make()
       yield* Effect.forkScoped(ActionExecutor.run(id, source))
       // Also in hold mode: items an operator asked to analyse again (`warden reanalyse`) wait here.
       yield* Effect.forkScoped(reanalyse)
@@ -456,7 +465,10 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         // Legacy mode sends a partition message's events in micro-batches of 100, 4 at once
         // (LegacyAnalyzer): group enough events that each partition's share nearly fills its requests.
         Stream.groupedWithin(legacyAwareBatchSize(spec.settings.mode, options), options.maxWait),
-        Stream.mapEffect((chunk) => dispatch(chunk), { concurrency: options.inflight }),
+        // Each batch's references claimed in stream order: one holding a reference of an earlier batch
+        // not yet acknowledged (handed back, waiting to be sent again) is sent after it (ReferenceOrder.ts).
+        Stream.map((chunk) => [chunk, sendOrder.claim(chunk.map((event) => event.reference))] as const),
+        Stream.mapEffect(([chunk, claim]) => claim.run(dispatch(chunk)), { concurrency: options.inflight }),
         Stream.runForEach((checkpoint) =>
           checkpoint === undefined
             ? Effect.void

@@ -10,12 +10,31 @@
  *
  * "Earlier" is the order in which batches call {@link ReferenceOrder.inOrder}: the entity starts its
  * messages' handlers in mailbox order, and a handler calls it before its first suspension.
+ *
+ * The source uses one too, for the batches it has in flight (`PipelineOptions.inflight`): a batch the
+ * API did not take is handed back and sent again later, and a later batch holding one of its
+ * references must not be sent meanwhile. It would be recorded first, and the resend's older text then
+ * recorded as the newer version: the item moderated on text it no longer holds. The source claims each
+ * batch's references in stream order ({@link ReferenceOrder.claim}) and sends it once every earlier
+ * batch holding one of them has been acknowledged.
  */
 import { Deferred, Effect, Exit } from "effect"
 
+/** A batch's place in the order, taken when it is claimed: its work runs after every earlier claim's. */
+export interface Claim {
+  /** Runs `work` once every earlier batch holding one of the claimed keys has finished (however it ended). */
+  readonly run: <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
 /** Runs batches in the order of their references (see the module's documentation). */
 export interface ReferenceOrder {
-  /** Runs `work` once every earlier batch holding one of `keys` has finished (however it ended). */
+  /**
+   * Takes the next place in the order for `keys`, synchronously: where the caller claims in a stream
+   * stage, the order is the stream's, whatever order the concurrent workers start in. A claim whose
+   * work never runs holds its keys until the order itself is dropped.
+   */
+  readonly claim: (keys: Iterable<string>) => Claim
+  /** Claims `keys` when the effect starts and runs `work` in order. */
   readonly inOrder: <A, E, R>(keys: Iterable<string>, work: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
@@ -23,23 +42,28 @@ export interface ReferenceOrder {
 export const make = (): ReferenceOrder => {
   /** The last batch to claim each key, until it finishes. */
   const last = new Map<string, Deferred.Deferred<void>>()
-  const inOrder = <A, E, R>(keys: Iterable<string>, work: Effect.Effect<A, E, R>) =>
-    Effect.suspend(() => {
-      const done = Deferred.makeUnsafe<void>()
-      const claimed = new Set(keys)
-      const before = new Set<Deferred.Deferred<void>>()
-      for (const key of claimed) {
-        const previous = last.get(key)
-        if (previous !== undefined) before.add(previous)
-        last.set(key, done)
-      }
-      const release = Effect.sync(() => {
-        for (const key of claimed) if (last.get(key) === done) last.delete(key)
-        Deferred.doneUnsafe(done, Exit.void)
-      })
-      const wait =
-        before.size === 0 ? work : Effect.andThen(Effect.forEach(before, Deferred.await, { discard: true }), work)
-      return Effect.ensuring(wait, release)
+  const claim = (keys: Iterable<string>): Claim => {
+    const done = Deferred.makeUnsafe<void>()
+    const claimed = new Set(keys)
+    const before = new Set<Deferred.Deferred<void>>()
+    for (const key of claimed) {
+      const previous = last.get(key)
+      if (previous !== undefined) before.add(previous)
+      last.set(key, done)
+    }
+    const release = Effect.sync(() => {
+      for (const key of claimed) if (last.get(key) === done) last.delete(key)
+      Deferred.doneUnsafe(done, Exit.void)
     })
-  return { inOrder }
+    return {
+      run: (work) =>
+        Effect.ensuring(
+          before.size === 0 ? work : Effect.andThen(Effect.forEach(before, Deferred.await, { discard: true }), work),
+          release
+        )
+    }
+  }
+  const inOrder = <A, E, R>(keys: Iterable<string>, work: Effect.Effect<A, E, R>) =>
+    Effect.suspend(() => claim(keys).run(work))
+  return { claim, inOrder }
 }
