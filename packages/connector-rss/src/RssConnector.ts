@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
+import { createHash, hash as oneShotHash } from "node:crypto"
 import { Backoff, Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
 import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
 import type * as EffectConfig from "effect/Config"
@@ -50,6 +50,35 @@ interface Prepared {
   readonly contentHash: string
   readonly event: Omit<SourceEvent.Upsert, "checkpoint">
 }
+
+/**
+ * What a feed item came to at the last poll, by the fingerprint of its parsed fields ({@link fingerprint}):
+ * its identity and content hash, or `null` when it had no text to analyse. A window of items polled again
+ * and again (a feed that grows by a few items a poll) then costs the parse and one hash per item, not
+ * HTML to text and two SHA-256 each: in `bench/rss-parse.ts`, that was two thirds of a poll.
+ */
+export type KnownItems = ReadonlyMap<string, { readonly hash: string; readonly contentHash: string } | null>
+
+/**
+ * The fingerprint of everything {@link prepare} reads of an item (its fields and the feed's language): an
+ * item with the same fingerprint prepares to the same identity and content hash.
+ */
+const fingerprint = (feed: FeedParser.Feed, item: FeedParser.FeedItem): string =>
+  oneShotHash(
+    "sha1",
+    JSON.stringify([
+      item.guid,
+      item.link,
+      item.title,
+      item.summary,
+      item.content,
+      item.publishedAt,
+      item.author?.name,
+      item.author?.uri,
+      item.language ?? feed.language
+    ]),
+    "base64"
+  )
 
 const plain = (s: string | undefined): string => (s === undefined ? "" : toPlainText(s))
 
@@ -145,40 +174,69 @@ interface FeedRuntime {
   failures: number
 }
 
-/** The outcome of one poll of one feed: the events, the feed's new state and whether it was truncated. */
+/**
+ * The outcome of one poll of one feed: the events, the feed's new state, whether it was truncated, and
+ * its items as known for the next poll's diff.
+ */
 export interface PollOutcome {
   readonly events: ReadonlyArray<Omit<SourceEvent.Upsert, "checkpoint">>
   readonly state: RssCheckpoint.FeedState
   readonly truncated: boolean
+  readonly known: KnownItems
+}
+
+/** An item of the document being diffed: prepared, or known from the last poll (its event made if emitted). */
+interface Current {
+  readonly hash: string
+  readonly contentHash: string
+  readonly event: Omit<SourceEvent.Upsert, "checkpoint"> | undefined
+  readonly item: FeedParser.FeedItem
 }
 
 /**
  * Diffs a parsed document against what was seen: new and edited items (oldest first, at most
- * `maxItems`), and the bounded new state. Pure; exported for tests and the benchmark.
+ * `maxItems`), and the bounded new state. `options.known` is the last poll's {@link PollOutcome.known} of
+ * the same feed: items it fingerprinted are not prepared again unless emitted. Pure; exported for tests
+ * and the benchmark.
  */
 export const diff = (
   spec: FeedSpec,
   feed: FeedParser.Feed,
   previous: RssCheckpoint.FeedState,
   validators: FeedFetcher.Validators,
-  options: { readonly maxItems: number; readonly retain: number }
+  options: { readonly maxItems: number; readonly retain: number; readonly known?: KnownItems | undefined }
 ): PollOutcome => {
-  const current: Array<Prepared> = []
+  const current: Array<Current> = []
   const inFeed = new Set<string>()
+  const known = new Map<string, { readonly hash: string; readonly contentHash: string } | null>()
   for (const item of feed.items) {
-    let p = prepare(spec, feed, item, itemKey(item))
+    const print = fingerprint(feed, item)
+    const last = options.known?.get(print)
+    let p: Current | Prepared | null | undefined =
+      last === undefined
+        ? prepare(spec, feed, item, itemKey(item))
+        : last === null
+          ? null
+          : { ...last, event: undefined, item }
+    // Known by its own key's identity: whether that collides depends on the other items, checked at every poll.
+    known.set(print, p == null ? null : { hash: p.hash, contentHash: p.contentHash })
     // Distinct items sharing a link (no guid): tell them apart by title and date.
-    if (p !== undefined && inFeed.has(p.hash) && item.guid === undefined && item.link !== undefined) {
+    if (p != null && inFeed.has(p.hash) && item.guid === undefined && item.link !== undefined) {
       p = prepare(spec, feed, item, `${itemKey(item)}|${item.title ?? ""}|${item.publishedAt ?? ""}`)
     }
-    if (p === undefined || inFeed.has(p.hash)) continue
+    if (p == null || inFeed.has(p.hash)) continue
     inFeed.add(p.hash)
-    current.push(p)
+    current.push({ hash: p.hash, contentHash: p.contentHash, event: p.event, item })
   }
   const seen = previous.items
   // Feeds list newest first: emit oldest first.
   const pending = current.filter((p) => seen[p.hash] !== p.contentHash).reverse()
-  const emitted = pending.slice(0, options.maxItems)
+  const emitted = pending.slice(0, options.maxItems).map((p) => ({
+    hash: p.hash,
+    contentHash: p.contentHash,
+    // Known from the last poll but not emitted then (truncated, or forgotten past `retain`): made now.
+    event: p.event ?? eventOf(spec, feed, p.item)
+  }))
   const emittedHashes = new Set(emitted.map((p) => p.hash))
   const truncated = emitted.length < pending.length
   const items: Record<string, string> = {}
@@ -196,7 +254,14 @@ export const diff = (
     ...(v.lastModified === undefined ? {} : { lastModified: v.lastModified }),
     items
   }
-  return { events: emitted.map((p) => p.event), state, truncated }
+  return { events: emitted.map((p) => p.event), state, truncated, known }
+}
+
+/** The event of an item known from the last poll: it prepared then, so it prepares the same now. */
+const eventOf = (spec: FeedSpec, feed: FeedParser.Feed, item: FeedParser.FeedItem) => {
+  const prepared = prepare(spec, feed, item, itemKey(item))
+  if (prepared === undefined) throw new Error("an RSS item known to have text prepared without it")
+  return prepared.event
 }
 
 const backoffMillis = (config: RssConfig.Config, failures: number, retryAfter: number | undefined): number => {
@@ -271,6 +336,8 @@ export const make = (
             ids.flatMap((id) => (initial[id] ? [[id, initial[id]]] : []))
           )
           let checkpoint: RssCheckpoint.State = RssCheckpoint.fromFeeds(seen)
+          // Each feed's items as of its last parsed document, by fingerprint (diff's `known`).
+          const known: Record<string, KnownItems> = {}
           const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({ spec, nextAt: 0, failures: 0 }))
 
           // A span per feed polled: the fetch, the parse and the diff of one document.
@@ -326,10 +393,12 @@ export const make = (
             }
             const outcome = diff(rt.spec, fetched.feed, previous, fetched.validators, {
               maxItems: config.maxItemsPerPoll,
-              retain: config.retain
+              retain: config.retain,
+              known: known[rt.spec.id]
             })
             rt.nextAt = now + interval
             seen[rt.spec.id] = outcome.state
+            known[rt.spec.id] = outcome.known
             const before = checkpoint
             const after = RssCheckpoint.fromFeeds(seen)
             checkpoint = after
