@@ -8,7 +8,7 @@ import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
 import { sqlLayer, type StateLocation } from "../src/Daemon.ts"
-import { ItemStore } from "../src/state/ItemStore.ts"
+import { ItemStore, unanalysedStatement } from "../src/state/ItemStore.ts"
 import * as Migrations from "../src/state/Migrations.ts"
 import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
@@ -97,7 +97,7 @@ const INDEXES = [
   "warden_items_listing_severity",
   "warden_items_listing_source",
   "warden_items_listing_type",
-  "warden_items_status"
+  "warden_items_status_created"
 ]
 
 const run = <A, E>(state: StateLocation, effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
@@ -160,7 +160,7 @@ for (const [name, location] of stateBackends()) {
 }
 
 describe("the lookups on the new key, and the pipeline's count (SQLite)", () => {
-  it("by reference, by source and references, by reference, source and version: seeks on the key; counts by status: the status index", async () => {
+  it("by reference, by source and references, by reference, source and version: seeks on the key; counts by status: the status index; the re-analysis sweep: seeks", async () => {
     const [, location] = stateBackends()[0]!
     const state = await location()
     const plans = await run(
@@ -179,12 +179,25 @@ describe("the lookups on the new key, and the pipeline's count (SQLite)", () => 
           yield* plan(
             "SELECT source, status, COUNT(*) AS n FROM warden_items GROUP BY source, status ORDER BY source, status",
             []
+          ),
+          // The re-analysis sweep (every 5 s per source): seeks, never reads the source's every version.
+          yield* Effect.flatMap(
+            Effect.sync(() => unanalysedStatement(sql, "s", ["text"], 100).compile()),
+            ([text, params]) => plan(text, params)
           )
         ]
       }).pipe(Effect.provide(StateStore.layer))
     )
     for (const plan of plans.slice(0, 3))
       expect(plan).toMatch(/SEARCH warden_items USING INDEX sqlite_autoindex_warden_items_1 \(reference=\?/u)
-    expect(plans[3]).toBe("SCAN warden_items USING COVERING INDEX warden_items_status")
+    expect(plans[3]).toBe("SCAN warden_items USING COVERING INDEX warden_items_status_created")
+    const sweep = plans[4]!
+    expect(sweep).toContain("SEARCH i USING INDEX warden_items_status_created (source=? AND status=?)")
+    expect(sweep).toContain(
+      "SEARCH i USING INDEX sqlite_autoindex_warden_items_1 (reference=? AND source=? AND version=?)"
+    )
+    expect(sweep).not.toMatch(/SCAN (i|warden_items)\b/u)
+    // walked in the index's order: no sort of the waiting versions
+    expect(sweep.split(" | ").filter((step) => step.includes("TEMP B-TREE"))).toHaveLength(1)
   }, 60_000)
 })

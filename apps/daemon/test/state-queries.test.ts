@@ -57,7 +57,7 @@ for (const [name, location] of stateBackends()) {
 
             expect(yield* store.requestReanalysis("unrecognised", undefined)).toBe(1)
             expect(yield* store.requestReanalysis("unrecognised", "a", true)).toBe(2)
-            const waiting = yield* store.unanalysed("a", 10)
+            const waiting = yield* store.unanalysed("a", ["text"], 10)
             expect(waiting.map((r) => r.reference).sort()).toEqual(["odd", "old"])
             const latest = yield* store.latestVersions("a", ["odd", "shared"])
             expect(latest.get("odd")?.reanalyse).toBe(true)
@@ -65,7 +65,7 @@ for (const [name, location] of stateBackends()) {
 
             // A newer version answers the request.
             yield* store.recordItems([entry("a", "odd", 2)])
-            expect((yield* store.unanalysed("a", 10)).map((r) => r.reference)).toEqual(["old"])
+            expect((yield* store.unanalysed("a", ["text"], 10)).map((r) => r.reference)).toEqual(["old"])
           }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provide(sqlLayer(state)))), Effect.scoped)
         ),
       30_000

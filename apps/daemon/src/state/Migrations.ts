@@ -281,6 +281,19 @@ const indexItemsByStatus = Effect.gen(function* () {
   yield* sql`CREATE INDEX IF NOT EXISTS warden_items_status ON warden_items (source, status)`
 })
 
+/**
+ * The status index gets `created_at`, so that the re-analysis sweep (ItemStore.unanalysedStatement)
+ * reads a source's oldest `unanalysed` versions from it in order and stops at its limit, instead of
+ * sorting every one of them at each sweep (after a long outage in `allow` mode, hundreds of thousands).
+ * The pipeline's count still reads only this index. Entries still go at the end of their
+ * (source, status): `created_at` grows with the rowid.
+ */
+const indexItemsByStatusAndAge = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_status_created ON warden_items (source, status, created_at)`
+  yield* sql`DROP INDEX IF EXISTS warden_items_status`
+})
+
 /** The state store's migrations by id, in order; `run` applies the pending ones. */
 export const migrations = {
   "0001_items_outbox_checkpoints": createItems,
@@ -291,7 +304,8 @@ export const migrations = {
   "0006_erasure": createErasure,
   "0007_owner": createOwner,
   "0008_items_keyed_by_reference": keyItemsByReference,
-  "0009_items_status_index": indexItemsByStatus
+  "0009_items_status_index": indexItemsByStatus,
+  "0010_items_status_created_index": indexItemsByStatusAndAge
 } as const
 
 /** Runs the pending ones of `record`, recorded in `warden_migrations`. */
