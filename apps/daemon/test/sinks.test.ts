@@ -1,6 +1,7 @@
 /**
  * Sinks: failed deliveries are retried with backoff (500 ms, then 1 s, doubling) and after
- * `maxAttempts` a record moves to the dead-letter table, asserted on the TestClock; the webhook signs
+ * `maxAttempts` a record moves to the dead-letter table, and a verdict recorded while the worker waits
+ * is delivered at once, asserted on the TestClock; the webhook signs
  * each body and names the delivery, through the worker; the stdout line format.
  */
 import { createHmac } from "node:crypto"
@@ -80,6 +81,15 @@ interface Outbox {
   readonly dead: Effect.Effect<Array<{ reference: string; attempts: number; last_error: string }>, unknown>
 }
 
+/** A sink "mem" (batches of 10, 3 attempts) whose deliveries `deliver` answers. */
+const memorySink = (deliver: Sink["deliver"]): Sink => ({
+  name: "mem",
+  type: "test",
+  batchSize: 10,
+  maxAttempts: 3,
+  deliver
+})
+
 describe("the sink worker, on the TestClock", () => {
   it("backs off exponentially between attempts", () => {
     assert.deepStrictEqual([1, 2, 3, 4].map(SinkWorker.retryDelayMillis), [500, 1000, 2000, 4000])
@@ -90,20 +100,15 @@ describe("the sink worker, on the TestClock", () => {
     /** Each record handed to the sink, and when (TestClock milliseconds). */
     const handed: Array<readonly [string, number]> = []
     let flaky = 2
-    const sink: Sink = {
-      name: "mem",
-      type: "test",
-      batchSize: 10,
-      maxAttempts: 3,
-      deliver: (records) =>
-        Effect.map(Clock.currentTimeMillis, (now) =>
-          records.map((r) => {
-            handed.push([r.reference, now])
-            if (r.reference === "always-fails") return "HTTP 500"
-            return r.reference === "flaky" && flaky-- > 0 ? "HTTP 503" : undefined
-          })
-        )
-    }
+    const sink = memorySink((records) =>
+      Effect.map(Clock.currentTimeMillis, (now) =>
+        records.map((r) => {
+          handed.push([r.reference, now])
+          if (r.reference === "always-fails") return "HTTP 500"
+          return r.reference === "flaky" && flaky-- > 0 ? "HTTP 503" : undefined
+        })
+      )
+    )
     return draining(sink, (outbox) =>
       Effect.gen(function* () {
         /** `reference@offset` of each record handed over. */
@@ -135,6 +140,41 @@ describe("the sink worker, on the TestClock", () => {
         assert.deepStrictEqual(yield* outbox.dead, [{ reference: "always-fails", attempts: 3, last_error: "HTTP 500" }])
         yield* TestClock.adjust("10 minutes")
         assert.strictEqual(handed.length, 7)
+      })
+    )
+  })
+
+  it.effect("delivers a verdict recorded while it waits at once, not at its next look a second later", () => {
+    const handed: Array<string> = []
+    const sink = memorySink((records) =>
+      Effect.sync(() =>
+        records.map((r) => {
+          handed.push(r.reference)
+          return undefined
+        })
+      )
+    )
+    return draining(sink, (outbox) =>
+      Effect.gen(function* () {
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.length === 0),
+          "the first three delivered"
+        )
+        // The worker now waits for its next look; no time passes on the TestClock from here on.
+        const store = yield* ItemStore
+        const r = verdictRecord("later")
+        yield* store.recordItems([
+          {
+            item: itemRecord("s", "later", 1, { verdict: r.verdict, analysedAt: r.analysedAt }),
+            sinks: [sink.name],
+            payload: JSON.stringify(r)
+          }
+        ])
+        yield* eventually(
+          Effect.sync(() => handed.includes("later")),
+          "the later verdict delivered"
+        )
+        assert.deepStrictEqual(handed, ["ok", "flaky", "always-fails", "later"])
       })
     )
   })

@@ -14,6 +14,7 @@ import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { ActionRow } from "../domain/Action.ts"
 import * as ActionStore from "../state/ActionStore.ts"
+import { WriteSignals } from "../state/WriteSignals.ts"
 import type { ModerateResult, PlatformAction } from "./AdminApi.ts"
 
 /** What a moderator can ask for. */
@@ -71,7 +72,7 @@ const WAIT_MILLIS = 15_000
 
 /**
  * Queues `kind` on the item version and waits up to {@link WAIT_MILLIS} for the source's executor to run
- * it (it polls its queue every 250 ms); a retryable failure leaves it `pending`, retried with backoff.
+ * it (woken by the queueing: WriteSignals); a retryable failure leaves it `pending`, retried with backoff.
  */
 export const perform = (
   sql: SqlClient.SqlClient,
@@ -92,6 +93,9 @@ export const perform = (
         return next
       })
     )
+    // The source's executor runs it now rather than at its next look.
+    const signals = yield* WriteSignals
+    signals.actions.ring()
     const read = sql<{
       status: string
       attempts: number

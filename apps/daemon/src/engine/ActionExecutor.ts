@@ -9,6 +9,7 @@ import { type Action, Backoff, type Source } from "@warden/connector"
 import { Cause, Duration, Effect, Exit } from "effect"
 import type { ActionRow } from "../domain/Action.ts"
 import { ActionStore } from "../state/ActionStore.ts"
+import * as WriteSignals from "../state/WriteSignals.ts"
 
 /** Attempts before a retryable action is given up as failed. */
 export const MAX_ATTEMPTS = 8
@@ -37,10 +38,15 @@ const failureOf = (
   return { retryable: true, message: `the connector's act failed unexpectedly: ${Cause.pretty(cause).split("\n")[0]}` }
 }
 
-/** Runs the due actions of `sourceId` with `source.act` until interrupted. */
-export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =>
+/**
+ * Runs the due actions of `sourceId` with `source.act` until interrupted. Between looks it waits for an
+ * action queued in this process (WriteSignals), for its next retry to fall due, or `idleMillis` (for
+ * another process's), whichever comes first.
+ */
+export const run = (sourceId: string, source: Source.Source, idleMillis = 1_000) =>
   Effect.gen(function* () {
     const store = yield* ActionStore
+    const looks = WriteSignals.pace((yield* WriteSignals.WriteSignals).actions, idleMillis)
     const runOne = (row: ActionRow) =>
       Effect.withSpan("ActionExecutor.act", {
         attributes: { "warden.source": sourceId, "warden.action": row.kind, "warden.reference": row.reference }
@@ -73,11 +79,9 @@ export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =
           const error = failureOf(exit.cause)
           if (error.retryable && row.attempts + 1 < MAX_ATTEMPTS) {
             // Wall-clock time, as ActionStore compares it (the state's times are Date.now() throughout).
-            yield* store.retryAction(
-              row,
-              error.message,
-              Date.now() + retryDelayMillis(row.attempts + 1, error.retryAfterMillis)
-            )
+            const retryAt = Date.now() + retryDelayMillis(row.attempts + 1, error.retryAfterMillis)
+            looks.dueAt(retryAt)
+            yield* store.retryAction(row, error.message, retryAt)
             return yield* log(`action failed, will retry: ${error.message}`)
           }
           yield* store.finishAction(row, "failed", error.message)
@@ -104,7 +108,7 @@ export const run = (sourceId: string, source: Source.Source, idleMillis = 250) =
       return rows.length > 0
     })
     return yield* step.pipe(
-      Effect.flatMap((busy) => (busy ? Effect.void : Effect.sleep(idleMillis))),
+      Effect.flatMap((busy) => (busy ? Effect.void : looks.nextLook)),
       Effect.catchCause((cause) =>
         Effect.logError("action executor step failed", cause).pipe(
           Effect.annotateLogs({ source: sourceId }),

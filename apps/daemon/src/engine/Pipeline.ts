@@ -351,9 +351,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         Effect.annotateLogs({ source: id })
       )
       return again
-    }).pipe(
-      Effect.catchCause((cause) => Effect.as(Effect.logWarning("re-analysis sweep failed", cause), false))
-    )
+    }).pipe(Effect.catchCause((cause) => Effect.as(Effect.logWarning("re-analysis sweep failed", cause), false)))
     const reanalyse = reanalyseOnce.pipe(
       Effect.flatMap((full) => (full ? Effect.void : Effect.sleep("5 seconds"))),
       Effect.forever

@@ -10,6 +10,7 @@ import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
 import * as Metrics from "../engine/Metrics.ts"
 import type { VerdictRecord } from "../domain/VerdictRecord.ts"
 import { OutboxStore } from "../state/OutboxStore.ts"
+import * as WriteSignals from "../state/WriteSignals.ts"
 import type { Sink } from "./Sink.ts"
 
 /**
@@ -27,10 +28,15 @@ export const retryBackoff: Backoff.Backoff = { initial: Duration.millis(500), ma
  */
 export const retryDelayMillis = (attempt: number): number => Backoff.baseMillis(retryBackoff, attempt)
 
-/** Drains the outbox of `sink` until interrupted. `idleMillis`: the poll interval when it is empty. */
-export const run = (sink: Sink, idleMillis = 100) =>
+/**
+ * Drains the outbox of `sink` until interrupted. Between looks it waits for a write to the outbox in this
+ * process (WriteSignals), for its next retry to fall due, or `idleMillis` (for another process's writes),
+ * whichever comes first.
+ */
+export const run = (sink: Sink, idleMillis = 1_000) =>
   Effect.gen(function* () {
     const store = yield* OutboxStore
+    const looks = WriteSignals.pace((yield* WriteSignals.WriteSignals).outbox, idleMillis)
     const backlog = Metric.withAttributes(Metrics.backlog, { sink: sink.name })
     /**
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and
@@ -87,7 +93,9 @@ export const run = (sink: Sink, idleMillis = 100) =>
               Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
             )
           } else {
-            yield* store.markAttemptFailed(row.id, error, Date.now() + retryDelayMillis(row.attempts + 1))
+            const retryAt = Date.now() + retryDelayMillis(row.attempts + 1)
+            looks.dueAt(retryAt)
+            yield* store.markAttemptFailed(row.id, error, retryAt)
             yield* Effect.logWarning(`delivery failed, will retry: ${error}`).pipe(
               Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
             )
@@ -113,7 +121,7 @@ export const run = (sink: Sink, idleMillis = 100) =>
         if (yield* step) quiet = 0
         else {
           quiet++
-          if (quiet < 2) yield* Effect.sleep(Math.min(idleMillis, 100))
+          if (quiet < 2) yield* Effect.sleep(100)
         }
       }
     }).pipe(
@@ -126,7 +134,7 @@ export const run = (sink: Sink, idleMillis = 100) =>
       )
     )
     return yield* step.pipe(
-      Effect.flatMap((busy) => (busy ? Effect.void : Effect.sleep(idleMillis))),
+      Effect.flatMap((busy) => (busy ? Effect.void : looks.nextLook)),
       Effect.catchCause((cause) =>
         Effect.logError("sink worker step failed", cause).pipe(
           Effect.annotateLogs({ sink: sink.name }),

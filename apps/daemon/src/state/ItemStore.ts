@@ -15,6 +15,7 @@ import * as ActionStore from "./ActionStore.ts"
 import * as Rows from "./internal/Rows.ts"
 import { authorOf } from "./ItemAuthor.ts"
 import * as OutboxStore from "./OutboxStore.ts"
+import { WriteSignals } from "./WriteSignals.ts"
 
 /** One item version to record, with the sinks it is queued for and the actions decided. */
 export interface RecordEntry {
@@ -181,6 +182,7 @@ export const unanalysedStatement = (
 
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const signals = yield* WriteSignals
 
   const latestVersions = Effect.fn("ItemStore.latestVersions")(function* (
     source: string,
@@ -220,63 +222,72 @@ const make = Effect.gen(function* () {
       }
     })
 
-  const recordItems = Effect.fn("ItemStore.recordItems")((entries: ReadonlyArray<RecordEntry>) =>
-    entries.length === 0
+  const recordItems = Effect.fn("ItemStore.recordItems")((entries: ReadonlyArray<RecordEntry>) => {
+    /** What the transaction queued, to wake the sinks' and the actions' pollers once it has committed. */
+    const queued = { outbox: 0, actions: 0 }
+    return entries.length === 0
       ? Effect.succeed([] as Array<boolean>)
-      : sql.withTransaction(
-          Effect.gen(function* () {
-            const inserted = new Set<string>()
-            const key = (reference: string, version: number) => `${reference}\u001f${version}`
-            for (let i = 0; i < entries.length; i += 100) {
-              const chunk = entries.slice(i, i + 100).map(({ item }) => itemRow(item))
-              if (!Arr.isArrayNonEmpty(chunk)) continue
-              const rows = yield* sql<{ reference: string; version: number }>`INSERT INTO warden_items ${sql.insert(
-                chunk
-              )} ON CONFLICT DO NOTHING RETURNING reference, version`
-              for (const row of rows) inserted.add(key(row.reference, Number(row.version)))
-            }
-            const fresh = entries.filter(({ item }) => inserted.has(key(item.reference, item.version)))
-            const now = Date.now()
-            yield* insertAll(
-              "warden_segments",
-              fresh.flatMap(({ item }) =>
-                item.segments.length > 1
-                  ? item.segments.map((s, segment) => ({
-                      source: item.source,
-                      reference: item.reference,
-                      version: item.version,
-                      segment,
-                      request: s.request,
-                      response: s.response ?? null
-                    }))
-                  : []
-              )
-            )
-            yield* insertAll(
-              "warden_outbox",
-              fresh.flatMap(({ item, sinks, payload }) => OutboxStore.rowsOf(item, sinks, payload))
-            )
-            yield* insertAll(
-              "warden_actions",
-              fresh.flatMap(({ item, actions }) => ActionStore.rowsOf(item, actions ?? [], now))
-            )
-            // A newer version answers any request to analyse the item again (one statement per source).
-            const bySource = new Map<string, Array<string>>()
-            for (const { item } of fresh) {
-              const list = bySource.get(item.source)
-              if (list === undefined) bySource.set(item.source, [item.reference])
-              else list.push(item.reference)
-            }
-            for (const [source, references] of bySource) {
-              for (let i = 0; i < references.length; i += 500) {
-                yield* sql`DELETE FROM warden_reanalyse WHERE source = ${source}
-                  AND ${sql.in("reference", references.slice(i, i + 500))}`
+      : sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const inserted = new Set<string>()
+              const key = (reference: string, version: number) => `${reference}\u001f${version}`
+              for (let i = 0; i < entries.length; i += 100) {
+                const chunk = entries.slice(i, i + 100).map(({ item }) => itemRow(item))
+                if (!Arr.isArrayNonEmpty(chunk)) continue
+                const rows = yield* sql<{ reference: string; version: number }>`INSERT INTO warden_items ${sql.insert(
+                  chunk
+                )} ON CONFLICT DO NOTHING RETURNING reference, version`
+                for (const row of rows) inserted.add(key(row.reference, Number(row.version)))
               }
-            }
-            return entries.map(({ item }) => inserted.has(key(item.reference, item.version)))
-          })
-        )
-  )
+              const fresh = entries.filter(({ item }) => inserted.has(key(item.reference, item.version)))
+              const now = Date.now()
+              yield* insertAll(
+                "warden_segments",
+                fresh.flatMap(({ item }) =>
+                  item.segments.length > 1
+                    ? item.segments.map((s, segment) => ({
+                        source: item.source,
+                        reference: item.reference,
+                        version: item.version,
+                        segment,
+                        request: s.request,
+                        response: s.response ?? null
+                      }))
+                    : []
+                )
+              )
+              const outbox = fresh.flatMap(({ item, sinks, payload }) => OutboxStore.rowsOf(item, sinks, payload))
+              yield* insertAll("warden_outbox", outbox)
+              const actions = fresh.flatMap(({ item, actions }) => ActionStore.rowsOf(item, actions ?? [], now))
+              yield* insertAll("warden_actions", actions)
+              queued.outbox = outbox.length
+              queued.actions = actions.length
+              // A newer version answers any request to analyse the item again (one statement per source).
+              const bySource = new Map<string, Array<string>>()
+              for (const { item } of fresh) {
+                const list = bySource.get(item.source)
+                if (list === undefined) bySource.set(item.source, [item.reference])
+                else list.push(item.reference)
+              }
+              for (const [source, references] of bySource) {
+                for (let i = 0; i < references.length; i += 500) {
+                  yield* sql`DELETE FROM warden_reanalyse WHERE source = ${source}
+                  AND ${sql.in("reference", references.slice(i, i + 500))}`
+                }
+              }
+              return entries.map(({ item }) => inserted.has(key(item.reference, item.version)))
+            })
+          )
+          .pipe(
+            Effect.tap(() =>
+              Effect.sync(() => {
+                if (queued.outbox > 0) signals.outbox.ring()
+                if (queued.actions > 0) signals.actions.ring()
+              })
+            )
+          )
+  })
 
   return ItemStore.of({
     latestVersion: (source, reference) =>

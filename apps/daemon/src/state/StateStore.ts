@@ -16,6 +16,7 @@ import { ItemStore } from "./ItemStore.ts"
 import * as Migrations from "./Migrations.ts"
 import { OutboxStore } from "./OutboxStore.ts"
 import { SourceErrorStore } from "./SourceErrorStore.ts"
+import { WriteSignals } from "./WriteSignals.ts"
 
 /** The connection's settings on SQLite (none elsewhere), set before any table is created. */
 export const pragmas = Effect.gen(function* () {
@@ -46,6 +47,6 @@ export const layer = Layer.unwrap(
       ItemStore.layer,
       OutboxStore.layer,
       SourceErrorStore.layer
-    )
+    ).pipe(Layer.provideMerge(WriteSignals.layer))
   )
 )
