@@ -1,7 +1,7 @@
 /**
  * Sinks: failed deliveries are retried with backoff (500 ms, then 1 s, doubling) and after
- * `maxAttempts` a record moves to the dead-letter table, and a verdict recorded while the worker waits
- * is delivered at once, asserted on the TestClock; the webhook signs
+ * `maxAttempts` a record moves to the dead-letter table; a verdict recorded, or a dead letter replayed,
+ * while the worker waits is delivered at once, asserted on the TestClock; the webhook signs
  * each body and names the delivery, through the worker; the stdout line format.
  */
 import { createHmac } from "node:crypto"
@@ -15,6 +15,7 @@ import { TestClock } from "effect/testing"
 import type { Sink } from "../src/sinks/Sink.ts"
 import * as SinkWorker from "../src/sinks/SinkWorker.ts"
 import * as StdoutSink from "../src/sinks/StdoutSink.ts"
+import * as DeadLetterReplay from "../src/state/DeadLetterReplay.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
 import * as SqliteClient from "../src/state/SqliteClient.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
@@ -100,11 +101,12 @@ describe("the sink worker, on the TestClock", () => {
     /** Each record handed to the sink, and when (TestClock milliseconds). */
     const handed: Array<readonly [string, number]> = []
     let flaky = 2
+    let fixed = false
     const sink = memorySink((records) =>
       Effect.map(Clock.currentTimeMillis, (now) =>
         records.map((r) => {
           handed.push([r.reference, now])
-          if (r.reference === "always-fails") return "HTTP 500"
+          if (r.reference === "always-fails") return fixed ? undefined : "HTTP 500"
           return r.reference === "flaky" && flaky-- > 0 ? "HTTP 503" : undefined
         })
       )
@@ -140,6 +142,16 @@ describe("the sink worker, on the TestClock", () => {
         assert.deepStrictEqual(yield* outbox.dead, [{ reference: "always-fails", attempts: 3, last_error: "HTTP 500" }])
         yield* TestClock.adjust("10 minutes")
         assert.strictEqual(handed.length, 7)
+        // The sink is fixed and the dead letter replayed (the console's pipeline page): delivered with no
+        // time passing, the replay woke the worker.
+        fixed = true
+        assert.strictEqual(yield* DeadLetterReplay.replay(yield* SqlClient.SqlClient, "mem"), 1)
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.length === 0),
+          "the replayed dead letter delivered"
+        )
+        assert.deepStrictEqual(attempts().slice(7), [`always-fails@${outbox.since(yield* Clock.currentTimeMillis)}`])
+        assert.deepStrictEqual(yield* outbox.dead, [])
       })
     )
   })

@@ -1,13 +1,26 @@
 /**
  * "Replay" of a sink's dead letters (the review console's pipeline page, `POST /api/sinks/{sink}/replay`):
  * each goes back into the sink's outbox with its attempts reset, in one transaction, and the sink's
- * worker delivers it as any other row. A row already back in the outbox is not queued twice.
+ * worker, woken by the commit (WriteSignals), delivers it as any other row. A row already back in the
+ * outbox is not queued twice.
  */
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
+import { WriteSignals } from "./WriteSignals.ts"
 
 /** Moves every dead letter of `sink` back to its outbox; returns how many were moved. */
 export const replay = (sql: SqlClient.SqlClient, sink: string) =>
+  Effect.flatMap(WriteSignals, (signals) =>
+    moveBack(sql, sink).pipe(
+      Effect.tap((moved) =>
+        Effect.sync(() => {
+          if (moved > 0) signals.outbox.ring()
+        })
+      )
+    )
+  )
+
+const moveBack = (sql: SqlClient.SqlClient, sink: string) =>
   sql.withTransaction(
     Effect.gen(function* () {
       const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM warden_dead_letters WHERE sink = ${sink}`

@@ -1,13 +1,13 @@
 /**
  * Wake-ups for the pollers of the daemon's two queues, the sinks' outbox and the platform actions. The
  * writer rings a queue's doorbell once its transaction has committed (ItemStore.recordItems, a
- * moderator's action), and a poller waiting for its next look wakes at once.
+ * moderator's action, a replay of dead letters), and a poller waiting for its next look wakes at once.
  *
  * Before, each poller looked on a timer whether or not anything had been written: the sinks every
  * 100 ms, the actions every 250 ms. In a 2-minute soak of a near-idle daemon (one item a second) those
  * two queries were 60% of its SQL time (`bench/support/sql-counter.ts`), and a verdict waited up to
- * 100 ms for its sink. Writes of another process ring nothing here: a second runner on PostgreSQL, or
- * `warden dead-letters replay`. So the pollers still look on their own, every second.
+ * 100 ms for its sink. Writes of another process ring nothing here (a second runner on PostgreSQL), so
+ * the pollers still look on their own, every second.
  */
 import { Context, Deferred, Effect, Exit, Layer } from "effect"
 
