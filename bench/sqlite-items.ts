@@ -145,7 +145,7 @@ const cell = (layout: Layout, pick: (r: Result) => number) =>
     .map((r) => pick(r).toFixed(1))
     .join(" / ")
 const table = [
-  "| µs per item | before 0008 (source-first key + reference index) | after 0008 and 0009 (reference-first key; status index) |",
+  "| µs per item | before 0008 (source-first key + reference index) | after 0008–0010 (reference-first key; status index) |",
   "|---|---:|---:|",
   ...(
     [

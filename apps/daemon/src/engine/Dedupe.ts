@@ -8,6 +8,7 @@
  */
 import type { LatestVersion } from "../domain/ItemVersion.ts"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
+import type { Handling } from "./BatchProcessor.ts"
 import type * as BatchEvent from "./BatchEvent.ts"
 import * as ContentHash from "./ContentHash.ts"
 
@@ -49,7 +50,7 @@ export const plan = (
   settings: SourceSettings,
   events: ReadonlyArray<BatchEvent.Upsert>,
   latest: ReadonlyMap<string, LatestVersion>,
-  how: { readonly degraded?: "allow" | "reject" | undefined; readonly reanalysis?: boolean | undefined }
+  how: Handling
 ): Array<Planned> =>
   events.map((event) => {
     const contentHash = ContentHash.of(event.content)

@@ -270,23 +270,20 @@ const keyItemsByReference = Effect.gen(function* () {
 })
 
 /**
- * Counts by source and status (`GET /api/pipeline`, which the console's pipeline page reads every 5 s)
- * from this index instead of the table: on SQLite the count runs on the daemon's thread, and over
- * 1,000,000 item versions (2 GB) the table scan took 0.9 s with the file in the OS cache and 36 s
- * without, the index 62 ms. Its entries go in rowid order within a (source, status), so an insert
- * appends to a few pages.
+ * 0009 built a (source, status) index; 0010 replaces it with (source, status, created_at). Kept as an
+ * empty step: a state at 0008 or earlier goes straight to 0010's index instead of building, over every
+ * item version, one that 0010 drops at once. States that ran it keep theirs until 0010 drops it.
  */
-const indexItemsByStatus = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_status ON warden_items (source, status)`
-})
+const indexItemsByStatus = Effect.void
 
 /**
- * The status index gets `created_at`, so that the re-analysis sweep (ItemStore.unanalysedStatement)
- * reads a source's oldest `unanalysed` versions from it in order and stops at its limit, instead of
- * sorting every one of them at each sweep (after a long outage in `allow` mode, hundreds of thousands).
- * The pipeline's count still reads only this index. Entries still go at the end of their
- * (source, status): `created_at` grows with the rowid.
+ * Item versions by source, status and age. `GET /api/pipeline` (the console's pipeline page, every 5 s)
+ * counts by source and status from it instead of the table: on SQLite the count runs on the daemon's
+ * thread, and over 1,000,000 item versions (2 GB) the table scan took 0.9 s with the file in the OS
+ * cache and 36 s without, the index 62 ms. The re-analysis sweep (ItemStore.unanalysedStatement) reads
+ * a source's oldest `unanalysed` versions from it in order and stops at its limit, instead of sorting
+ * every one of them at each sweep (after a long outage in `allow` mode, hundreds of thousands). Entries
+ * go at the end of their (source, status): `created_at` grows with the rowid.
  */
 const indexItemsByStatusAndAge = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
