@@ -17,7 +17,7 @@ import { SourceStatus } from "../src/engine/SourceStatus.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { DecisionStore } from "../src/state/DecisionStore.ts"
 import { sourceSettings } from "./support/TestPlatform.ts"
-import { serve } from "./support/LoopbackServer.ts"
+import { bodyOf, forward, serve } from "./support/LoopbackServer.ts"
 import { adjustTo, buildOnTestClock, eventually, passUntil } from "./support/TestTime.ts"
 
 /** A source `src` that reads one comment, then waits for more. */
@@ -80,19 +80,7 @@ const keyGate = (sandbox: string) =>
     const gate = { refusing: true, calls: 0 }
     const url = yield* serve(async (req, res) => {
       gate.calls++
-      const chunks: Array<Buffer> = []
-      for await (const chunk of req) chunks.push(chunk as Buffer)
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "content-length" && k !== "connection")
-      ) as Record<string, string>
-      if (gate.refusing) headers.authorization = "ApiKey rotated-away"
-      const answer = await fetch(`${sandbox}${req.url}`, {
-        method: req.method ?? "POST",
-        headers,
-        body: Buffer.concat(chunks)
-      })
-      res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" })
-      res.end(Buffer.from(await answer.arrayBuffer()))
+      await forward(sandbox, req, await bodyOf(req), res, gate.refusing ? { authorization: "ApiKey rotated-away" } : {})
     })
     return Object.assign(gate, { url })
   })

@@ -150,6 +150,21 @@ for (const [name, location] of stateBackends()) {
       expect(after.sources).toEqual(["discord", "rss"])
     }, 60_000)
 
+    it("a state that ran 0009 has its (source, status) index replaced by 0010's", async () => {
+      const state = await location()
+      await run(
+        state,
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* Migrations.runUpTo("0009_items_status_index")
+          // what 0009 built before it was emptied (a state an earlier version left)
+          yield* sql`CREATE INDEX warden_items_status ON warden_items (source, status)`
+        })
+      )
+      const shape = await run(state, layout.pipe(Effect.provide(StateStore.layer)))
+      expect(shape.indexes).toEqual(INDEXES)
+    }, 60_000)
+
     it("a new state is made with the new key", async () => {
       const state = await location()
       const shape = await run(state, layout.pipe(Effect.provide(StateStore.layer)))

@@ -4,8 +4,6 @@
  * upstream error stays listed (2 minutes after the last one) is tested on the TestClock.
  */
 import { mkdtempSync } from "node:fs"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, it as effectIt } from "@effect/vitest"
@@ -19,6 +17,7 @@ import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
 import { daemonOnTestClock, startDaemonInProcess } from "./support/InProcess.ts"
+import { listen } from "./support/LoopbackServer.ts"
 import { adminStatement, freshDatabase } from "./support/Postgres.ts"
 import { platformSource, sourceSettings, startPlatform } from "./support/TestPlatform.ts"
 import { adjustTo, eventually, passUntil } from "./support/TestTime.ts"
@@ -108,22 +107,15 @@ afterEach(async () => {
 
 /** A server answering every request with `status`. */
 const answering = async (status: number) => {
-  const server = createServer((req, res) => {
+  const server = await listen((req, res) => {
     req.resume()
     req.on("end", () => {
       res.writeHead(status, { "content-type": "application/json" })
       res.end(JSON.stringify({ error: { code: "TRANSIENT_ERROR", message: "down" } }))
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  )
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  cleanups.push(server.close)
+  return server.url
 }
 
 const base = (dir: string) => ({

@@ -19,7 +19,6 @@ import { AnalyzeV1, FeedbackV1 } from "@warden/v1"
 import { LegacyBatch } from "@warden/legacy"
 import { Connector, type SourceEvent } from "@warden/connector"
 import { Clock, Context, Effect, Layer, Schema, Stream } from "effect"
-import * as Daemon from "../src/Daemon.ts"
 import { sqlLayer } from "../src/Daemon.ts"
 import type * as BatchEvent from "../src/engine/BatchEvent.ts"
 import { BatchProcessor } from "../src/engine/BatchProcessor.ts"
@@ -32,7 +31,8 @@ import * as StateStore from "../src/state/StateStore.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
 import { sourceSettings } from "./support/TestPlatform.ts"
-import { buildOnTestClock, eventually, passUntil } from "./support/TestTime.ts"
+import { daemonOnTestClock } from "./support/InProcess.ts"
+import { eventually, passUntil } from "./support/TestTime.ts"
 
 const settings = sourceSettings("src", "scripted")
 
@@ -84,17 +84,16 @@ describe("the re-analysis sweep", () => {
             }))
           )
         }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provideMerge(sqlLayer({ _tag: "sqlite", filename })))))
-        const context = yield* buildOnTestClock(
-          Daemon.layer({
-            state: { _tag: "sqlite", filename },
+        const { context } = yield* daemonOnTestClock(
+          {
             api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
             sources: [{ settings: sourceSettings("src", "quiet"), connector: quiet, config: {} }],
             sinks: Layer.succeed(SinkList, []),
             sinkNames: [],
-            admin: undefined,
             includeContent: false,
             pipeline: { batchSize: 100 }
-          })
+          },
+          filename
         )
         const items = Context.get(context, ItemStore)
         const analysedTexts = Effect.map(

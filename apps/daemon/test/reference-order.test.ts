@@ -11,13 +11,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Connector, type SourceEvent } from "@warden/connector"
 import { Sandbox } from "@warden/sandbox"
 import { Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterEach, expect, it as itAsync } from "vitest"
 import * as ReferenceOrder from "../src/engine/ReferenceOrder.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
+import { bodyOf, forward, listen } from "./support/LoopbackServer.ts"
 import { query } from "./support/StateDb.ts"
 import { sourceSettings } from "./support/TestPlatform.ts"
 
@@ -186,32 +185,18 @@ describe("batches the entity works on at once", () => {
       closers.push(() => sandbox.close())
       // A front to the sandbox that refuses the first text's first call.
       let refused = 0
-      const front = createServer(async (req, res) => {
-        const chunks: Array<Buffer> = []
-        for await (const chunk of req) chunks.push(chunk as Buffer)
-        const body = Buffer.concat(chunks)
+      const front = await listen(async (req, res) => {
+        const body = await bodyOf(req)
         if (refused === 0 && body.includes("The first text")) {
           refused++
           res.writeHead(503, { "content-type": "application/json" })
           res.end(JSON.stringify({ error: { code: "SERVICE_UNAVAILABLE", message: "try again" } }))
           return
         }
-        const headers = Object.fromEntries(
-          Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "content-length" && k !== "connection")
-        ) as Record<string, string>
-        const answer = await fetch(`${sandbox.url}${req.url}`, { method: req.method ?? "POST", headers, body })
-        res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" })
-        res.end(Buffer.from(await answer.arrayBuffer()))
+        await forward(sandbox.url, req, body, res)
       })
-      await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve))
-      closers.push(
-        () =>
-          new Promise<void>((resolve) => {
-            front.closeAllConnections()
-            front.close(() => resolve())
-          })
-      )
-      const versions = await editedVersions(`http://127.0.0.1:${(front.address() as AddressInfo).port}`)
+      closers.push(front.close)
+      const versions = await editedVersions(front.url)
       expect(refused).toBe(1)
       expect(versions).toEqual([
         [1, "The first text of the edited comment"],

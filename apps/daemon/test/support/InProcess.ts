@@ -34,18 +34,21 @@ export const startDaemonInProcess = async (spec: Omit<Daemon.DaemonSpec, "admin"
 }
 
 /**
- * The daemon with its admin API on a fresh SQLite file, on the TestClock for the rest of the scope
- * (`buildOnTestClock`), with `Date.now()` following the TestClock (`dateNowFollowsTestClock`): the
- * admin routes read the time that way. `get(path)` answers an admin route's status and body, token given.
+ * The daemon with its admin API on the SQLite file `filename` (a fresh one by default), on the TestClock
+ * for the rest of the scope (`buildOnTestClock`), with `Date.now()` following the TestClock
+ * (`dateNowFollowsTestClock`): the admin routes read the time that way. `get(path)` answers an admin
+ * route's status and body, token given.
  */
-export const daemonOnTestClock = (spec: Omit<Daemon.DaemonSpec, "admin" | "state">) =>
+export const daemonOnTestClock = (
+  spec: Omit<Daemon.DaemonSpec, "admin" | "state">,
+  filename: string = join(mkdtempSync(join(tmpdir(), "warden-clock-")), "state.db")
+) =>
   Effect.gen(function* () {
     yield* dateNowFollowsTestClock
-    const dir = mkdtempSync(join(tmpdir(), "warden-clock-"))
     const context = yield* buildOnTestClock(
       Daemon.layer({
         ...spec,
-        state: { _tag: "sqlite", filename: join(dir, "state.db") },
+        state: { _tag: "sqlite", filename },
         admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN) }
       })
     )
