@@ -19,7 +19,8 @@ const ALL = [
   "daemon-quota",
   "daemon-quota-storm",
   "daemon-memory",
-  "daemon-soak"
+  "daemon-soak",
+  "daemon-idle"
 ]
 
 const argv = process.argv.slice(2).filter((a) => a !== "--")

@@ -68,6 +68,16 @@ export const fastTakeover: ClusterSettings = {
   entityMessagePollInterval: "500 millis"
 }
 
+/**
+ * How often the one SQLite process re-reads `cluster_messages` on its own. Delivery never waits for it:
+ * sending a batch opens effect's storage read at once, and so does an entity's registration at start
+ * (a restart's unprocessed batches). The poll only catches what nothing announced, such as a message
+ * left behind by a full mailbox. Each poll lists all 300 shards in its query, ~2 ms of CPU: at
+ * `500 millis` they were a third of an idle daemon's CPU (11.8-12.3 against 7.5 ms per second with
+ * `5 seconds`, docs/BENCHMARKS.md "An idle daemon"). Effect's own default is 10 seconds.
+ */
+export const singleRunnerPollInterval = "5 seconds"
+
 /** This runner, as the rest of the daemon sees it. */
 export class RunnerIdentity extends Context.Service<
   RunnerIdentity,
@@ -156,7 +166,7 @@ export const layer = (
     const config: ClusterSettings = {
       // Set in code so a PORT/HOST in the environment meant for something else is never picked up.
       runnerAddress: Option.some(RunnerAddress.make("127.0.0.1", 0)),
-      entityMessagePollInterval: "500 millis",
+      entityMessagePollInterval: singleRunnerPollInterval,
       ...settings
     }
     return SingleRunner.layer({ shardingConfig: config }).pipe(

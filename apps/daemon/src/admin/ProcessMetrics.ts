@@ -25,7 +25,10 @@ const lag = Metric.gauge("nodejs_eventloop_lag_p99_seconds", {
 })
 
 const startedAt = (Date.now() - performance.now()) / 1000
-const histogram = monitorEventLoopDelay({ resolution: 20 })
+// A sample every 100 ms: at 20 ms its timer woke the idle event loop 50 times a second, ~2 ms of CPU per
+// second (a quarter of an idle daemon's, docs/BENCHMARKS.md "Daemon: idle"); the p99 of ~10 samples a
+// second still shows any stall longer than 100 ms at its length.
+const histogram = monitorEventLoopDelay({ resolution: 100 })
 histogram.enable()
 
 /** Sets every gauge to the process's current values. */
