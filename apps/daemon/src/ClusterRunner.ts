@@ -74,7 +74,7 @@ export const fastTakeover: ClusterSettings = {
  * (a restart's unprocessed batches). The poll only catches what nothing announced, such as a message
  * left behind by a full mailbox. Each poll lists all 300 shards in its query, ~2 ms of CPU: at
  * `500 millis` they were a third of an idle daemon's CPU (11.8-12.3 against 7.5 ms per second with
- * `5 seconds`, docs/BENCHMARKS.md "An idle daemon"). Effect's own default is 10 seconds.
+ * `5 seconds`; docs/BENCHMARKS.md, "An idle daemon, halved"). Effect's own default is 10 seconds.
  */
 export const singleRunnerPollInterval = "5 seconds"
 

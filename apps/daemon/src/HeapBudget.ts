@@ -10,9 +10,9 @@
  * Two V8 settings are read at every collection (not only at start, unlike `--max-semi-space-size`),
  * so they can be set here: the semi-space growth factor (1 stops growth: it is 1 from the start, and 2
  * only inside `growOnce`, every 100 ms while the event loop is busy, as long as a doubling stays within
- * {@link youngGenerationMb} per semi-space), and the old generation's
- * growing percent ({@link oldGrowingPercent}: a full collection once the old generation has grown by that
- * share over its live size).
+ * {@link youngGenerationMb} per semi-space), and the old generation's growing percent
+ * ({@link oldGrowingPercent}: a full collection once the old generation has grown by that share over its
+ * live size).
  *
  * What it bounds is the semi-space's capacity, at which V8 scavenges. Between two scavenges V8 may let
  * allocation run past it (committing pages up to `--max-semi-space-size`, V8's own 64 MB here), so the
@@ -79,7 +79,7 @@ const growOnce = (): void => {
  *
  * An idle loop never grows it: V8 shrinks an idle young generation again by itself, so a growth once a
  * second while idle (as before) was undone and redone forever, one forced scavenge a second for nothing
- * (docs/BENCHMARKS.md, "Daemon: idle").
+ * (docs/BENCHMARKS.md, "An idle daemon, halved").
  */
 const checkMillis = 100
 const busyShare = 0.5

@@ -26,7 +26,7 @@ const lag = Metric.gauge("nodejs_eventloop_lag_p99_seconds", {
 
 const startedAt = (Date.now() - performance.now()) / 1000
 // A sample every 100 ms: at 20 ms its timer woke the idle event loop 50 times a second, ~2 ms of CPU per
-// second (a quarter of an idle daemon's, docs/BENCHMARKS.md "Daemon: idle"); the p99 of ~10 samples a
+// second (a quarter of an idle daemon's, docs/BENCHMARKS.md, "An idle daemon, halved"); the p99 of ~10 samples a
 // second still shows any stall longer than 100 ms at its length.
 const histogram = monitorEventLoopDelay({ resolution: 100 })
 histogram.enable()
