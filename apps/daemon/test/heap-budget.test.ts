@@ -52,7 +52,8 @@ const end = performance.now() + 1500
 for (let i = 0; performance.now() < end; i++) ring[i % ring.length] = { i, s: "item " + i }
 ${capacity}`
 
-// An idle process below the budget: 100,000 objects kept, then 4 s with nothing to do. Prints how many
+// An idle process below the budget: 100,000 objects kept, 2.5 s to settle (the budget dozes off after a
+// quiet second, counted from the last busy look), then 4 s with nothing to do. Prints how many
 // scavenges ran in those 4 s (an idle loop never grows) and how many timer callbacks woke the loop (the
 // budget's looks; the program's own two sleeps are one each).
 const idle = `
@@ -72,7 +73,7 @@ createHook({
 install()
 const keep = []
 for (let i = 0; i < 100_000; i++) keep.push({ i, s: "item " + i })
-await new Promise((r) => setTimeout(r, 1500))
+await new Promise((r) => setTimeout(r, 2500))
 const before = { scavenges, timers }
 await new Promise((r) => setTimeout(r, 4000))
 console.log(JSON.stringify({ scavenges: scavenges - before.scavenges, timers: timers - before.timers }))
@@ -106,9 +107,9 @@ describe("heap budget", () => {
     // generation again, so growing it once a second (as before) cost 4 scavenges in these 4 s, and at
     // every look it would be 40. One is allowed for V8's own.
     expect(scavenges).toBeLessThanOrEqual(1)
-    // Past its first second of quiet, the budget looks once a second (4 in these 4 s, +1 for the sleep's
-    // own timer and +1 for where the second falls), not ten times (41).
-    expect(timers).toBeLessThanOrEqual(6)
+    // Past its first second of quiet, the budget looks once a second (4 or 5 in these 4 s, +1 for the
+    // sleep's own timer), not ten times a second (41 before); the bound leaves room for a loaded machine.
+    expect(timers).toBeLessThanOrEqual(10)
   }, 90_000)
 
   it("leaves the young generation to an operator's --max-semi-space-size", () => {
