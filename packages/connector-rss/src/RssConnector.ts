@@ -163,9 +163,34 @@ const prepare = (
   return { hash, contentHash, event }
 }
 
+/**
+ * The digest of a fetched document, its final URL and its text: the same digest parses to the same feed.
+ * A server that sends no validators (no 304 possible) answers the same document poll after poll, and
+ * its parse and diff were then the whole cost of a poll that found nothing (`bench/daemon-idle.ts`).
+ */
+const documentDigest = (url: string, body: string): string =>
+  createHash("sha1").update(url).update("\n").update(body).digest("hex")
+
 type Polled =
   | { readonly _tag: "NotModified" }
-  | { readonly _tag: "Parsed"; readonly validators: FeedFetcher.Validators; readonly feed: FeedParser.Feed }
+  /** The document the feed's last poll parsed and emitted all of: nothing new, only its validators may differ. */
+  | { readonly _tag: "Unchanged"; readonly validators: FeedFetcher.Validators }
+  | {
+      readonly _tag: "Parsed"
+      readonly validators: FeedFetcher.Validators
+      readonly feed: FeedParser.Feed
+      readonly digest: string
+    }
+
+/** A feed's state with the validators of its latest answer (the conditional GET sends them back). */
+const withValidators = (
+  items: RssCheckpoint.FeedState["items"],
+  v: FeedFetcher.Validators
+): RssCheckpoint.FeedState => ({
+  ...(v.etag === undefined ? {} : { etag: v.etag }),
+  ...(v.lastModified === undefined ? {} : { lastModified: v.lastModified }),
+  items
+})
 
 /** Per-feed schedule, not persisted: a restart polls every feed at once. */
 interface FeedRuntime {
@@ -248,12 +273,7 @@ export const diff = (
     else if (seen[p.hash] !== undefined) items[p.hash] = seen[p.hash]!
   }
   // When truncated, keep the old validators so the next poll gets the full document again.
-  const v = truncated ? previous : validators
-  const state: RssCheckpoint.FeedState = {
-    ...(v.etag === undefined ? {} : { etag: v.etag }),
-    ...(v.lastModified === undefined ? {} : { lastModified: v.lastModified }),
-    items
-  }
+  const state = withValidators(items, truncated ? previous : validators)
   return { events: emitted.map((p) => p.event), state, truncated, known }
 }
 
@@ -338,20 +358,23 @@ export const make = (
           let checkpoint: RssCheckpoint.State = RssCheckpoint.fromFeeds(seen)
           // Each feed's items as of its last parsed document, by fingerprint (diff's `known`).
           const known: Record<string, KnownItems> = {}
+          // Each feed's last parsed document, by digest, when its diff emitted all it had (not truncated).
+          const lastDocuments: Record<string, string> = {}
           const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({ spec, nextAt: 0, failures: 0 }))
 
           // A span per feed polled: the fetch, the parse and the diff of one document.
           const poll = Effect.fn("RssConnector.poll")(function* (rt: FeedRuntime) {
             const previous = seen[rt.spec.id] ?? { items: {} }
             const result = yield* fetcher.fetch(rt.spec.url, previous).pipe(
-              Effect.flatMap(
-                (r): Effect.Effect<Polled, FeedParser.FeedParseError> =>
-                  r._tag === "NotModified"
-                    ? Effect.succeed(r)
-                    : FeedParser.parse(r.body, r.url).pipe(
-                        Effect.map((feed) => ({ _tag: "Parsed" as const, validators: r.validators, feed }))
-                      )
-              ),
+              Effect.flatMap((r): Effect.Effect<Polled, FeedParser.FeedParseError> => {
+                if (r._tag === "NotModified") return Effect.succeed(r)
+                const digest = documentDigest(r.url, r.body)
+                return digest === lastDocuments[rt.spec.id]
+                  ? Effect.succeed({ _tag: "Unchanged" as const, validators: r.validators })
+                  : FeedParser.parse(r.body, r.url).pipe(
+                      Effect.map((feed) => ({ _tag: "Parsed" as const, validators: r.validators, feed, digest }))
+                    )
+              }),
               Effect.result
             )
             const now = yield* Clock.currentTimeMillis
@@ -391,6 +414,13 @@ export const make = (
               rt.nextAt = now + interval
               return [] as Array<SourceEvent.SourceEvent>
             }
+            if (fetched._tag === "Unchanged") {
+              // What its diff would find: nothing to emit, the same items, the answer's validators.
+              rt.nextAt = now + interval
+              seen[rt.spec.id] = withValidators(previous.items, fetched.validators)
+              checkpoint = RssCheckpoint.fromFeeds(seen)
+              return [] as Array<SourceEvent.SourceEvent>
+            }
             const outcome = diff(rt.spec, fetched.feed, previous, fetched.validators, {
               maxItems: config.maxItemsPerPoll,
               retain: config.retain,
@@ -399,6 +429,9 @@ export const make = (
             rt.nextAt = now + interval
             seen[rt.spec.id] = outcome.state
             known[rt.spec.id] = outcome.known
+            // A truncated poll left items for the next: the same document must be diffed again then.
+            if (outcome.truncated) delete lastDocuments[rt.spec.id]
+            else lastDocuments[rt.spec.id] = fetched.digest
             const before = checkpoint
             const after = RssCheckpoint.fromFeeds(seen)
             checkpoint = after

@@ -39,6 +39,55 @@ describe("polling", () => {
     )
   )
 
+  it.live("the same document again, no validators: a truncated poll still gets the rest, then nothing", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // No ETag, no Last-Modified: every poll gets the whole document, the same one every time.
+        const server = yield* FeedServer.make(
+          FeedServer.document(() => FeedServer.rss(items(5)), { validators: false })
+        )
+        const events = yield* collect({ feeds: [server.url("/feed")], ...fast, maxItemsPerPoll: 2 }, () => false, {
+          stopWhen: Effect.gen(function* () {
+            while (server.requests.length < 6) yield* Effect.sleep("10 millis")
+          })
+        })
+        assert.deepStrictEqual(
+          upserts(events).map((e) => e.post?.title),
+          ["Title 1", "Title 2", "Title 3", "Title 4", "Title 5"],
+          "two a poll, oldest first, each once"
+        )
+        assert.strictEqual(errors(events).length, 0)
+      })
+    )
+  )
+
+  it.live("the same document with a new Last-Modified: the next request sends the new one back", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const body = FeedServer.rss(items(2))
+        const lastModified = (n: number) => new Date(Date.UTC(2025, 0, 1 + n)).toUTCString()
+        const server = yield* FeedServer.make((_req, res) => {
+          res
+            .writeHead(200, {
+              "content-type": "application/rss+xml; charset=utf-8",
+              "last-modified": lastModified(server.requests.length)
+            })
+            .end(body)
+        })
+        yield* collect({ feeds: [server.url("/feed")], ...fast }, () => false, {
+          stopWhen: Effect.gen(function* () {
+            while (server.requests.length < 4) yield* Effect.sleep("10 millis")
+          })
+        })
+        // Answers 1, 2 and 3 carried days 1, 2 and 3; the document was the same from the second on.
+        assert.deepStrictEqual(
+          server.requests.slice(1, 4).map((r) => r.headers["if-modified-since"]),
+          [lastModified(1), lastModified(2), lastModified(3)]
+        )
+      })
+    )
+  )
+
   it.live("429 with Retry-After: an error event, and the next try waits at least that long", () =>
     Effect.scoped(
       Effect.gen(function* () {
