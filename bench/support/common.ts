@@ -206,10 +206,14 @@ export const rssOf = (pid: number): number => {
   }
 }
 
-/** CPU time (user + system) of a process in ms (Linux /proc, clock ticks of 10 ms; 0 elsewhere). */
-export const cpuOf = (pid: number): number => {
+/**
+ * CPU time (user + system) of a process in ms, all its threads, or of one of its threads given `thread`
+ * (its main thread's id is the pid). Linux /proc, clock ticks of 10 ms; 0 elsewhere.
+ */
+export const cpuOf = (pid: number, thread?: number): number => {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`
+    const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ")
     return (Number(fields[11]) + Number(fields[12])) * 10
   } catch {
     return 0

@@ -222,10 +222,8 @@ const make = Effect.gen(function* () {
       }
     })
 
-  const recordItems = Effect.fn("ItemStore.recordItems")((entries: ReadonlyArray<RecordEntry>) => {
-    /** What the transaction queued, to wake the sinks' and the actions' pollers once it has committed. */
-    const queued = { outbox: 0, actions: 0 }
-    return entries.length === 0
+  const recordItems = Effect.fn("ItemStore.recordItems")((entries: ReadonlyArray<RecordEntry>) =>
+    entries.length === 0
       ? Effect.succeed([] as Array<boolean>)
       : sql
           .withTransaction(
@@ -261,8 +259,6 @@ const make = Effect.gen(function* () {
               yield* insertAll("warden_outbox", outbox)
               const actions = fresh.flatMap(({ item, actions }) => ActionStore.rowsOf(item, actions ?? [], now))
               yield* insertAll("warden_actions", actions)
-              queued.outbox = outbox.length
-              queued.actions = actions.length
               // A newer version answers any request to analyse the item again (one statement per source).
               const bySource = new Map<string, Array<string>>()
               for (const { item } of fresh) {
@@ -273,21 +269,27 @@ const make = Effect.gen(function* () {
               for (const [source, references] of bySource) {
                 for (let i = 0; i < references.length; i += 500) {
                   yield* sql`DELETE FROM warden_reanalyse WHERE source = ${source}
-                  AND ${sql.in("reference", references.slice(i, i + 500))}`
+                    AND ${sql.in("reference", references.slice(i, i + 500))}`
                 }
               }
-              return entries.map(({ item }) => inserted.has(key(item.reference, item.version)))
+              return {
+                inserted: entries.map(({ item }) => inserted.has(key(item.reference, item.version))),
+                queuedOutbox: outbox.length > 0,
+                queuedActions: actions.length > 0
+              }
             })
           )
           .pipe(
-            Effect.tap(() =>
+            // Once committed: wake the sinks' and the actions' pollers for what it queued.
+            Effect.tap((recorded) =>
               Effect.sync(() => {
-                if (queued.outbox > 0) signals.outbox.ring()
-                if (queued.actions > 0) signals.actions.ring()
+                if (recorded.queuedOutbox) signals.outbox.ring()
+                if (recorded.queuedActions) signals.actions.ring()
               })
-            )
+            ),
+            Effect.map((recorded) => recorded.inserted)
           )
-  })
+  )
 
   return ItemStore.of({
     latestVersion: (source, reference) =>
