@@ -78,6 +78,14 @@ export const fastTakeover: ClusterSettings = {
  */
 export const singleRunnerPollInterval = "5 seconds"
 
+/**
+ * How often the one SQLite process re-reads the runners and recomputes the shard assignments. With one
+ * runner they never change after start (StateOwner keeps a second daemon off the file), and the first
+ * read runs at once. Effect's default, 3 s, cost ~0.85 ms each (0.3 ms of an idle daemon's ~4.7 ms of
+ * CPU per second; docs/BENCHMARKS.md, "An idle daemon, quieter").
+ */
+export const singleRunnerRefreshInterval = "30 seconds"
+
 /** This runner, as the rest of the daemon sees it. */
 export class RunnerIdentity extends Context.Service<
   RunnerIdentity,
@@ -167,6 +175,7 @@ export const layer = (
       // Set in code so a PORT/HOST in the environment meant for something else is never picked up.
       runnerAddress: Option.some(RunnerAddress.make("127.0.0.1", 0)),
       entityMessagePollInterval: singleRunnerPollInterval,
+      refreshAssignmentsInterval: singleRunnerRefreshInterval,
       ...settings
     }
     return SingleRunner.layer({ shardingConfig: config }).pipe(

@@ -1,12 +1,16 @@
 /**
  * The doorbells that wake the queue pollers (state/WriteSignals.ts), on the TestClock: a wait ends at a
  * ring or after its time, a ring while the poller was busy ends its next wait at once (and only that
- * one), and a poller's pace looks again at the soonest retry it scheduled.
+ * one), and a poller's pace looks again at the soonest retry it scheduled. How often the pollers look
+ * unasked follows the backend: often where other runners write the queues (PostgreSQL), rarely where
+ * this process is their only writer (SQLite).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Fiber } from "effect"
+import { Clock, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import { sqlLayer } from "../src/Daemon.ts"
 import * as WriteSignals from "../src/state/WriteSignals.ts"
+import { stateBackends } from "./support/StateBackends.ts"
 import { dateNowFollowsTestClock } from "./support/TestTime.ts"
 
 /** Forks `wait` and answers how many milliseconds of TestClock time it took, once joined. */
@@ -73,4 +77,22 @@ describe("a poller's pace", () => {
       assert.strictEqual(yield* idle, 1_000)
     })
   )
+})
+
+describe("the unasked look", () => {
+  const expected: Record<string, number> = { sqlite: 10_000, postgres: 1_000 }
+  for (const [name, fresh] of stateBackends()) {
+    it.live(`on ${name}: every ${expected[name]} ms`, () =>
+      Effect.gen(function* () {
+        const location = yield* Effect.promise(fresh)
+        const signals = yield* Effect.provide(
+          Effect.gen(function* () {
+            return yield* WriteSignals.WriteSignals
+          }),
+          WriteSignals.WriteSignals.layer.pipe(Layer.provide(sqlLayer(location)))
+        )
+        assert.strictEqual(signals.unannouncedLookMillis, expected[name])
+      })
+    )
+  }
 })

@@ -41,12 +41,13 @@ const failureOf = (
 /**
  * Runs the due actions of `sourceId` with `source.act` until interrupted. Between looks it waits for an
  * action queued in this process (WriteSignals), for its next retry to fall due, or `idleMillis` (for
- * another process's), whichever comes first.
+ * another process's; by default the store's `unannouncedLookMillis`), whichever comes first.
  */
-export const run = (sourceId: string, source: Source.Source, idleMillis = 1_000) =>
+export const run = (sourceId: string, source: Source.Source, idleMillis?: number) =>
   Effect.gen(function* () {
     const store = yield* ActionStore
-    const looks = WriteSignals.pace((yield* WriteSignals.WriteSignals).actions, idleMillis)
+    const signals = yield* WriteSignals.WriteSignals
+    const looks = WriteSignals.pace(signals.actions, idleMillis ?? signals.unannouncedLookMillis)
     const runOne = (row: ActionRow) =>
       Effect.withSpan("ActionExecutor.act", {
         attributes: { "warden.source": sourceId, "warden.action": row.kind, "warden.reference": row.reference }

@@ -30,13 +30,14 @@ export const retryDelayMillis = (attempt: number): number => Backoff.baseMillis(
 
 /**
  * Drains the outbox of `sink` until interrupted. Between looks it waits for a write to the outbox in this
- * process (WriteSignals), for its next retry to fall due, or `idleMillis` (for another process's writes),
- * whichever comes first.
+ * process (WriteSignals), for its next retry to fall due, or `idleMillis` (for another process's writes;
+ * by default the store's `unannouncedLookMillis`), whichever comes first.
  */
-export const run = (sink: Sink, idleMillis = 1_000) =>
+export const run = (sink: Sink, idleMillis?: number) =>
   Effect.gen(function* () {
     const store = yield* OutboxStore
-    const looks = WriteSignals.pace((yield* WriteSignals.WriteSignals).outbox, idleMillis)
+    const signals = yield* WriteSignals.WriteSignals
+    const looks = WriteSignals.pace(signals.outbox, idleMillis ?? signals.unannouncedLookMillis)
     const backlog = Metric.withAttributes(Metrics.backlog, { sink: sink.name })
     /**
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and

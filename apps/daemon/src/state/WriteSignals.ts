@@ -7,9 +7,13 @@
  * 100 ms, the actions every 250 ms. In a 2-minute soak of a near-idle daemon (one item a second) those
  * two queries were 60% of its SQL time (`bench/support/sql-counter.ts`), and a verdict waited up to
  * 100 ms for its sink. Writes of another process ring nothing here (a second runner on PostgreSQL), so
- * the pollers still look on their own, every second.
+ * the pollers still look on their own ({@link Queues.unannouncedLookMillis}): every second on
+ * PostgreSQL, every 10 s on SQLite, where one process owns the file (StateOwner) and every write to
+ * these queues rings (that look only covers a ring missed by a bug). The two 1 s looks were ~0.6 ms of
+ * an idle daemon's ~4.7 ms of CPU per second (docs/BENCHMARKS.md, "An idle daemon, quieter").
  */
 import { Context, Deferred, Effect, Exit, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 /** A poller's side of a doorbell. */
 export interface Listener {
@@ -61,12 +65,34 @@ export const make = (): Doorbell => {
   }
 }
 
+/** The doorbells of the outbox and of the actions, one per process, and how often their pollers look unasked. */
+export interface Queues {
+  readonly outbox: Doorbell
+  readonly actions: Doorbell
+  /** The longest a poller waits without a ring: for writes no doorbell of this process announces. */
+  readonly unannouncedLookMillis: number
+}
+
+/** See {@link Queues.unannouncedLookMillis}: other runners write on PostgreSQL, nobody else on SQLite. */
+export const unannouncedLook = { shared: 1_000, singleProcess: 10_000 } as const
+
 /** The doorbells of the outbox and of the actions, one per process. */
-export class WriteSignals extends Context.Service<
-  WriteSignals,
-  { readonly outbox: Doorbell; readonly actions: Doorbell }
->()("@warden/daemon/WriteSignals") {
-  static readonly layer = Layer.sync(WriteSignals, () => ({ outbox: make(), actions: make() }))
+export class WriteSignals extends Context.Service<WriteSignals, Queues>()("@warden/daemon/WriteSignals") {
+  /** On the `SqlClient` in context: its dialect says whether other processes write the queues. */
+  static readonly layer = Layer.effect(
+    WriteSignals,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return {
+        outbox: make(),
+        actions: make(),
+        unannouncedLookMillis: sql.onDialectOrElse({
+          sqlite: () => unannouncedLook.singleProcess,
+          orElse: () => unannouncedLook.shared
+        })
+      }
+    })
+  )
 }
 
 /** A queue poller's pace: when to look at its queue again. */
