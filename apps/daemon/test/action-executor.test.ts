@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Action, type Source } from "@warden/connector"
 import { Clock, Effect, Layer, Stream } from "effect"
+import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { sqlLayer } from "../src/Daemon.ts"
 import * as ActionExecutor from "../src/engine/ActionExecutor.ts"
@@ -204,5 +205,50 @@ describe("the action executor, on the TestClock", () => {
         yield* givenUpAtTheEighth(t)
       })
     )
+  )
+
+  it.effect(
+    "runs an action whose retry an earlier process scheduled when it falls due, not at its next unasked look",
+    () =>
+      onStateFile(
+        Effect.gen(function* () {
+          yield* dateNowFollowsTestClock
+          const start = yield* Clock.currentTimeMillis
+          const attempts: Array<number> = []
+          const source: Source.Source = {
+            events: () => Stream.never,
+            act: () =>
+              Effect.flatMap(Clock.currentTimeMillis, (now) => {
+                attempts.push(now - start)
+                return Effect.succeed({ status: "done" as const })
+              })
+          }
+          yield* (yield* ItemStore).recordItems([
+            {
+              item: itemRecord("s", "r/1", 1),
+              sinks: [],
+              payload: "{}",
+              actions: [
+                { seq: 0, rule: "hide-it", kind: "hide", params: undefined, reason: "rule hide-it", status: "pending" }
+              ]
+            }
+          ])
+          // It failed once in the process before this one, which scheduled its retry 2 s after this start.
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE warden_actions SET attempts = 1, next_attempt_at = ${start + 2_000}`
+          yield* Effect.forkScoped(ActionExecutor.run("s", source))
+          yield* adjustTo(start + 1_999)
+          assert.deepStrictEqual(attempts, [])
+          // On SQLite the executor looks unasked every 10 s: without the retry's time read at start, the
+          // action would wait for that look.
+          yield* adjustTo(start + 2_000)
+          yield* eventually(
+            Effect.sync(() => attempts.length === 1),
+            "the retry at 2 s",
+            "5 seconds"
+          )
+          assert.deepStrictEqual(attempts, [2_000])
+        })
+      )
   )
 })

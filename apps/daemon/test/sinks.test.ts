@@ -28,8 +28,13 @@ import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTim
  * Runs `test` on a fresh state file whose outbox holds, for sink `sink`, the verdicts of "ok",
  * "flaky" and "always-fails" (in that order), with `SinkWorker.run` draining it in the test's scope.
  * `Date.now()` follows the TestClock: the outbox's due times are written and compared with it.
+ * `before` changes the outbox before the worker starts (given the TestClock time it starts at).
  */
-const draining = <A, E, R>(sink: Sink, test: (outbox: Outbox) => Effect.Effect<A, E, R>) =>
+const draining = <A, E, R>(
+  sink: Sink,
+  test: (outbox: Outbox) => Effect.Effect<A, E, R>,
+  before: (start: number) => Effect.Effect<unknown, unknown, SqlClient.SqlClient> = () => Effect.void
+) =>
   Effect.gen(function* () {
     yield* dateNowFollowsTestClock
     const store = yield* ItemStore
@@ -45,6 +50,7 @@ const draining = <A, E, R>(sink: Sink, test: (outbox: Outbox) => Effect.Effect<A
       ])
     }
     const start = yield* Clock.currentTimeMillis
+    yield* before(start)
     yield* Effect.forkScoped(SinkWorker.run(sink))
     return yield* test({
       at: (offset) => adjustTo(start + offset),
@@ -188,6 +194,46 @@ describe("the sink worker, on the TestClock", () => {
         )
         assert.deepStrictEqual(handed, ["ok", "flaky", "always-fails", "later"])
       })
+    )
+  })
+
+  it.effect("looks at a retry an earlier process scheduled when it falls due, not at its next unasked look", () => {
+    const handed: Array<string> = []
+    const sink = memorySink((records) =>
+      Effect.sync(() =>
+        records.map((r) => {
+          handed.push(r.reference)
+          return undefined
+        })
+      )
+    )
+    // "flaky" failed once in the process before this one, which scheduled its retry 2 s after this start.
+    const failedBefore = (start: number) =>
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql`UPDATE warden_outbox SET attempts = 1, next_attempt_at = ${start + 2_000} WHERE reference = 'flaky'`
+      )
+    return draining(
+      sink,
+      (outbox) =>
+        Effect.gen(function* () {
+          yield* eventually(
+            Effect.map(outbox.left, (left) => left.join() === "flaky:1"),
+            "the due two delivered"
+          )
+          yield* outbox.at(1_999)
+          assert.deepStrictEqual(handed, ["ok", "always-fails"])
+          // On SQLite the worker looks unasked every 10 s: without the retry's time read at start, "flaky"
+          // would wait for that look.
+          yield* outbox.at(2_000)
+          yield* eventually(
+            Effect.sync(() => handed.includes("flaky")),
+            "the retry delivered at 2 s",
+            "5 seconds"
+          )
+        }),
+      failedBefore
     )
   })
 })

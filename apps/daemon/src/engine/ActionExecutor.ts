@@ -48,6 +48,7 @@ export const run = (sourceId: string, source: Source.Source, idleMillis?: number
     const store = yield* ActionStore
     const signals = yield* WriteSignals.WriteSignals
     const looks = WriteSignals.pace(signals.actions, idleMillis ?? signals.unannouncedLookMillis)
+    yield* looks.resume(store.nextRetryAt(sourceId))
     const runOne = (row: ActionRow) =>
       Effect.withSpan("ActionExecutor.act", {
         attributes: { "warden.source": sourceId, "warden.action": row.kind, "warden.reference": row.reference }

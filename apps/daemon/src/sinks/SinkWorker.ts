@@ -38,6 +38,7 @@ export const run = (sink: Sink, idleMillis?: number) =>
     const store = yield* OutboxStore
     const signals = yield* WriteSignals.WriteSignals
     const looks = WriteSignals.pace(signals.outbox, idleMillis ?? signals.unannouncedLookMillis)
+    yield* looks.resume(store.nextRetryAt(sink.name))
     const backlog = Metric.withAttributes(Metrics.backlog, { sink: sink.name })
     /**
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and

@@ -2,7 +2,7 @@
  * Platform actions decided for item versions (written with the version, ItemStore.recordItems), run
  * by the ActionExecutor: pending until done or failed, retried with backoff in between.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { ActionRecord, ActionRow } from "../domain/Action.ts"
 import * as Rows from "./internal/Rows.ts"
@@ -19,6 +19,8 @@ export interface ActionStoreShape {
   ) => Effect.Effect<void, SqlError.SqlError>
   /** The action failed for now: run it again at `retryAt` (epoch milliseconds). */
   readonly retryAction: (action: ActionRow, error: string, retryAt: number) => Effect.Effect<void, SqlError.SqlError>
+  /** When the source's soonest pending action that is not yet due falls due (epoch milliseconds), if any. */
+  readonly nextRetryAt: (source: string) => Effect.Effect<Option.Option<number>, SqlError.SqlError>
   /** The actions of a reference (of one source, or all), newest version first. */
   readonly actionsOf: (reference: string, source?: string) => Effect.Effect<ReadonlyArray<ActionRow>, SqlError.SqlError>
 }
@@ -58,6 +60,7 @@ const Row = Schema.Struct({
   last_error: Rows.Text
 })
 const decodeRows = Rows.decode("warden_actions", Row)
+const decodeSoonest = Rows.decodeMin("warden_actions")
 const toActionRow = ({ last_error, ...r }: typeof Row.Type): ActionRow => ({ ...r, lastError: last_error })
 
 const make = Effect.gen(function* () {
@@ -82,6 +85,12 @@ const make = Effect.gen(function* () {
     retryAction: Effect.fn("ActionStore.retryAction")(function* (a: ActionRow, error: string, retryAt: number) {
       yield* sql`UPDATE warden_actions SET attempts = attempts + 1, last_error = ${error}, next_attempt_at = ${retryAt}
         WHERE source = ${a.source} AND reference = ${a.reference} AND version = ${a.version} AND seq = ${a.seq}`
+    }),
+    nextRetryAt: Effect.fn("ActionStore.nextRetryAt")(function* (source: string) {
+      return yield* decodeSoonest(
+        yield* sql`SELECT MIN(next_attempt_at) AS at FROM warden_actions
+          WHERE source = ${source} AND status = 'pending' AND next_attempt_at > ${Date.now()}`
+      )
     }),
     actionsOf: Effect.fn("ActionStore.actionsOf")((reference: string, source?: string) =>
       select(sql`SELECT source, reference, version, seq, rule, kind, params, reason, status, attempts, last_error

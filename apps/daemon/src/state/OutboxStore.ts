@@ -3,7 +3,7 @@
  * as its item version (ItemStore.recordItems), deleted once the sink has it; after the sink's last
  * attempt a row moves to the dead letters.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 
@@ -55,10 +55,13 @@ export interface OutboxStoreShape {
   readonly deadLetter: (row: OutboxRow, error: string) => Effect.Effect<void, SqlError.SqlError>
   /** Verdicts waiting for one sink (due or waiting to be retried). */
   readonly sinkBacklog: (sink: string) => Effect.Effect<number, SqlError.SqlError>
+  /** When the sink's soonest retry that is not yet due falls due (epoch milliseconds), if it has one. */
+  readonly nextRetryAt: (sink: string) => Effect.Effect<Option.Option<number>, SqlError.SqlError>
 }
 
 const decodeRows = Rows.decode("warden_outbox", OutboxRow)
 const decodeCount = Rows.decode("warden_outbox", Schema.Struct({ n: Rows.Int }))
+const decodeSoonest = Rows.decodeMin("warden_outbox")
 
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -102,6 +105,11 @@ const make = Effect.gen(function* () {
     sinkBacklog: Effect.fn("OutboxStore.sinkBacklog")(function* (sink: string) {
       const rows = yield* decodeCount(yield* sql`SELECT COUNT(*) AS n FROM warden_outbox WHERE sink = ${sink}`)
       return rows[0]?.n ?? 0
+    }),
+    nextRetryAt: Effect.fn("OutboxStore.nextRetryAt")(function* (sink: string) {
+      return yield* decodeSoonest(
+        yield* sql`SELECT MIN(next_attempt_at) AS at FROM warden_outbox WHERE sink = ${sink} AND next_attempt_at > ${Date.now()}`
+      )
     })
   })
 })

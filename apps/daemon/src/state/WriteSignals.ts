@@ -12,7 +12,7 @@
  * these queues rings (that look only covers a ring missed by a bug). The two 1 s looks were ~0.6 ms of
  * an idle daemon's ~4.7 ms of CPU per second (docs/BENCHMARKS.md, "An idle daemon, quieter").
  */
-import { Context, Deferred, Effect, Exit, Layer } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 
 /** A poller's side of a doorbell. */
@@ -99,6 +99,11 @@ export class WriteSignals extends Context.Service<WriteSignals, Queues>()("@ward
 export interface Pace {
   /** A row this poller failed is due again at `at` (`Date.now()` milliseconds, as the rows hold it). */
   readonly dueAt: (at: number) => void
+  /**
+   * At the poller's start: the soonest retry its queue already holds (`soonest`, from the rows that an
+   * earlier process failed), so that it is looked at when due rather than at the next unasked look.
+   */
+  readonly resume: <E, R>(soonest: Effect.Effect<Option.Option<number>, E, R>) => Effect.Effect<void, never, R>
   /** Waits for a write (`doorbell`), the soonest retry this poller scheduled, or `idleMillis`, whichever comes first. */
   readonly nextLook: Effect.Effect<void>
 }
@@ -111,6 +116,18 @@ export const pace = (doorbell: Doorbell, idleMillis: number): Pace => {
     dueAt: (at) => {
       due.push(at)
     },
+    resume: (soonest) =>
+      soonest.pipe(
+        Effect.tap((at) =>
+          Effect.sync(() => {
+            if (Option.isSome(at)) due.push(at.value)
+          })
+        ),
+        Effect.catchCause((cause) =>
+          Effect.logWarning("the queue's next retry not read; the unasked look covers it", cause)
+        ),
+        Effect.asVoid
+      ),
     nextLook: Effect.suspend(() => {
       const now = Date.now()
       due = due.filter((at) => at > now)

@@ -4,7 +4,7 @@
  * row schema instead of casts. A stored row that does not decode is a defect (a row our own
  * migrations shaped, changed behind the daemon's back): it dies with the table, field and problem.
  */
-import { Effect, Schema, SchemaTransformation } from "effect"
+import { Effect, Option, Schema, SchemaTransformation } from "effect"
 
 /** A BIGINT as the PostgreSQL driver may give it, as a number (every count and epoch here fits). */
 const NumberFromBigInt = Schema.BigInt.pipe(
@@ -30,4 +30,13 @@ export const decode = <S extends Schema.Decoder<unknown>>(table: string, row: S)
     rows(input).pipe(
       Effect.catch((error) => Effect.die(new Error(`a stored row of ${table} does not decode: ${error.message}`)))
     ) as Effect.Effect<ReadonlyArray<S["Type"]>>
+}
+
+/**
+ * Decodes the one row of a `SELECT MIN(…) AS at` on `table`: the smallest value, or none when no row
+ * matched (SQL answers `NULL`).
+ */
+export const decodeMin = (table: string) => {
+  const rows = decode(table, Schema.Struct({ at: Schema.NullOr(Int) }))
+  return (input: ReadonlyArray<unknown>) => Effect.map(rows(input), (r) => Option.fromNullishOr(r[0]?.at))
 }
