@@ -33,12 +33,11 @@ const platformError = (fields: Partial<ConstructorParameters<typeof Action.Actio
 const busy = platformError()
 
 /**
- * A platform source whose `act` answers `answer(attempt)` (1-based) and records when each attempt
- * came (TestClock milliseconds since the first), and the executor running on it over a fresh state
- * file with one pending `hide` of r/1. The wall clock follows the TestClock: the executor writes a
- * retry's due time with `Date.now()`.
+ * A fresh state file's one pending `hide` of r/1, and a platform source whose `act` answers
+ * `answer(attempt)` (1-based) and records when each attempt came (TestClock milliseconds since
+ * `start`). The wall clock follows the TestClock from here on.
  */
-const executing = (answer: (attempt: number) => Effect.Effect<Action.ActionResult, Action.ActionError>) =>
+const platform = (answer: (attempt: number) => Effect.Effect<Action.ActionResult, Action.ActionError>) =>
   Effect.gen(function* () {
     yield* dateNowFollowsTestClock
     const start = yield* Clock.currentTimeMillis
@@ -61,6 +60,18 @@ const executing = (answer: (attempt: number) => Effect.Effect<Action.ActionResul
         ]
       }
     ])
+    return { start, attempts, source }
+  })
+
+/**
+ * A platform source whose `act` answers `answer(attempt)` (1-based) and records when each attempt
+ * came (TestClock milliseconds since the first), and the executor running on it over a fresh state
+ * file with one pending `hide` of r/1. The wall clock follows the TestClock: the executor writes a
+ * retry's due time with `Date.now()`.
+ */
+const executing = (answer: (attempt: number) => Effect.Effect<Action.ActionResult, Action.ActionError>) =>
+  Effect.gen(function* () {
+    const { start, attempts, source } = yield* platform(answer)
     yield* Effect.forkScoped(ActionExecutor.run("s", source))
     yield* eventually(
       Effect.sync(() => attempts.length === 1),
@@ -212,27 +223,7 @@ describe("the action executor, on the TestClock", () => {
     () =>
       onStateFile(
         Effect.gen(function* () {
-          yield* dateNowFollowsTestClock
-          const start = yield* Clock.currentTimeMillis
-          const attempts: Array<number> = []
-          const source: Source.Source = {
-            events: () => Stream.never,
-            act: () =>
-              Effect.flatMap(Clock.currentTimeMillis, (now) => {
-                attempts.push(now - start)
-                return Effect.succeed({ status: "done" as const })
-              })
-          }
-          yield* (yield* ItemStore).recordItems([
-            {
-              item: itemRecord("s", "r/1", 1),
-              sinks: [],
-              payload: "{}",
-              actions: [
-                { seq: 0, rule: "hide-it", kind: "hide", params: undefined, reason: "rule hide-it", status: "pending" }
-              ]
-            }
-          ])
+          const { start, attempts, source } = yield* platform(() => Effect.succeed({ status: "done" }))
           // It failed once in the process before this one, which scheduled its retry 2 s after this start.
           const sql = yield* SqlClient.SqlClient
           yield* sql`UPDATE warden_actions SET attempts = 1, next_attempt_at = ${start + 2_000}`

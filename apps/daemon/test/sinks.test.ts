@@ -97,6 +97,20 @@ const memorySink = (deliver: Sink["deliver"]): Sink => ({
   deliver
 })
 
+/** A sink "mem" that takes every record, and the references it was handed, in order. */
+const acceptingSink = () => {
+  const handed: Array<string> = []
+  const sink = memorySink((records) =>
+    Effect.sync(() =>
+      records.map((r) => {
+        handed.push(r.reference)
+        return undefined
+      })
+    )
+  )
+  return { handed, sink }
+}
+
 describe("the sink worker, on the TestClock", () => {
   it("backs off exponentially between attempts", () => {
     assert.deepStrictEqual([1, 2, 3, 4].map(SinkWorker.retryDelayMillis), [500, 1000, 2000, 4000])
@@ -163,15 +177,7 @@ describe("the sink worker, on the TestClock", () => {
   })
 
   it.effect("delivers a verdict recorded while it waits at once, not at its next look a second later", () => {
-    const handed: Array<string> = []
-    const sink = memorySink((records) =>
-      Effect.sync(() =>
-        records.map((r) => {
-          handed.push(r.reference)
-          return undefined
-        })
-      )
-    )
+    const { handed, sink } = acceptingSink()
     return draining(sink, (outbox) =>
       Effect.gen(function* () {
         yield* eventually(
@@ -198,15 +204,7 @@ describe("the sink worker, on the TestClock", () => {
   })
 
   it.effect("looks at a retry an earlier process scheduled when it falls due, not at its next unasked look", () => {
-    const handed: Array<string> = []
-    const sink = memorySink((records) =>
-      Effect.sync(() =>
-        records.map((r) => {
-          handed.push(r.reference)
-          return undefined
-        })
-      )
-    )
+    const { handed, sink } = acceptingSink()
     // "flaky" failed once in the process before this one, which scheduled its retry 2 s after this start.
     const failedBefore = (start: number) =>
       Effect.flatMap(
