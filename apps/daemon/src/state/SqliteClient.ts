@@ -16,14 +16,19 @@
  * the WAL (safe against a killed process: they are in the OS) without an fsync, and the commits that
  * must survive a power loss ask for one with {@link durable} (the source checkpoint: CheckpointStore).
  * The WAL is replayed in order up to its first missing frame, so a durable commit makes every earlier
- * commit durable with it: a checkpoint is never on disk without the verdicts recorded before it. An
- * fsync blocks the event loop (`node:sqlite` is synchronous): one per batch instead of one per write
- * transaction (cluster message, record, reply, outbox delete...) was the daemon's largest wall-time cost.
+ * commit durable with it: a checkpoint is never on disk without the verdicts recorded before it. One
+ * fsync per batch instead of one per write transaction (cluster message, record, reply, outbox
+ * delete...) was the daemon's largest wall-time cost. That fsync is not SQLite's own (`synchronous =
+ * FULL` for the one commit, which blocked the event loop ~1 ms per batch: `node:sqlite` is
+ * synchronous) but an `fdatasync` of the WAL file on libuv's thread pool once the commit is written,
+ * shared by the durable commits that ask while one runs (internal/GroupSync.ts).
  */
+import { type FileHandle, open } from "node:fs/promises"
 import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { Context, Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+import * as GroupSync from "./internal/GroupSync.ts"
 
 /** Options of the embedded SQLite client. */
 export interface SqliteClientOptions {
@@ -126,17 +131,18 @@ export const make = Effect.fn("SqliteClient.make")(function* (options: SqliteCli
     }),
     (db) => Effect.sync(() => db.close())
   )
-  if (options.filename !== ":memory:") {
-    db.exec("PRAGMA journal_mode = WAL")
-    db.exec("PRAGMA synchronous = NORMAL")
-  }
+  const wal =
+    options.filename !== ":memory:" &&
+    (db.prepare("PRAGMA journal_mode = WAL").get() as { journal_mode?: unknown } | undefined)?.journal_mode === "wal"
+  if (options.filename !== ":memory:") db.exec("PRAGMA synchronous = NORMAL")
+  const walSync = wal ? yield* walSyncOf(`${options.filename}-wal`) : undefined
   const connection = makeConnection(db, options.prepareCacheSize ?? 200)
   const acquirers = SqlClient.makeSqliteAcquirers({
     connection: Effect.succeed(connection),
     semaphore: yield* Semaphore.make(1),
     isTransaction: () => db.isTransaction
   })
-  return yield* SqlClient.make({
+  const client = yield* SqlClient.make({
     driver: "node:sqlite",
     compiler: Statement.makeCompilerSqlite(),
     acquirer: acquirers.acquirer,
@@ -146,32 +152,62 @@ export const make = Effect.fn("SqliteClient.make")(function* (options: SqliteCli
     isTransaction: acquirers.isTransaction,
     spanAttributes: [["db.system.name", "sqlite"]]
   })
+  if (walSync !== undefined) walSyncs.set(client, walSync)
+  return client
 })
+
+/**
+ * The group fsync of a WAL file: opened at the first sync (SQLite creates the file with the first
+ * write), closed with the scope.
+ */
+const walSyncOf = (path: string) =>
+  Effect.gen(function* () {
+    let handle: Promise<FileHandle> | undefined
+    yield* Effect.addFinalizer(() =>
+      handle === undefined ? Effect.void : Effect.promise(() => handle!.then((h) => h.close()).catch(() => undefined))
+    )
+    const sync = GroupSync.make(async () => {
+      handle ??= open(path, "r+")
+      await (await handle).datasync()
+    })
+    return Effect.tryPromise({
+      try: sync,
+      catch: (cause) => sqlError(cause, `Failed to sync ${path}`, "commit")
+    })
+  })
+
+/** Each WAL-mode client's group fsync ({@link durable} is given the client its caller holds). */
+const walSyncs = new WeakMap<SqlClient.SqlClient, Effect.Effect<void, SqlError.SqlError>>()
 
 /** The `SqlClient` on an SQLite file, for the state store and the cluster runner. */
 export const layer = (options: SqliteClientOptions): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
   Layer.effect(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))
 
 /**
- * Runs `effect` (one write, committed on its own) with an fsync at its commit on SQLite, whose
- * connection otherwise commits without one (group commit, see above): when it returns, it and every
- * commit before it are on disk. Other dialects commit durably anyway: `effect` runs as it is.
+ * Runs `effect` (one write, committed on its own) and then makes it durable on SQLite, whose connection
+ * otherwise commits without an fsync (group commit, see above): when it returns, it and every commit
+ * before it are on disk. In WAL mode that is the WAL's group fsync, off the event loop; otherwise (a
+ * file whose journal could not switch to WAL) the write commits with `synchronous = FULL`. Other
+ * dialects commit durably anyway: `effect` runs as it is.
  */
 export const durable = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>) =>
   sql.onDialectOrElse({
-    sqlite: () =>
-      durableLock.withPermits(1)(
+    sqlite: () => {
+      const walSync = walSyncs.get(sql)
+      if (walSync !== undefined) return Effect.tap(effect, () => walSync)
+      return durableLock.withPermits(1)(
         Effect.acquireUseRelease(
           sql`PRAGMA synchronous = FULL`,
           () => effect,
           () => sql`PRAGMA synchronous = NORMAL`.pipe(Effect.ignore)
         )
-      ),
+      )
+    },
     orElse: () => effect
   })
 
 /**
- * One durable write at a time: two interleaved (FULL, FULL, write, NORMAL, write) would let the second
- * commit without its fsync. Other writes in between only get an fsync they did not need.
+ * One `synchronous = FULL` write at a time: two interleaved (FULL, FULL, write, NORMAL, write) would let
+ * the second commit without its fsync. Other writes in between only get an fsync they did not need.
  */
 const durableLock = Semaphore.makeUnsafe(1)
