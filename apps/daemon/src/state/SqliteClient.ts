@@ -158,17 +158,25 @@ export const make = Effect.fn("SqliteClient.make")(function* (options: SqliteCli
 
 /**
  * The group fsync of a WAL file: opened at the first sync (SQLite creates the file with the first
- * write), closed with the scope.
+ * write), opened again after a failed one, closed with the scope.
  */
 const walSyncOf = (path: string) =>
   Effect.gen(function* () {
     let handle: Promise<FileHandle> | undefined
-    yield* Effect.addFinalizer(() =>
-      handle === undefined ? Effect.void : Effect.promise(() => handle!.then((h) => h.close()).catch(() => undefined))
-    )
+    const close = () => {
+      const closing = handle?.then((h) => h.close()).catch(() => undefined)
+      handle = undefined
+      return closing
+    }
+    yield* Effect.addFinalizer(() => Effect.promise(async () => close()))
     const sync = GroupSync.make(async () => {
       handle ??= open(path, "r+")
-      await (await handle).datasync()
+      try {
+        await (await handle).datasync()
+      } catch (cause) {
+        void close()
+        throw cause
+      }
     })
     return Effect.tryPromise({
       try: sync,
