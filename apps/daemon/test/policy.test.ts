@@ -253,7 +253,7 @@ describe("failure modes while the API is down, on the TestClock", () => {
    * threat) and x/2 published. Answers once the API has been found down (`downAt`, at most one 20 ms
    * step after the first failed call).
    */
-  const downOnTestClock = (mode: FailurePolicy["mode"]) =>
+  const downOnTestClock = (mode: FailurePolicy["mode"], afterMillis = AFTER_MILLIS) =>
     Effect.gen(function* () {
       yield* dateNowFollowsTestClock
       const sandbox = yield* Sandbox.start({ faults: { transient: 1 } })
@@ -268,7 +268,7 @@ describe("failure modes while the API is down, on the TestClock", () => {
             platformSource(platform.url, {
               id: "platform",
               rules,
-              failure: { mode, afterMillis: AFTER_MILLIS, action: mode === "reject" ? "holdForReview" : undefined }
+              failure: { mode, afterMillis, action: mode === "reject" ? "holdForReview" : undefined }
             })
           ],
           ...jsonlSink(out),
@@ -293,7 +293,7 @@ describe("failure modes while the API is down, on the TestClock", () => {
       const recorded = () => StateDb.query(stateFile, "SELECT reference FROM warden_items").length
       /** Moves the clock to just before the failure mode's delay has run out: nothing is recorded yet. */
       const justBeforeTheDelay = Effect.andThen(
-        adjustTo(downAt + AFTER_MILLIS - 100),
+        adjustTo(downAt + afterMillis - 100),
         Effect.sync(() => assert.strictEqual(recorded(), 0))
       )
       return {
@@ -312,10 +312,11 @@ describe("failure modes while the API is down, on the TestClock", () => {
   const whileDown =
     <E>(
       mode: FailurePolicy["mode"],
-      body: (t: Effect.Success<ReturnType<typeof downOnTestClock>>) => Effect.Effect<void, E>
+      body: (t: Effect.Success<ReturnType<typeof downOnTestClock>>) => Effect.Effect<void, E>,
+      afterMillis?: number
     ) =>
     () =>
-      Effect.scoped(Effect.flatMap(downOnTestClock(mode), body))
+      Effect.scoped(Effect.flatMap(downOnTestClock(mode, afterMillis), body))
 
   /** Lets time pass, a second at a time, until `check` holds. */
   const secondsUntil = (check: () => boolean, what: string) => passUntil(Effect.sync(check), what, "1 second")
@@ -364,6 +365,22 @@ describe("failure modes while the API is down, on the TestClock", () => {
         yield* t.sandbox.setFaults({})
         yield* secondsUntil(() => t.analysed().length === 2, "real verdicts")
       })
+    )
+  )
+
+  it.effect(
+    "reject after 2 minutes: a lone batch whose hand-back backoff grew past the 10 s between tries still gets the fail-closed action",
+    whileDown(
+      "reject",
+      (t) =>
+        Effect.gen(function* () {
+          yield* t.justBeforeTheDelay
+          // The batch's backoff is 30 s by now: each of its attempts used to come 10 s after the last try of
+          // the API, so each was a try again, and the failure mode never applied.
+          yield* secondsUntil(() => t.platform.executed.length === 2, "fail-closed actions")
+          assert.deepStrictEqual(t.platform.executed.map((a) => a.kind).sort(), ["holdForReview", "holdForReview"])
+        }),
+      120_000
     )
   )
 })

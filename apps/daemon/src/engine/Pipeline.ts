@@ -259,12 +259,18 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       )
     }
 
-    /** The failure mode in force for the next batch: degraded only past the configured delay. */
-    const degradedNow = (): "allow" | "reject" | undefined => {
+    /**
+     * The failure mode in force for a batch's next attempt: degraded only past the configured delay.
+     * While degraded, the API is tried for real at most every 10 s, counted from the end of the last
+     * try, and never twice in a row by one batch (`justTried`): the other batches, and this one after
+     * its failed try, go through degraded. Counted from the try's start, a try slower than 10 s (a
+     * timeout), or a lone batch whose hand-back backoff had grown past 10 s, made every attempt a try,
+     * and the failure mode never applied.
+     */
+    const degradedNow = (justTried: boolean): "allow" | "reject" | undefined => {
       if (failure.mode === "hold" || unavailableSince === undefined) return undefined
       if (Date.now() - unavailableSince < failure.afterMillis) return undefined
-      // While degraded, try the API for real at most every 10 s; the other batches go through degraded.
-      if (Date.now() - lastProbe >= 10_000) {
+      if (!justTried && Date.now() - lastProbe >= 10_000) {
         lastProbe = Date.now()
         return undefined
       }
@@ -279,9 +285,12 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       Effect.gen(function* () {
         const events = chunk.map(BatchEvent.fromSourceEvent)
         let attempt = 0
+        let tried = false
         while (true) {
-          const degraded = degradedNow()
+          const degraded = degradedNow(tried)
           const exit = yield* Effect.exit(send(events, { degraded }))
+          tried = degraded === undefined
+          if (tried) lastProbe = Date.now()
           if (exit._tag === "Success") {
             if (degraded === undefined) {
               if (unavailableSince !== undefined) {
