@@ -40,15 +40,13 @@ const failureOf = (
 
 /**
  * Runs the due actions of `sourceId` with `source.act` until interrupted. Between looks it waits for an
- * action queued in this process (WriteSignals), for its next retry to fall due, or `idleMillis` (for
- * another process's; by default the store's `unannouncedLookMillis`), whichever comes first.
+ * action queued in this process (WriteSignals), for its next retry to fall due, or for its look unasked
+ * (for another process's), whichever comes first.
  */
-export const run = (sourceId: string, source: Source.Source, idleMillis?: number) =>
+export const run = (sourceId: string, source: Source.Source) =>
   Effect.gen(function* () {
     const store = yield* ActionStore
-    const signals = yield* WriteSignals.WriteSignals
-    const looks = WriteSignals.pace(signals.actions, idleMillis ?? signals.unannouncedLookMillis)
-    yield* looks.resume(store.nextRetryAt(sourceId))
+    const looks = yield* WriteSignals.pacer("actions", store.nextRetryAt(sourceId))
     const runOne = (row: ActionRow) =>
       Effect.withSpan("ActionExecutor.act", {
         attributes: { "warden.source": sourceId, "warden.action": row.kind, "warden.reference": row.reference }

@@ -187,7 +187,10 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     const failure = spec.settings.failure ?? { mode: "hold" as const, afterMillis: Number.POSITIVE_INFINITY }
     /** Since when the API has been unavailable to this source (undefined: it answers). */
     let unavailableSince: number | undefined
-    /** When a degraded source last tried the API again. */
+    /**
+     * When a batch last tried the API for real: set as a degraded source's try starts (so that the
+     * batches in flight do not all try at once), and again as any real try ends (the 10 s count from there).
+     */
     let lastProbe = 0
 
     /** Start times of the sends still waiting for their replies: their messages must not be purged. */

@@ -30,15 +30,13 @@ export const retryDelayMillis = (attempt: number): number => Backoff.baseMillis(
 
 /**
  * Drains the outbox of `sink` until interrupted. Between looks it waits for a write to the outbox in this
- * process (WriteSignals), for its next retry to fall due, or `idleMillis` (for another process's writes;
- * by default the store's `unannouncedLookMillis`), whichever comes first.
+ * process (WriteSignals), for its next retry to fall due, or for its look unasked (for another process's
+ * writes), whichever comes first.
  */
-export const run = (sink: Sink, idleMillis?: number) =>
+export const run = (sink: Sink) =>
   Effect.gen(function* () {
     const store = yield* OutboxStore
-    const signals = yield* WriteSignals.WriteSignals
-    const looks = WriteSignals.pace(signals.outbox, idleMillis ?? signals.unannouncedLookMillis)
-    yield* looks.resume(store.nextRetryAt(sink.name))
+    const looks = yield* WriteSignals.pacer("outbox", store.nextRetryAt(sink.name))
     const backlog = Metric.withAttributes(Metrics.backlog, { sink: sink.name })
     /**
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and

@@ -99,11 +99,6 @@ export class WriteSignals extends Context.Service<WriteSignals, Queues>()("@ward
 export interface Pace {
   /** A row this poller failed is due again at `at` (`Date.now()` milliseconds, as the rows hold it). */
   readonly dueAt: (at: number) => void
-  /**
-   * At the poller's start: the soonest retry its queue already holds (`soonest`, from the rows that an
-   * earlier process failed), so that it is looked at when due rather than at the next unasked look.
-   */
-  readonly resume: <E, R>(soonest: Effect.Effect<Option.Option<number>, E, R>) => Effect.Effect<void, never, R>
   /** Waits for a write (`doorbell`), the soonest retry this poller scheduled, or `idleMillis`, whichever comes first. */
   readonly nextLook: Effect.Effect<void>
 }
@@ -116,18 +111,6 @@ export const pace = (doorbell: Doorbell, idleMillis: number): Pace => {
     dueAt: (at) => {
       due.push(at)
     },
-    resume: (soonest) =>
-      soonest.pipe(
-        Effect.tap((at) =>
-          Effect.sync(() => {
-            if (Option.isSome(at)) due.push(at.value)
-          })
-        ),
-        Effect.catchCause((cause) =>
-          Effect.logWarning("the queue's next retry not read; the unasked look covers it", cause)
-        ),
-        Effect.asVoid
-      ),
     nextLook: Effect.suspend(() => {
       const now = Date.now()
       due = due.filter((at) => at > now)
@@ -136,3 +119,25 @@ export const pace = (doorbell: Doorbell, idleMillis: number): Pace => {
     })
   }
 }
+
+/**
+ * The pace of this process's poller of `queue`, looking unasked as often as the backend needs
+ * ({@link Queues.unannouncedLookMillis}), and due first at `soonest`: the soonest retry the queue already
+ * holds (rows an earlier process failed), so that it is looked at when due rather than at the next
+ * unasked look.
+ */
+export const pacer = <E, R>(queue: "outbox" | "actions", soonest: Effect.Effect<Option.Option<number>, E, R>) =>
+  Effect.gen(function* () {
+    const signals = yield* WriteSignals
+    const looks = pace(signals[queue], signals.unannouncedLookMillis)
+    const at = yield* soonest.pipe(
+      Effect.catchCause((cause) =>
+        Effect.as(
+          Effect.logWarning("the queue's next retry not read; the unasked look covers it", cause),
+          Option.none<number>()
+        )
+      )
+    )
+    if (Option.isSome(at)) looks.dueAt(at.value)
+    return looks
+  })
