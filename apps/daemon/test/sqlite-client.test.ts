@@ -2,9 +2,11 @@
  * The embedded SQLite client (our own over `node:sqlite`, no patched driver): what the state store and
  * effect/cluster's SQL storage rely on, against a real database file.
  */
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readlinkSync } from "node:fs"
+import { open } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -18,6 +20,30 @@ const withTable = <A, E>(body: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>
     yield* sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, n BIGINT)`
     return yield* body(sql)
   }).pipe(Effect.provide(fileLayer()))
+
+/**
+ * Watches `FileHandle.datasync` (the real one runs) for the rest of the scope: answers the base names of
+ * the files whose sync started, and how many syncs had ended.
+ */
+const watchedDatasync = Effect.gen(function* () {
+  const handle = yield* Effect.promise(() => open(fileURLToPath(import.meta.url), "r"))
+  const proto = Object.getPrototypeOf(handle) as { datasync: () => Promise<void> }
+  yield* Effect.promise(() => handle.close())
+  const original = proto.datasync
+  const started: Array<string> = []
+  let ended = 0
+  proto.datasync = async function (this: { readonly fd: number }) {
+    started.push(basename(readlinkSync(`/proc/self/fd/${this.fd}`)))
+    await original.call(this)
+    ended++
+  }
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      proto.datasync = original
+    })
+  )
+  return () => ({ started: [...started], ended })
+})
 
 describe("embedded SQLite client", () => {
   it.live("multi-row sql.insert, sql.in and RETURNING rows round-trip", () =>
@@ -160,30 +186,41 @@ describe("embedded SQLite client", () => {
   )
 
   it.live(
-    "group commit: commits without an fsync (NORMAL); a durable write is committed and synced before it returns, without FULL",
+    "group commit: commits without an fsync (NORMAL); a durable write is followed by the WAL's fdatasync, ended before it returns",
     () =>
       withTable((sql) =>
-        Effect.gen(function* () {
-          // 1 is NORMAL (an fsync only at WAL checkpoints), 2 is FULL (an fsync at every commit).
-          const level = Effect.map(sql<{ synchronous: number }>`PRAGMA synchronous`, (rows) => rows[0]!.synchronous)
-          assert.strictEqual(yield* level, 1)
-          const during = yield* SqliteClient.durable(
-            sql,
-            Effect.andThen(sql`INSERT INTO notes (id, body) VALUES (1, 'checkpoint')`, level)
-          )
-          // The WAL's fdatasync runs on libuv's pool once the commit is written: the event loop never waits on it.
-          assert.strictEqual(during, 1)
-          const failed = yield* SqliteClient.durable(sql, Effect.fail("boom" as const)).pipe(Effect.flip)
-          assert.strictEqual(failed, "boom")
-          // Ten at once: each returns once a sync that began after its write has ended.
-          yield* Effect.forEach(
-            Array.from({ length: 10 }, (_, i) => i + 2),
-            (id) => SqliteClient.durable(sql, sql`INSERT INTO notes (id, body) VALUES (${id}, 'many')`),
-            { concurrency: "unbounded", discard: true }
-          )
-          const rows = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM notes`
-          assert.strictEqual(rows[0]!.n, 11)
-        })
+        Effect.scoped(
+          Effect.gen(function* () {
+            const syncs = yield* watchedDatasync
+            // 1 is NORMAL (an fsync only at WAL checkpoints), 2 is FULL (an fsync at every commit).
+            const level = Effect.map(sql<{ synchronous: number }>`PRAGMA synchronous`, (rows) => rows[0]!.synchronous)
+            assert.strictEqual(yield* level, 1)
+            yield* sql`INSERT INTO notes (id, body) VALUES (1, 'plain')`
+            assert.deepStrictEqual(syncs(), { started: [], ended: 0 })
+            const during = yield* SqliteClient.durable(
+              sql,
+              Effect.andThen(sql`INSERT INTO notes (id, body) VALUES (2, 'checkpoint')`, level)
+            )
+            // SQLite commits without its own fsync; the WAL's fdatasync, on libuv's pool, ended before durable returned.
+            assert.strictEqual(during, 1)
+            assert.deepStrictEqual(syncs(), { started: ["s.db-wal"], ended: 1 })
+            const failed = yield* SqliteClient.durable(sql, Effect.fail("boom" as const)).pipe(Effect.flip)
+            assert.strictEqual(failed, "boom")
+            assert.strictEqual(syncs().ended, 1)
+            // Ten at once: each returns once a sync that began after its write has ended (how they share syncs:
+            // group-sync.test.ts).
+            yield* Effect.forEach(
+              Array.from({ length: 10 }, (_, i) => i + 3),
+              (id) => SqliteClient.durable(sql, sql`INSERT INTO notes (id, body) VALUES (${id}, 'many')`),
+              { concurrency: "unbounded", discard: true }
+            )
+            const after = syncs()
+            assert.isAtLeast(after.ended, 2)
+            assert.strictEqual(after.started.length, after.ended)
+            const rows = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM notes`
+            assert.strictEqual(rows[0]!.n, 12)
+          })
+        )
       )
   )
 
