@@ -80,6 +80,10 @@ interface DaemonRun {
   readonly requests: Record<string, number>
   /** Process CPU time per item, µs: the whole run (start, feed parse included). */
   readonly cpuPerItem: number
+  /** KB the process handed to `write` per item (files and sockets: the WAL, temp files, the jsonl file, HTTP). */
+  readonly writtenKbPerItem: number
+  /** KB per item sent to storage (page cache dirtied, less what deleted temp files cancelled). */
+  readonly storedKbPerItem: number
   /** Process CPU time per item, µs, from the first verdict to the last. */
   readonly steadyCpuPerItem: number
   /** SQL statements per item and the top ones (`--statements`). */
@@ -153,6 +157,7 @@ const runDaemon = async (
   }
   const end = performance.now()
   const cpuMillis = daemon.cpu()
+  const io = daemon.io()
   const peakRssMb = daemon.peakRss() / 2 ** 20
   await daemon.stop()
   const statements = countStatements ? statementsOf(countsFile, done) : undefined
@@ -171,6 +176,8 @@ const runDaemon = async (
     peakRssMb,
     requests,
     cpuPerItem: (cpuMillis * 1000) / Math.max(1, done),
+    writtenKbPerItem: io.written / 1024 / Math.max(1, done),
+    storedKbPerItem: io.stored / 1024 / Math.max(1, done),
     steadyCpuPerItem: ((cpuMillis - firstCpu) * 1000) / Math.max(1, done - firstCount),
     ...(statements === undefined ? {} : { statements })
   }
@@ -216,6 +223,9 @@ const requestCount = (requests: Record<string, number>) => Object.values(request
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
+const diskOf = (d: DaemonRun) =>
+  `written ${fmt(d.writtenKbPerItem, 1)} KB per item (to storage ${fmt(d.storedKbPerItem, 1)})`
+
 progress(`feed of ${fmt(items)} items; ${rounds} round(s); ${machine()}`)
 const feedBody = feedXml(items)
 const feed = await serve(feedBody)
@@ -253,7 +263,7 @@ for (let round = 1; round <= rounds; round++) {
     const b = await runDaemon(sandbox, feed.url, "v1", { target: items, bin: baselineBin })
     baseline.push(b)
     progress(
-      `  baseline ${fmt(b.itemsPerSecond)} items/s (steady ${fmt(b.steadyPerSecond)}); CPU per item ${fmt(b.cpuPerItem)} µs (steady ${fmt(b.steadyCpuPerItem)} µs)${b.statements === undefined ? "" : `; ${b.statements.perItem.toFixed(2)} SQL statements per item`}`
+      `  baseline ${fmt(b.itemsPerSecond)} items/s (steady ${fmt(b.steadyPerSecond)}); CPU per item ${fmt(b.cpuPerItem)} µs (steady ${fmt(b.steadyCpuPerItem)} µs); ${diskOf(b)}${b.statements === undefined ? "" : `; ${b.statements.perItem.toFixed(2)} SQL statements per item`}`
     )
   }
   if (round % 2 === 1) await runBaseline()
@@ -264,7 +274,7 @@ for (let round = 1; round <= rounds; round++) {
     `  daemon ${fmt(d.itemsPerSecond)} items/s (steady ${fmt(d.steadyPerSecond)}; ${fmt(d.items)} in ${d.seconds.toFixed(1)} s; first verdict at ${d.firstVerdictSeconds.toFixed(1)} s; requests ${JSON.stringify(d.requests)}; peak RSS ${d.peakRssMb.toFixed(0)} MB)`
   )
   progress(
-    `  CPU per item ${fmt(d.cpuPerItem)} µs (steady ${fmt(d.steadyCpuPerItem)} µs); floor ${fmt(f.cpuMicrosPerRequest)} µs per request`
+    `  CPU per item ${fmt(d.cpuPerItem)} µs (steady ${fmt(d.steadyCpuPerItem)} µs); floor ${fmt(f.cpuMicrosPerRequest)} µs per request; ${diskOf(d)}`
   )
   if (d.statements !== undefined) {
     progress(`  SQL statements per item ${d.statements.perItem.toFixed(2)}; by time:`)
@@ -333,6 +343,8 @@ const result = {
   daemonPeakRssMb: daemonV1.map((d) => Math.round(d.peakRssMb)),
   daemonCpuPerItemMicros: daemonV1.map((d) => Math.round(d.cpuPerItem)),
   daemonSteadyCpuPerItemMicros: daemonV1.map((d) => Math.round(d.steadyCpuPerItem)),
+  daemonWrittenKbPerItem: daemonV1.map((d) => Number(d.writtenKbPerItem.toFixed(1))),
+  daemonStoredKbPerItem: daemonV1.map((d) => Number(d.storedKbPerItem.toFixed(1))),
   clientCpuPerRequestMicros: floor.map(Math.round),
   daemonStatementsPerItem: daemonV1.map((d) => d.statements?.perItem),
   baseline:
@@ -343,6 +355,7 @@ const result = {
           itemsPerSecond: baseline.map((d) => Math.round(d.itemsPerSecond)),
           cpuPerItemMicros: baseline.map((d) => Math.round(d.cpuPerItem)),
           steadyCpuPerItemMicros: baseline.map((d) => Math.round(d.steadyCpuPerItem)),
+          writtenKbPerItem: baseline.map((d) => Number(d.writtenKbPerItem.toFixed(1))),
           statementsPerItem: baseline.map((d) => d.statements?.perItem)
         },
   daemonRequests: daemonV1.map((d) => d.requests),
@@ -406,6 +419,17 @@ Measured ${result.date.slice(0, 10)} on ${result.machine}.
 | daemon, per item (process CPU / items, whole run) | ${spread(daemonV1.map((d) => d.cpuPerItem))} | <= 250 |
 | daemon, per item, steady (first to last verdict) | ${spread(daemonV1.map((d) => d.steadyCpuPerItem))} | |
 | the floor: the v1 client alone, per request (own process) | ${spread(floor)} | |
+
+| Written by the daemon | KB per item |
+|---|---:|
+| handed to \`write\` (state, temp files, the jsonl file, HTTP requests) | ${spread(
+      daemonV1.map((d) => d.writtenKbPerItem),
+      1
+    )} |
+| sent to storage (less temp files deleted before writeback) | ${spread(
+      daemonV1.map((d) => d.storedKbPerItem),
+      1
+    )} |
 ${
   result.remote === undefined
     ? ""

@@ -220,6 +220,27 @@ export const cpuOf = (pid: number, thread?: number): number => {
   }
 }
 
+/**
+ * What a process has written so far, from Linux /proc/PID/io: `written`, the bytes it handed to `write`
+ * and friends (files and sockets alike), and `stored`, the bytes it sent to storage (page cache dirtied
+ * for a file, less what was cancelled by deleting or truncating the file before writeback). Zeros
+ * elsewhere, or when the process is gone.
+ */
+export const ioOf = (pid: number): { readonly written: number; readonly stored: number } => {
+  try {
+    const fields = new Map(
+      readFileSync(`/proc/${pid}/io`, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => line.split(": ") as [string, string])
+    )
+    const n = (name: string) => Number(fields.get(name) ?? 0)
+    return { written: n("wchar"), stored: n("write_bytes") - n("cancelled_write_bytes") }
+  } catch {
+    return { written: 0, stored: 0 }
+  }
+}
+
 /** The complete lines of a jsonl file, parsed (none when it is missing; a partly written last line is left out). */
 export const readJsonl = <A = any>(file: string): Array<A> => {
   if (!existsSync(file)) return []
@@ -306,6 +327,8 @@ export const startDaemon = (dir: string, config: unknown, options: DaemonOptions
     rss: () => rssOf(child.pid!),
     /** CPU time used so far, in ms. */
     cpu: () => cpuOf(child.pid!),
+    /** Bytes written so far (see {@link ioOf}). */
+    io: () => ioOf(child.pid!),
     peakRss: () => Math.max(peakRss, rssOf(child.pid!)),
     exited: () => child.exitCode !== null || child.signalCode !== null,
     stop: async () => {

@@ -212,13 +212,27 @@ const make = Effect.gen(function* () {
     return out
   })
 
+  /**
+   * The record transaction's inserts begin with this. On SQLite, `OR FAIL`: a row already there is
+   * still skipped (`ON CONFLICT DO NOTHING`) and any other violation (a NOT NULL) still fails the
+   * statement, and so the transaction, but SQLite no longer keeps a statement journal for it: with the
+   * default ABORT, a multi-row INSERT inside a transaction copies every page it changes to a temp file
+   * first, so that it can undo itself alone (~5.5 KB written per item, docs/BENCHMARKS.md "The record
+   * transaction without a statement journal"). Undoing the statement alone is never needed here: a
+   * failed statement fails the whole transaction, which rolls back.
+   */
+  const insertInto = sql.onDialectOrElse({
+    sqlite: () => sql.literal("INSERT OR FAIL INTO"),
+    orElse: () => sql.literal("INSERT INTO")
+  })
+
   /** Multi-row inserts, in chunks that stay far below the bound-variable limits. */
   const insertAll = (table: string, rows: ReadonlyArray<Record<string, unknown>>) =>
     Effect.gen(function* () {
       for (let i = 0; i < rows.length; i += 100) {
         const chunk = rows.slice(i, i + 100)
         if (Arr.isArrayNonEmpty(chunk))
-          yield* sql`INSERT INTO ${sql(table)} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
+          yield* sql`${insertInto} ${sql(table)} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
       }
     })
 
@@ -233,7 +247,7 @@ const make = Effect.gen(function* () {
               for (let i = 0; i < entries.length; i += 100) {
                 const chunk = entries.slice(i, i + 100).map(({ item }) => itemRow(item))
                 if (!Arr.isArrayNonEmpty(chunk)) continue
-                const rows = yield* sql<{ reference: string; version: number }>`INSERT INTO warden_items ${sql.insert(
+                const rows = yield* sql<{ reference: string; version: number }>`${insertInto} warden_items ${sql.insert(
                   chunk
                 )} ON CONFLICT DO NOTHING RETURNING reference, version`
                 for (const row of rows) inserted.add(key(row.reference, Number(row.version)))
