@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
 import { sqlLayer } from "../src/Daemon.ts"
+import * as QueuedRecord from "../src/sinks/QueuedRecord.ts"
 import * as SqlSink from "../src/sinks/SqlSink.ts"
 import { Erasure, hashOf } from "../src/state/Erasure.ts"
 import type { ItemRecord } from "../src/domain/ItemVersion.ts"
@@ -19,7 +20,7 @@ import { ItemStore, type RecordEntry } from "../src/state/ItemStore.ts"
 import { OutboxStore } from "../src/state/OutboxStore.ts"
 import { SourceErrorStore } from "../src/state/SourceErrorStore.ts"
 import * as StateStore from "../src/state/StateStore.ts"
-import { itemRecord } from "./support/ItemRecords.ts"
+import { itemRecord, verdictRecord } from "./support/ItemRecords.ts"
 import { stateBackends } from "./support/StateBackends.ts"
 
 const SECRET_1 = "SECRET-ALPHA-7f3c9e the first erased text"
@@ -106,8 +107,8 @@ for (const [name, location] of stateBackends()) {
               .pendingOutbox("dead", 10)
               .pipe(Effect.map((rows) => rows.filter((r) => r.reference === reference)))
             yield* outbox.deadLetter(row!, "gave up")
-            yield* sink.deliver([
-              { source: "s", reference, version: 1, status: "analysed", text, verdict: undefined } as never
+            expect(yield* sink.deliver([QueuedRecord.fromRecord({ ...verdictRecord(reference), text })])).toEqual([
+              undefined
             ])
             yield* feedback.recordFeedback({
               source: "s",

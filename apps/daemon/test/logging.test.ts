@@ -29,8 +29,8 @@ const printVerdict = async (env: Record<string, string> = {}) => {
   const script = `
     const { Effect } = await import("effect")
     const StdoutSink = await import(${JSON.stringify(stdoutSink)})
-    const r = { source: "s", reference: "r/1", version: 1, status: "analysed", verdict: { classifications: ["INSULT"], recommendedAction: "REMOVE" } }
-    await Effect.runPromise(StdoutSink.make({ name: "stdout", format: "pretty" }).deliver([r]))
+    const r = { source: "s", reference: "r/1", version: 1, status: "analysed", contentType: "text", mode: "v1", verdict: { classifications: ["INSULT"], recommendedAction: "REMOVE" }, segments: 1, analysedAt: "2026-01-01T00:00:00.000Z", dryRun: false }
+    await Effect.runPromise(StdoutSink.make({ name: "stdout", format: "pretty" }).deliver([{ source: "s", reference: "r/1", version: 1, json: JSON.stringify(r) }]))
   `
   const { PATH, HOME } = process.env
   const r = await exec(process.execPath, ["--conditions=@warden/source", "--input-type=module", "-e", script], {

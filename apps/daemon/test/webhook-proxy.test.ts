@@ -3,6 +3,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as QueuedRecord from "../src/sinks/QueuedRecord.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
 import { verdictRecord } from "./support/ItemRecords.ts"
 
@@ -36,7 +37,7 @@ describe("the webhook sink behind a proxy", () => {
         secret: Redacted.make("s3cret"),
         maxAttempts: 1,
         timeoutMillis: 3000
-      }).deliver([record])
+      }).deliver([QueuedRecord.fromRecord(record)])
     )
 
   it("sends to the proxy, asking for the webhook's absolute URL (a host only the proxy could reach)", async () => {

@@ -9,6 +9,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as QueuedRecord from "../src/sinks/QueuedRecord.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
 import { verdictRecord } from "./support/ItemRecords.ts"
 
@@ -87,7 +88,7 @@ describe("Standard Webhooks signatures", () => {
 
   const deliver = () => {
     const sink = WebhookSink.make({ name: "hook", url: receiver.url, secret: Redacted.make(SECRET), maxAttempts: 3 })
-    return Effect.runPromise(sink.deliver([record]))
+    return Effect.runPromise(sink.deliver([QueuedRecord.fromRecord(record)]))
   }
 
   it("a verifying receiver accepts the delivery and refuses it replayed, replayed late, or tampered", async () => {

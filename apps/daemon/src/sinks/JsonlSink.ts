@@ -23,7 +23,7 @@ export const make = (options: { readonly name: string; readonly path: string }) 
       maxAttempts: 10,
       deliver: (records) =>
         Effect.tryPromise(async () => {
-          await handle.appendFile(records.map((r) => `${JSON.stringify(r)}\n`).join(""))
+          await handle.appendFile(records.map((r) => `${r.json}\n`).join(""))
           await handle.sync()
         }).pipe(
           Effect.match({

@@ -4,7 +4,7 @@
  * crashes; records carry `source` + `reference` + `version` so a sink can be idempotent.
  */
 import type { Effect } from "effect"
-import type { VerdictRecord } from "../domain/VerdictRecord.ts"
+import type { QueuedRecord } from "./QueuedRecord.ts"
 
 /** The result of delivering one record: `undefined` when delivered, else why not. */
 export type DeliveryResult = string | undefined
@@ -17,6 +17,9 @@ export interface Sink {
   readonly batchSize: number
   /** Attempts before a record goes to the dead-letter table. */
   readonly maxAttempts: number
-  /** Delivers records; answers one result per record, in order. Never fails as a whole. */
-  readonly deliver: (records: ReadonlyArray<VerdictRecord>) => Effect.Effect<ReadonlyArray<DeliveryResult>>
+  /**
+   * Delivers records (each as the JSON text recorded, QueuedRecord.ts); answers one result per record,
+   * in order. Never fails as a whole.
+   */
+  readonly deliver: (records: ReadonlyArray<QueuedRecord>) => Effect.Effect<ReadonlyArray<DeliveryResult>>
 }

@@ -8,7 +8,6 @@ import { Duration, Effect, Layer, Metric } from "effect"
 import { Singleton } from "effect/cluster"
 import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
 import * as Metrics from "../engine/Metrics.ts"
-import type { VerdictRecord } from "../domain/VerdictRecord.ts"
 import { OutboxStore } from "../state/OutboxStore.ts"
 import * as WriteSignals from "../state/WriteSignals.ts"
 import type { Sink } from "./Sink.ts"
@@ -73,7 +72,14 @@ export const run = (sink: Sink) =>
           return false
         }
         // One span per delivered batch (not per record), whatever the sink's type.
-        const results = yield* sink.deliver(rows.map((r) => JSON.parse(r.payload) as VerdictRecord)).pipe(
+        // Each record as its JSON text (QueuedRecord.ts): sinks that need its fields decode it.
+        const records = rows.map((r) => ({
+          source: r.source,
+          reference: r.reference,
+          version: r.version,
+          json: r.payload
+        }))
+        const results = yield* sink.deliver(records).pipe(
           Effect.withSpan("Sink.deliver", {
             attributes: { "warden.sink": sink.name, "warden.sink.type": sink.type, "warden.batch.size": rows.length }
           })

@@ -3,8 +3,9 @@
  * (`source`, `reference`, `version` are the key, so a redelivery changes nothing), for dashboards and
  * jobs that read SQL rather than a stream.
  */
-import { Array as Arr, Effect } from "effect"
+import { Array as Arr, Effect, Result } from "effect"
 import { SqlClient } from "effect/sql"
+import * as QueuedRecord from "./QueuedRecord.ts"
 import type { Sink } from "./Sink.ts"
 
 /** The sql sink, on the state store's SQL client. */
@@ -29,26 +30,37 @@ export const make = (options: { readonly name: string }) =>
       batchSize: 256,
       maxAttempts: 10,
       deliver: (records) =>
-        Arr.isReadonlyArrayNonEmpty(records)
-          ? sql`INSERT INTO warden_verdicts ${sql.insert(
-              Arr.map(records, (r) => ({
-                source: r.source,
-                reference: r.reference,
-                version: r.version,
-                status: r.status,
-                verdict_type: r.verdict?.type ?? null,
-                severity: r.verdict?.severity ?? null,
-                recommended_action: r.verdict?.recommendedAction ?? null,
-                record: JSON.stringify(r),
-                recorded_at: Date.now()
-              }))
-            )} ON CONFLICT DO NOTHING`.pipe(
-              Effect.match({
-                onSuccess: () => records.map(() => undefined),
-                onFailure: (error) => records.map(() => `cannot write warden_verdicts: ${error.message}`)
-              })
-            )
-          : Effect.succeed([])
+        Effect.gen(function* () {
+          // Each record decoded for its columns; one that does not decode fails alone, with the reason.
+          const decoded = records.map(QueuedRecord.decode)
+          const rows = records.flatMap((q, i) => {
+            const r = decoded[i]!
+            return Result.isFailure(r)
+              ? []
+              : [
+                  {
+                    source: q.source,
+                    reference: q.reference,
+                    version: q.version,
+                    status: r.success.status,
+                    verdict_type: r.success.verdict?.type ?? null,
+                    severity: r.success.verdict?.severity ?? null,
+                    recommended_action: r.success.verdict?.recommendedAction ?? null,
+                    record: q.json,
+                    recorded_at: Date.now()
+                  }
+                ]
+          })
+          const written: string | undefined = Arr.isArrayNonEmpty(rows)
+            ? yield* sql`INSERT INTO warden_verdicts ${sql.insert(rows)} ON CONFLICT DO NOTHING`.pipe(
+                Effect.match({
+                  onSuccess: () => undefined,
+                  onFailure: (error) => `cannot write warden_verdicts: ${error.message}`
+                })
+              )
+            : undefined
+          return decoded.map((r) => (Result.isFailure(r) ? r.failure : written))
+        })
     }
     return sink
   })

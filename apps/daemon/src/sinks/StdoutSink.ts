@@ -4,8 +4,9 @@
  * `NO_COLOR`, `FORCE_COLOR` and whether stdout is a terminal.
  */
 import { styleText } from "node:util"
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import type { VerdictRecord } from "../domain/VerdictRecord.ts"
+import * as QueuedRecord from "./QueuedRecord.ts"
 import type { Sink } from "./Sink.ts"
 
 /** The output format: `auto` is `pretty` on a terminal and `json` otherwise. */
@@ -40,9 +41,23 @@ export const make = (options: { readonly name: string; readonly format: Format }
     maxAttempts: 3,
     deliver: (records) =>
       Effect.callback<ReadonlyArray<string | undefined>>((resume) => {
-        const text = records.map((r) => (pretty ? prettyLine(r, colour) : JSON.stringify(r))).join("\n")
-        process.stdout.write(`${text}\n`, (error) =>
-          resume(Effect.succeed(records.map(() => (error ? String(error.message) : undefined))))
+        // json: the recorded text as it is; pretty: each record decoded, and one that does not decode is
+        // not printed but fails with the reason (retried, then dead-lettered).
+        const lines: Array<string> = []
+        const unreadable = records.map((r) => {
+          if (!pretty) {
+            lines.push(r.json)
+            return undefined
+          }
+          const decoded = QueuedRecord.decode(r)
+          if (Result.isFailure(decoded)) return decoded.failure
+          lines.push(prettyLine(decoded.success, colour))
+          return undefined
+        })
+        const results = (error: string | undefined) => unreadable.map((problem) => problem ?? error)
+        if (lines.length === 0) return resume(Effect.succeed(results(undefined)))
+        process.stdout.write(`${lines.join("\n")}\n`, (error) =>
+          resume(Effect.succeed(results(error ? String(error.message) : undefined)))
         )
       })
   }

@@ -66,7 +66,7 @@ export const make = (options: {
       Effect.forEach(
         records,
         (record) => {
-          const body = JSON.stringify(record)
+          const body = record.json
           const delivery = `${record.source}/${record.reference}/${record.version}`
           return Effect.gen(function* () {
             const headers: Record<string, string> = {
