@@ -41,6 +41,19 @@ describe("recognising a verdict", () => {
   })
 })
 
+/**
+ * The bodies of the API below, with spacing of their own: the daemon stores each answer as received,
+ * so these are what `warden_items.response` holds, byte for byte.
+ */
+const UNFIXED_BODY = '{ "foo": 1 }'
+const FIXED_BODY = JSON.stringify(
+  {
+    textAnalysis: { type: "HATEFUL", classifications: ["THREAT"], severity: "VERY_HIGH", recommendedAction: "REMOVE" }
+  },
+  null,
+  1
+)
+
 /** An API that answers `200 {"foo":1}` to every analysis until it is fixed; then a threat verdict. */
 const startApi = async () => {
   let fixed = false
@@ -50,20 +63,7 @@ const startApi = async () => {
     req.on("end", () => {
       calls++
       res.writeHead(200, { "content-type": "application/json" })
-      res.end(
-        JSON.stringify(
-          fixed
-            ? {
-                textAnalysis: {
-                  type: "HATEFUL",
-                  classifications: ["THREAT"],
-                  severity: "VERY_HIGH",
-                  recommendedAction: "REMOVE"
-                }
-              }
-            : { foo: 1 }
-        )
-      )
+      res.end(fixed ? FIXED_BODY : UNFIXED_BODY)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -170,6 +170,11 @@ describe("the daemon and an API answering without verdicts", () => {
     expect((await t.decision()).latest).toMatchObject({ version: 2, verdict: { classifications: ["THREAT"] } })
     expect(t.api.calls()).toBeGreaterThan(before)
     await waitFor(() => t.platform.executed.some((a) => a.kind === "delete"), 10_000, "the rule's action")
+    // each version keeps the answer it was given, as the API sent it
+    const state = new DatabaseSync(t.db, { readOnly: true })
+    const stored = state.prepare("SELECT version, response FROM warden_items ORDER BY version").all()
+    state.close()
+    expect(stored.map((r) => r.response)).toEqual([UNFIXED_BODY, FIXED_BODY])
   }, 60_000)
 
   it("warden reanalyse --status unrecognised also queues what an older daemon recorded as analysed with an empty verdict", async () => {

@@ -74,6 +74,9 @@ describe("v1 against the sandbox", () => {
           confidence: "HIGH"
         })
         assert.match(fb.response.id, /^[0-9a-f-]{36}$/)
+        // each result carries the answer's text as the sandbox sent it
+        assert.deepStrictEqual(JSON.parse(fb.responseText), { ...fb.response })
+        assert.deepStrictEqual(JSON.parse(text.responseText), { ...text.response })
         const fbImage = yield* feedback.image({ analyzeRequest: image.request, notes: "not a weapon", ocrIssue: false })
         assert.match(fbImage.id, /^[0-9a-f-]{36}$/)
         // the sandbox saw the analyze body byte-for-byte inside the feedback

@@ -35,6 +35,21 @@ describe("AnalyzeV1", () => {
       }).pipe(Effect.scoped)
   )
 
+  it.live("gives the answer's body text exactly as received beside the decoded answer", () =>
+    Effect.gen(function* () {
+      // spacing, key order and escapes a re-encode of the decoded answer would not give back
+      const body = '{ "textAnalysis" : {"severity":"HIGH", "type":"HATEFUL", "language":"\\u0066r"} }\n'
+      const server = yield* startServer(() => ok(body))
+      const sent = yield* run(
+        { baseUrls: { global: server.url } },
+        Effect.flatMap(AnalyzeV1, (c) => c.textWithRequest({ channelId: CHANNEL, text: "salut" }))
+      )
+      assert.strictEqual(sent.responseText, body)
+      assert.strictEqual(sent.response.textAnalysis?.language, "fr")
+      assert.notStrictEqual(JSON.stringify(sent.response), body)
+    }).pipe(Effect.scoped)
+  )
+
   it.live("refuses an invalid body with every violation and the server's field paths, without a call", () =>
     Effect.gen(function* () {
       const server = yield* startServer(() => ok())

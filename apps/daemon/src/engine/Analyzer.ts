@@ -103,17 +103,28 @@ export const callOnce = <A>(
   return attempt(0)
 }
 
-/** The outcome of an answer that holds none of the fields a verdict is made of. */
-export const unrecognisedOutcome = (endpoint: string, request: string, response: unknown): Unrecognised => ({
+/**
+ * The outcome of an answer that holds none of the fields a verdict is made of; `responseText`: the
+ * answer as received.
+ */
+export const unrecognisedOutcome = (
+  endpoint: string,
+  request: string,
+  response: unknown,
+  responseText: string
+): Unrecognised => ({
   status: "unrecognised",
   endpoint,
   request,
-  response: JSON.stringify(response) ?? "null",
+  response: responseText,
   shape: Verdict.shapeOf(response)
 })
 
 const isFailed = (value: unknown): value is Failed =>
   typeof value === "object" && value !== null && (value as { status?: unknown }).status === "failed"
+
+/** A call's answer: the exact body sent, the decoded answer, and its text as received. */
+type Answer = { readonly request: string; readonly response: unknown; readonly responseText: string }
 
 const ENDPOINT_PATH = { text: "/analyze/v1/text", image: "/analyze/v1/image", username: "/analyze/v1/username" }
 
@@ -141,8 +152,7 @@ export const analyseV1 = (
         : prepared.endpoint === "image"
           ? Verdict.fromImageResponse
           : Verdict.fromUsernameResponse
-    const one = (body: Record<string, unknown>) =>
-      callOnce<{ readonly request: string; readonly response: unknown }>(source, endpoint, send(body))
+    const one = (body: Record<string, unknown>) => callOnce<Answer>(source, endpoint, send(body))
     // Most items are one segment: no concurrent forEach (its fibers) for a single call.
     const sent =
       prepared.bodies.length === 1
@@ -150,14 +160,16 @@ export const analyseV1 = (
         : yield* Effect.forEach(prepared.bodies, one, { concurrency: 4 })
     const failed = sent.find(isFailed)
     if (failed !== undefined) return failed
-    const answers = sent as ReadonlyArray<{ readonly request: string; readonly response: unknown }>
+    const answers = sent as ReadonlyArray<Answer>
     // An answer without a verdict is not "clean": the whole item is unrecognised, whatever the other segments said.
     const unreadable = answers.find((a) => !Verdict.isRecognised(prepared.endpoint, a.response))
-    if (unreadable !== undefined) return unrecognisedOutcome(endpoint, unreadable.request, unreadable.response)
+    if (unreadable !== undefined)
+      return unrecognisedOutcome(endpoint, unreadable.request, unreadable.response, unreadable.responseText)
     const verdicts = answers.map((a) => verdictOf(a.response))
     const worst = Verdict.mostSevereIndex(verdicts)
-    // Each answer encoded once: the item's response is its most severe segment's.
-    const segments = answers.map((a) => ({ request: a.request, response: JSON.stringify(a.response) }))
+    // Each answer stored as received (no encode of the decoded answer): the item's response is its
+    // most severe segment's.
+    const segments = answers.map((a) => ({ request: a.request, response: a.responseText }))
     const analysed: Analysed = {
       status: "analysed",
       endpoint,

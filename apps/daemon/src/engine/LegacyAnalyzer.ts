@@ -93,7 +93,13 @@ const outcomesOf = (
         continue
       }
       if (!Verdict.isRecognisedLegacy(analysis)) {
-        unreadable ??= unrecognisedOutcome(ENDPOINT, requestOf.get(at) ?? "", analysis)
+        // the message's own part of the call's answer, as the request is its part of the call
+        unreadable ??= unrecognisedOutcome(
+          ENDPOINT,
+          requestOf.get(at) ?? "",
+          analysis,
+          JSON.stringify(analysis) ?? "null"
+        )
         continue
       }
       verdicts.push(Verdict.fromLegacyAnalysis(analysis))

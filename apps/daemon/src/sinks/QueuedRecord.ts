@@ -32,7 +32,7 @@ const decodeJson = Schema.decodeUnknownResult(Schema.fromJsonString(VerdictRecor
 /** The record a queued text holds, or why it is not one (every problem, each with its field). */
 export const decode = (queued: QueuedRecord): Result.Result<VerdictRecord, string> => {
   const decoded = decodeJson(queued.json)
-  if (Result.isSuccess(decoded)) return decoded
+  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
   // Only a failure is decoded again with every problem named (Schema's slower path).
   return Result.mapError(
     decodeJson(queued.json, { errors: "all" }),

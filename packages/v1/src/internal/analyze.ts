@@ -58,6 +58,7 @@ export const make = (traced: boolean): Effect.Effect<Shape, never, Transport.Tra
           Effect.map(decodeAnswer(responseSchema, label, answer), (response) => ({
             request: body,
             response,
+            responseText: answer.body,
             region: answer.region,
             attempts: answer.attempts,
             requestId: answer.requestId

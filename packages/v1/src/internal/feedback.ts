@@ -108,6 +108,7 @@ export const make = (options: Options, traced: boolean): Effect.Effect<Shape, ne
           return {
             request: body,
             response,
+            responseText: answer.body,
             region: answer.region,
             attempts: answer.attempts,
             requestId: answer.requestId
