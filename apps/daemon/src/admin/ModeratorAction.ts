@@ -10,10 +10,11 @@
  * - Remove: offered when no such action is in force, with the first of `hide`, `holdForReview`,
  *   `reject`, `delete` the connector declares (the mildest that takes the item out of view).
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { ActionRow } from "../domain/Action.ts"
 import * as ActionStore from "../state/ActionStore.ts"
+import * as Rows from "../state/internal/Rows.ts"
 import { WriteSignals } from "../state/WriteSignals.ts"
 import type { ModerateResult, PlatformAction } from "./AdminApi.ts"
 
@@ -70,6 +71,14 @@ export type Outcome = (typeof ModerateResult.Type)["action"]
 /** How long {@link perform} waits for the outcome. */
 const WAIT_MILLIS = 15_000
 
+/** The item version's last action number (`null`: none yet). */
+const decodeLastSeq = Rows.decode("warden_actions", Schema.Struct({ seq: Schema.NullOr(Rows.Int) }))
+/** How far the queued action got. */
+const decodeProgress = Rows.decode(
+  "warden_actions",
+  Schema.Struct({ status: Schema.String, attempts: Rows.Int, last_error: Rows.Text })
+)
+
 /**
  * Queues `kind` on the item version and waits up to {@link WAIT_MILLIS} for the source's executor to run
  * it (woken by the queueing: WriteSignals); a retryable failure leaves it `pending`, retried with backoff.
@@ -84,9 +93,11 @@ export const perform = (
     const { source, reference, version } = item
     const seq = yield* sql.withTransaction(
       Effect.gen(function* () {
-        const [last] = yield* sql<{ seq: number | null }>`SELECT MAX(seq) AS seq FROM warden_actions
-          WHERE source = ${source} AND reference = ${reference} AND version = ${version}`
-        const next = Number(last?.seq ?? 0) + 1
+        const [last] = yield* decodeLastSeq(
+          yield* sql`SELECT MAX(seq) AS seq FROM warden_actions
+            WHERE source = ${source} AND reference = ${reference} AND version = ${version}`
+        )
+        const next = (last?.seq ?? 0) + 1
         const action = { seq: next, rule: RULE, kind, params: undefined, reason, status: "pending" } as const
         const [row] = ActionStore.rowsOf(item, [action], Date.now())
         yield* sql`INSERT INTO warden_actions ${sql.insert(row!)}`
@@ -96,20 +107,16 @@ export const perform = (
     // The source's executor runs it now rather than at its next look.
     const signals = yield* WriteSignals
     signals.actions.ring()
-    const read = sql<{
-      status: string
-      attempts: number
-      last_error: string | null
-    }>`SELECT status, attempts, last_error
+    const read = sql`SELECT status, attempts, last_error
       FROM warden_actions WHERE source = ${source} AND reference = ${reference} AND version = ${version} AND seq = ${seq}`
     const deadline = Date.now() + WAIT_MILLIS
     for (;;) {
-      const [row] = yield* read
+      const [row] = yield* decodeProgress(yield* read)
       const outcome: Outcome = {
         kind,
         seq,
         status: row?.status ?? "pending",
-        attempts: Number(row?.attempts ?? 0),
+        attempts: row?.attempts ?? 0,
         lastError: row?.last_error ?? null
       }
       if (outcome.status !== "pending" || Date.now() >= deadline) return outcome

@@ -3,9 +3,22 @@
  * dead letters, what was recorded per source and status, and verdicts per minute by type over the
  * last hour (for the chart). Read straight from the state store, so it counts every runner's work.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
+import * as Rows from "../state/internal/Rows.ts"
 import type { Pipeline } from "./AdminApi.ts"
+
+/** Rows per sink (COUNT is a BIGINT string on PostgreSQL). */
+const SinkCount = Schema.Struct({ sink: Schema.String, n: Rows.Int })
+const decodeBacklog = Rows.decode("warden_outbox", SinkCount)
+const decodeDeadLetters = Rows.decode("warden_dead_letters", SinkCount)
+/** Item versions per source and status. */
+const decodeItems = Rows.decode(
+  "warden_items",
+  Schema.Struct({ source: Schema.String, status: Schema.String, n: Rows.Int })
+)
+/** Verdicts per minute (`created_at / 60000`: a BIGINT on PostgreSQL) and type (`null`: none). */
+const decodeMinutes = Rows.decode("warden_items", Schema.Struct({ minute: Rows.Int, type: Rows.Text, n: Rows.Int }))
 
 /**
  * Reads the counters (`GET /api/pipeline`, `AdminApi.Pipeline`); `sinks` names the configured sinks,
@@ -13,29 +26,28 @@ import type { Pipeline } from "./AdminApi.ts"
  */
 export const read = (sql: SqlClient.SqlClient, sinks: ReadonlyArray<string>, now: number) =>
   Effect.gen(function* () {
-    const backlog = yield* sql<{ sink: string; n: number }>`SELECT sink, COUNT(*) AS n FROM warden_outbox GROUP BY sink`
-    const dead = yield* sql<{
-      sink: string
-      n: number
-    }>`SELECT sink, COUNT(*) AS n FROM warden_dead_letters GROUP BY sink`
+    const backlog = yield* decodeBacklog(yield* sql`SELECT sink, COUNT(*) AS n FROM warden_outbox GROUP BY sink`)
+    const dead = yield* decodeDeadLetters(yield* sql`SELECT sink, COUNT(*) AS n FROM warden_dead_letters GROUP BY sink`)
     const queues = new Map<string, { backlog: number; deadLetters: number }>()
     for (const sink of sinks) queues.set(sink, { backlog: 0, deadLetters: 0 })
-    for (const r of backlog) queues.set(r.sink, { backlog: Number(r.n), deadLetters: 0 })
-    for (const r of dead) queues.set(r.sink, { backlog: queues.get(r.sink)?.backlog ?? 0, deadLetters: Number(r.n) })
-    const items = yield* sql<{ source: string; status: string; n: number }>`
-      SELECT source, status, COUNT(*) AS n FROM warden_items GROUP BY source, status ORDER BY source, status`
+    for (const r of backlog) queues.set(r.sink, { backlog: r.n, deadLetters: 0 })
+    for (const r of dead) queues.set(r.sink, { backlog: queues.get(r.sink)?.backlog ?? 0, deadLetters: r.n })
+    const items = yield* decodeItems(
+      yield* sql`SELECT source, status, COUNT(*) AS n FROM warden_items GROUP BY source, status ORDER BY source, status`
+    )
     // The listing index's range on created_at: the last hour only, whatever the table's size.
     const hourAgo = Math.floor(now / 60_000) * 60_000 - 59 * 60_000
-    const minutes = yield* sql<{ minute: number; type: string | null; n: number }>`
-      SELECT (created_at / 60000) AS minute, verdict_type AS type, COUNT(*) AS n FROM warden_items
-      WHERE created_at >= ${hourAgo} GROUP BY (created_at / 60000), verdict_type`
+    const minutes = yield* decodeMinutes(
+      yield* sql`SELECT (created_at / 60000) AS minute, verdict_type AS type, COUNT(*) AS n FROM warden_items
+        WHERE created_at >= ${hourAgo} GROUP BY (created_at / 60000), verdict_type`
+    )
     return {
       sinks: [...queues].map(([sink, q]) => ({ sink, ...q })).sort((a, b) => a.sink.localeCompare(b.sink)),
-      items: items.map((r) => ({ source: r.source, status: r.status, count: Number(r.n) })),
+      items: items.map((r) => ({ source: r.source, status: r.status, count: r.n })),
       verdictsPerMinute: minutes.map((r) => ({
-        minute: Math.floor(Number(r.minute)) * 60_000,
+        minute: Math.floor(r.minute) * 60_000,
         type: r.type ?? "none",
-        count: Number(r.n)
+        count: r.n
       }))
     } satisfies typeof Pipeline.Type
   })

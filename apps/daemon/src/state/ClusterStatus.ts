@@ -95,9 +95,12 @@ export const remove = Effect.fn("ClusterStatus.remove")(function* (address: stri
   yield* sql`DELETE FROM warden_cluster_runners WHERE address = ${address}`
 })
 
+const decodeAddresses = Rows.decode("warden_cluster_runners", Schema.Struct({ address: Schema.String }))
+
 /** Forgets reports older than `before` (epoch millis) of runners effect/cluster no longer knows. */
 const forgetGone = (sql: SqlClient.SqlClient, before: number, known: ReadonlySet<string>) =>
-  sql<{ address: string }>`SELECT address FROM warden_cluster_runners WHERE heartbeat_at < ${before}`.pipe(
+  sql`SELECT address FROM warden_cluster_runners WHERE heartbeat_at < ${before}`.pipe(
+    Effect.flatMap(decodeAddresses),
     Effect.flatMap((rows) => {
       const gone = rows.map((r) => r.address).filter((a) => !known.has(a))
       return gone.length === 0
@@ -118,6 +121,12 @@ const ReportRow = Schema.Struct({
 })
 const decodeReports = Rows.decode("warden_cluster_runners", ReportRow)
 
+/** effect/cluster's registered runner: `healthy` is a BOOLEAN on PostgreSQL, 0 or 1 on SQLite. */
+const decodeRegistered = Rows.decode(
+  "cluster_runners",
+  Schema.Struct({ address: Schema.String, healthy: Schema.Union([Schema.Boolean, Rows.Int]) })
+)
+
 /**
  * Every runner: effect/cluster's registered runners joined with the reports. `staleAfter` (millis):
  * a report older than that marks the runner stale; an hour-old report of a runner effect/cluster has
@@ -125,13 +134,11 @@ const decodeReports = Rows.decode("warden_cluster_runners", ReportRow)
  */
 export const list = Effect.fn("ClusterStatus.list")(function* (now: number, staleAfter: number) {
   const sql = yield* ensure()
-  const registered = yield* sql<{
-    address: string
-    healthy: unknown
-  }>`SELECT address, healthy FROM cluster_runners`.pipe(
-    Effect.catch(() => Effect.succeed([] as ReadonlyArray<{ address: string; healthy: unknown }>))
+  const registered = yield* sql`SELECT address, healthy FROM cluster_runners`.pipe(
+    Effect.catch(() => Effect.succeed([])),
+    Effect.flatMap(decodeRegistered)
   )
-  const health = new Map(registered.map((r) => [r.address, r.healthy === true || Number(r.healthy) === 1]))
+  const health = new Map(registered.map((r) => [r.address, r.healthy === true || r.healthy === 1]))
   yield* forgetGone(sql, now - 3_600_000, new Set(health.keys()))
   const reports =
     yield* sql`SELECT address, shards, singletons, items, batches, started_at, heartbeat_at FROM warden_cluster_runners`.pipe(

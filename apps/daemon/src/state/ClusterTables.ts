@@ -7,9 +7,10 @@
  * minutes), so the pipeline purges them. `MessageStorage.clearAddress` is not usable for this: it
  * deletes an entity's unprocessed messages too, and a source always has batches in flight.
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Snowflake } from "effect/cluster"
 import { SqlClient } from "effect/sql"
+import * as Rows from "./internal/Rows.ts"
 
 /** The entity type whose messages the pipeline purges. */
 export const entityType = "ItemBatch"
@@ -40,6 +41,8 @@ export const purgeProcessed = Effect.fn("ClusterTables.purgeProcessed")(function
   )
 })
 
+const decodeFreePages = Rows.decodePragma("freelist_count")
+
 /**
  * SQLite only: gives free pages back to the file system once more than `thresholdPages` are free
  * (needs `auto_vacuum = INCREMENTAL`, set when the database is created; on an older file a one-time
@@ -52,8 +55,7 @@ export const reclaimSpace = (thresholdPages = 4096) =>
     yield* sql.onDialectOrElse({
       sqlite: () =>
         Effect.gen(function* () {
-          const [row] = yield* sql<{ freelist_count: number }>`PRAGMA freelist_count`
-          const free = Number(row?.freelist_count ?? 0)
+          const free = Option.getOrElse(yield* decodeFreePages(yield* sql`PRAGMA freelist_count`), () => 0)
           if (free > thresholdPages) yield* sql.unsafe(`PRAGMA incremental_vacuum(${free - thresholdPages / 4})`)
         }),
       orElse: () => Effect.void

@@ -6,7 +6,10 @@
  */
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
+import * as Rows from "./internal/Rows.ts"
 import { WriteSignals } from "./WriteSignals.ts"
+
+const decodeCount = Rows.decodeCount("warden_dead_letters")
 
 /** Moves every dead letter of `sink` back to its outbox; returns how many were moved. */
 export const replay = (sql: SqlClient.SqlClient, sink: string) =>
@@ -23,8 +26,7 @@ export const replay = (sql: SqlClient.SqlClient, sink: string) =>
 const moveBack = (sql: SqlClient.SqlClient, sink: string) =>
   sql.withTransaction(
     Effect.gen(function* () {
-      const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM warden_dead_letters WHERE sink = ${sink}`
-      const count = Number(row?.n ?? 0)
+      const count = yield* decodeCount(yield* sql`SELECT COUNT(*) AS n FROM warden_dead_letters WHERE sink = ${sink}`)
       if (count === 0) return 0
       yield* sql`INSERT INTO warden_outbox
           (id, sink, source, reference, version, payload, created_at, attempts, last_error, next_attempt_at)

@@ -106,10 +106,25 @@ export const withoutContent = (payload: string): string => {
   }
 }
 
-interface Key {
-  readonly source: string
-  readonly reference: string
-  readonly version: number
+/** An item version, as read back (`version` a number on both dialects). */
+const KeyRow = Schema.Struct({ source: Schema.String, reference: Schema.String, version: Rows.Int })
+type Key = typeof KeyRow.Type
+const decodeKeys = Rows.decode("warden_items", KeyRow)
+/** An item version recorded before the author column, with its source event (JSON text). */
+const decodeKeyEvents = Rows.decode(
+  "warden_items",
+  KeyRow.mapFields((fields) => ({ ...fields, event: Schema.String }))
+)
+
+/** Whether a table exists: COUNT(*) of the catalogue. */
+const decodeTableCount = Rows.decodeCount("the catalogue (information_schema.tables, sqlite_master)")
+
+/** A JSON payload column and the row's id (`''` for `warden_verdicts`, rewritten by its item key). */
+const PayloadRow = Schema.Struct({ payload: Schema.String, id: Schema.String })
+const decodePayloads = {
+  warden_outbox: Rows.decode("warden_outbox", PayloadRow),
+  warden_dead_letters: Rows.decode("warden_dead_letters", PayloadRow),
+  warden_verdicts: Rows.decode("warden_verdicts", PayloadRow)
 }
 
 const make = Effect.gen(function* () {
@@ -121,19 +136,23 @@ const make = Effect.gen(function* () {
     sql
       .onDialectOrElse({
         pg: () =>
-          sql<{ n: number }>`SELECT COUNT(*) AS n FROM information_schema.tables
+          sql`SELECT COUNT(*) AS n FROM information_schema.tables
             WHERE table_schema = current_schema() AND table_name = ${name}`,
-        orElse: () =>
-          sql<{ n: number }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${name}`
+        orElse: () => sql`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${name}`
       })
-      .pipe(Effect.map((rows) => Number(rows[0]?.n ?? 0) > 0))
+      .pipe(
+        Effect.flatMap(decodeTableCount),
+        Effect.map((n) => n > 0)
+      )
 
   /** Rewrites the JSON payload column of the rows of one item version without its content fields. */
-  const rewritePayloads = (table: string, column: string, key: Key) =>
+  const rewritePayloads = (table: keyof typeof decodePayloads, column: string, key: Key) =>
     Effect.gen(function* () {
-      const rows = yield* sql<{ payload: string; id: string }>`SELECT ${sql(column)} AS payload,
+      const rows = yield* decodePayloads[table](
+        yield* sql`SELECT ${sql(column)} AS payload,
           ${table === "warden_verdicts" ? sql`''` : sql`id`} AS id FROM ${sql(table)}
         WHERE source = ${key.source} AND reference = ${key.reference} AND version = ${key.version}`
+      )
       let changed = 0
       for (const row of rows) {
         const stripped = withoutContent(row.payload)
@@ -233,15 +252,21 @@ const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const only = selector.source === undefined ? sql`` : sql`AND source = ${selector.source}`
       if (selector._tag === "Reference") {
-        return yield* sql<Key>`SELECT source, reference, version FROM warden_items
-          WHERE reference = ${selector.reference} ${only} ORDER BY source, version`
+        return yield* decodeKeys(
+          yield* sql`SELECT source, reference, version FROM warden_items
+            WHERE reference = ${selector.reference} ${only} ORDER BY source, version`
+        )
       }
-      const indexed = yield* sql<Key>`SELECT source, reference, version FROM warden_items
-        WHERE author = ${selector.author} ${only}`
+      const indexed = yield* decodeKeys(
+        yield* sql`SELECT source, reference, version FROM warden_items
+          WHERE author = ${selector.author} ${only}`
+      )
       // Rows recorded before the author column existed: found by their event, confirmed by parsing it.
       const pattern = Like.containing(JSON.stringify(selector.author))
-      const older = yield* sql<Key & { event: string }>`SELECT source, reference, version, event FROM warden_items
-        WHERE author IS NULL AND erased_at IS NULL AND event LIKE ${pattern} ESCAPE '\\' ${only}`
+      const older = yield* decodeKeyEvents(
+        yield* sql`SELECT source, reference, version, event FROM warden_items
+          WHERE author IS NULL AND erased_at IS NULL AND event LIKE ${pattern} ESCAPE '\\' ${only}`
+      )
       return [
         ...indexed,
         ...older.filter((r) => authorOf(r.event) === selector.author).map(({ event: _, ...key }) => key)
@@ -253,7 +278,7 @@ const make = Effect.gen(function* () {
    * `actor` says who asked (`cli:<user>`, `admin-api`).
    */
   const erase = Effect.fn("Erasure.erase")(function* (selector: Selector, actor: string) {
-    const keys = (yield* keysOf(selector)).map((k) => ({ ...k, version: Number(k.version) }))
+    const keys = yield* keysOf(selector)
     // Nothing stored under that selector: nothing to erase, nothing to audit (the caller says "not found").
     if (keys.length === 0) return { counts: ZERO, references: [], audit: null } satisfies Erased
     const done = yield* eraseKeys(keys, { clusterMessages: true })
@@ -280,13 +305,12 @@ const make = Effect.gen(function* () {
     readonly limit?: number | undefined
   }) {
     const limit = options.limit ?? 500
-    const keys = yield* sql<Key>`SELECT source, reference, version FROM warden_items
-      WHERE source = ${options.source} AND created_at < ${options.before} AND erased_at IS NULL
-      ORDER BY created_at LIMIT ${limit}`
-    const done = yield* eraseKeys(
-      keys.map((k) => ({ ...k, version: Number(k.version) })),
-      { clusterMessages: false }
+    const keys = yield* decodeKeys(
+      yield* sql`SELECT source, reference, version FROM warden_items
+        WHERE source = ${options.source} AND created_at < ${options.before} AND erased_at IS NULL
+        ORDER BY created_at LIMIT ${limit}`
     )
+    const done = yield* eraseKeys(keys, { clusterMessages: false })
     const letters = yield* sql<{ one: number }>`DELETE FROM warden_source_dead_letters
       WHERE source = ${options.source} AND last_at < ${options.before} RETURNING 1 AS one`
     const counts: Counts = { ...done.counts, sourceDeadLetters: done.counts.sourceDeadLetters + letters.length }

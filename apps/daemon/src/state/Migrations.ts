@@ -2,8 +2,9 @@
  * The state store's tables, created by `effect/sql`'s migrator. The SQL is portable between SQLite and
  * PostgreSQL (TEXT, INTEGER/BIGINT, composite keys, ON CONFLICT), so one list serves both.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import * as Rows from "./internal/Rows.ts"
 
 const createItems = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -208,6 +209,12 @@ const createOwner = Effect.gen(function* () {
   )`
 })
 
+const decodeItemCount = Rows.decodeCount("warden_items")
+/** warden_items' primary key constraint (PostgreSQL). */
+const decodeConstraint = Rows.decode("pg_constraint", Schema.Struct({ conname: Schema.String }))
+/** A table's or index's CREATE statement (SQLite). */
+const decodeStatements = Rows.decode("sqlite_schema", Schema.Struct({ sql: Schema.String }))
+
 /**
  * warden_items keyed by (reference, source, version) instead of (source, reference, version), and
  * without the (reference, version) index that the reference-first key now serves. References are
@@ -224,8 +231,7 @@ const createOwner = Effect.gen(function* () {
  */
 const keyItemsByReference = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const [count] = yield* sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM warden_items`
-  const rows = Number(count?.n ?? 0)
+  const rows = yield* decodeItemCount(yield* sql`SELECT COUNT(*) AS n FROM warden_items`)
   if (rows > 0) {
     yield* Effect.logInfo(
       `state: re-keying warden_items by reference (${rows.toLocaleString("en-US")} rows, once; SQLite copies the table, about a minute per million rows)`
@@ -234,8 +240,9 @@ const keyItemsByReference = Effect.gen(function* () {
   yield* sql.onDialectOrElse({
     pg: () =>
       Effect.gen(function* () {
-        const [key] = yield* sql<{ conname: string }>`
-          SELECT conname FROM pg_constraint WHERE conrelid = 'warden_items'::regclass AND contype = 'p'`
+        const [key] = yield* decodeConstraint(
+          yield* sql`SELECT conname FROM pg_constraint WHERE conrelid = 'warden_items'::regclass AND contype = 'p'`
+        )
         if (key !== undefined) yield* sql`ALTER TABLE warden_items DROP CONSTRAINT ${sql(key.conname)}`
         yield* sql`ALTER TABLE warden_items ADD PRIMARY KEY (reference, source, version)`
         yield* sql`DROP INDEX IF EXISTS warden_items_reference`
@@ -245,8 +252,9 @@ const keyItemsByReference = Effect.gen(function* () {
         // The new table is the stored one's own statement (0001's columns, 0006's appended ones) with
         // the key reordered; its indexes are the stored ones but the reference index. Read, not
         // written again here, so the copy cannot drift from what the earlier migrations made.
-        const [table] = yield* sql<{ sql: string }>`
-          SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'warden_items'`
+        const [table] = yield* decodeStatements(
+          yield* sql`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'warden_items'`
+        )
         const create = (table?.sql ?? "")
           .replace(/^CREATE TABLE warden_items\b/u, "CREATE TABLE warden_items_by_reference")
           .replace("PRIMARY KEY (source, reference, version)", "PRIMARY KEY (reference, source, version)")
@@ -256,9 +264,10 @@ const keyItemsByReference = Effect.gen(function* () {
         ) {
           return yield* Effect.die(new Error(`warden_items is not as migrations 0001-0007 made it: ${table?.sql}`))
         }
-        const indexes = yield* sql<{ sql: string }>`
-          SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'warden_items' AND sql IS NOT NULL
-          AND name <> 'warden_items_reference'`
+        const indexes = yield* decodeStatements(
+          yield* sql`SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'warden_items' AND sql IS NOT NULL
+            AND name <> 'warden_items_reference'`
+        )
         yield* sql.unsafe(create)
         // Same columns in the same order; in insertion order, so the new rowids (and pages) follow the old.
         yield* sql`INSERT INTO warden_items_by_reference SELECT * FROM warden_items ORDER BY rowid`

@@ -60,7 +60,7 @@ export interface OutboxStoreShape {
 }
 
 const decodeRows = Rows.decode("warden_outbox", OutboxRow)
-const decodeCount = Rows.decode("warden_outbox", Schema.Struct({ n: Rows.Int }))
+const decodeCount = Rows.decodeCount("warden_outbox")
 const decodeSoonest = Rows.decodeMin("warden_outbox")
 
 const make = Effect.gen(function* () {
@@ -103,8 +103,7 @@ const make = Effect.gen(function* () {
       )
     ),
     sinkBacklog: Effect.fn("OutboxStore.sinkBacklog")(function* (sink: string) {
-      const rows = yield* decodeCount(yield* sql`SELECT COUNT(*) AS n FROM warden_outbox WHERE sink = ${sink}`)
-      return rows[0]?.n ?? 0
+      return yield* decodeCount(yield* sql`SELECT COUNT(*) AS n FROM warden_outbox WHERE sink = ${sink}`)
     }),
     nextRetryAt: Effect.fn("OutboxStore.nextRetryAt")(function* (sink: string) {
       return yield* decodeSoonest(

@@ -3,9 +3,10 @@
  * its free pages on SQLite, and the age of the oldest batch message not processed yet. What
  * `warden state stats` prints and `/metrics` exports, so an operator sees the disk fill before it does.
  */
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Snowflake } from "effect/cluster"
 import { SqlClient } from "effect/sql"
+import * as Rows from "./internal/Rows.ts"
 
 /** One table: its rows and its bytes on disk (indexes included). */
 export interface TableStats {
@@ -25,58 +26,77 @@ export interface Stats {
   readonly oldestUnprocessedAt: number | undefined
 }
 
+/** Bytes per table: a number on SQLite (`SUM`), text on PostgreSQL (`::text` of a BIGINT). */
+const TableBytes = Schema.Struct({ tbl: Schema.String, bytes: Rows.Int })
+const decodePageBytes = Rows.decode("dbstat", TableBytes)
+const decodeRelationBytes = Rows.decode("pg_class", TableBytes)
+const decodeDatabaseBytes = Rows.decode("pg_database_size", Schema.Struct({ bytes: Rows.Int }))
+const decodePageCount = Rows.decodePragma("page_count")
+const decodePageSize = Rows.decodePragma("page_size")
+const decodeFreePages = Rows.decodePragma("freelist_count")
+/** The names of the Warden and cluster tables (the same shape from both catalogues). */
+const decodeNames = Rows.decode("the catalogue (pg_tables, sqlite_schema)", Schema.Struct({ name: Schema.String }))
+/** The oldest unprocessed message's id (a snowflake, as text), `null` when none waits. */
+const decodeOldest = Rows.decode("cluster_messages", Schema.Struct({ id: Rows.Text }))
+
 const sqliteBytes = (sql: SqlClient.SqlClient) =>
   Effect.gen(function* () {
     // dbstat (compiled into node:sqlite) gives the pages of every table and index; indexes are
     // counted with their table through sqlite_schema.
-    const rows = yield* sql<{ tbl: string; bytes: number }>`
-      SELECT s.tbl_name AS tbl, SUM(d.pgsize) AS bytes FROM dbstat d
-      JOIN sqlite_schema s ON s.name = d.name GROUP BY s.tbl_name`
-    const [pages] = yield* sql<{ page_count: number }>`PRAGMA page_count`
-    const [size] = yield* sql<{ page_size: number }>`PRAGMA page_size`
-    const [free] = yield* sql<{ freelist_count: number }>`PRAGMA freelist_count`
-    const pageSize = Number(size?.page_size ?? 4096)
+    const rows = yield* decodePageBytes(
+      yield* sql`SELECT s.tbl_name AS tbl, SUM(d.pgsize) AS bytes FROM dbstat d
+        JOIN sqlite_schema s ON s.name = d.name GROUP BY s.tbl_name`
+    )
+    const pages = yield* decodePageCount(yield* sql`PRAGMA page_count`)
+    const size = yield* decodePageSize(yield* sql`PRAGMA page_size`)
+    const free = yield* decodeFreePages(yield* sql`PRAGMA freelist_count`)
+    const pageSize = Option.getOrElse(size, () => 4096)
     return {
-      bytes: new Map(rows.map((r) => [r.tbl, Number(r.bytes)])),
-      total: Number(pages?.page_count ?? 0) * pageSize,
-      free: Number(free?.freelist_count ?? 0) * pageSize
+      bytes: new Map(rows.map((r) => [r.tbl, r.bytes])),
+      total: Option.getOrElse(pages, () => 0) * pageSize,
+      free: Option.getOrElse(free, () => 0) * pageSize
     }
   })
 
 const pgBytes = (sql: SqlClient.SqlClient, tables: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    const rows = yield* sql<{ tbl: string; bytes: string }>`
-      SELECT relname AS tbl, pg_total_relation_size(oid)::text AS bytes FROM pg_class
-      WHERE relkind = 'r' AND ${sql.in("relname", tables)}`
-    const [db] = yield* sql<{ bytes: string }>`SELECT pg_database_size(current_database())::text AS bytes`
-    return { bytes: new Map(rows.map((r) => [r.tbl, Number(r.bytes)])), total: Number(db?.bytes ?? 0), free: 0 }
+    const rows = yield* decodeRelationBytes(
+      yield* sql`SELECT relname AS tbl, pg_total_relation_size(oid)::text AS bytes FROM pg_class
+        WHERE relkind = 'r' AND ${sql.in("relname", tables)}`
+    )
+    const [db] = yield* decodeDatabaseBytes(yield* sql`SELECT pg_database_size(current_database())::text AS bytes`)
+    return { bytes: new Map(rows.map((r) => [r.tbl, r.bytes])), total: db?.bytes ?? 0, free: 0 }
   })
 
 /** Reads the stats of every Warden and cluster table of the state database in context. */
 export const read = Effect.fn("StateStats.read")(function* () {
   const sql = yield* SqlClient.SqlClient
-  const names = yield* sql.onDialectOrElse({
-    pg: () =>
-      sql<{ name: string }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()
-        AND (tablename LIKE 'warden\\_%' OR tablename LIKE 'cluster\\_%') ORDER BY tablename`,
-    orElse: () =>
-      sql<{ name: string }>`SELECT name FROM sqlite_schema WHERE type = 'table'
-        AND (name LIKE 'warden\\_%' ESCAPE '\\' OR name LIKE 'cluster\\_%' ESCAPE '\\') ORDER BY name`
-  })
+  const names = yield* Effect.flatMap(
+    sql.onDialectOrElse({
+      pg: () =>
+        sql`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()
+          AND (tablename LIKE 'warden\\_%' OR tablename LIKE 'cluster\\_%') ORDER BY tablename`,
+      orElse: () =>
+        sql`SELECT name FROM sqlite_schema WHERE type = 'table'
+          AND (name LIKE 'warden\\_%' ESCAPE '\\' OR name LIKE 'cluster\\_%' ESCAPE '\\') ORDER BY name`
+    }),
+    decodeNames
+  )
   const tables = names.map((n) => n.name)
   const sizes = yield* sql.onDialectOrElse({ pg: () => pgBytes(sql, tables), orElse: () => sqliteBytes(sql) })
   const stats: Array<TableStats> = []
   for (const table of tables) {
-    const [count] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM ${sql(table)}`
-    stats.push({ table, rows: Number(count?.n ?? 0), bytes: sizes.bytes.get(table) ?? 0 })
+    const rows = yield* Rows.decodeCount(table)(yield* sql`SELECT COUNT(*) AS n FROM ${sql(table)}`)
+    stats.push({ table, rows, bytes: sizes.bytes.get(table) ?? 0 })
   }
   let oldestUnprocessedAt: number | undefined
   if (tables.includes("cluster_messages")) {
-    const [oldest] = yield* sql<{ id: string | null }>`
-      SELECT CAST(MIN(id) AS TEXT) AS id FROM cluster_messages WHERE processed = ${sql.onDialectOrElse({
+    const [oldest] = yield* decodeOldest(
+      yield* sql`SELECT CAST(MIN(id) AS TEXT) AS id FROM cluster_messages WHERE processed = ${sql.onDialectOrElse({
         pg: () => sql.literal("FALSE"),
         orElse: () => sql.literal("0")
       })}`
+    )
     if (oldest?.id != null) oldestUnprocessedAt = Snowflake.timestamp(Snowflake.Snowflake(oldest.id))
   }
   return { tables: stats, totalBytes: sizes.total, freeBytes: sizes.free, oldestUnprocessedAt } satisfies Stats

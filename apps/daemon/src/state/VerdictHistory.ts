@@ -2,8 +2,9 @@
  * The stored verdicts of a source over a window, with the actions that were actually decided for
  * each: what a policy backtest (`warden policy test`, `POST /api/policy/test`) replays.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import * as Rows from "./internal/Rows.ts"
 
 /** One analysed item version of the window. */
 export interface Replayable {
@@ -15,25 +16,38 @@ export interface Replayable {
   readonly actions: ReadonlyArray<{ readonly rule: string; readonly kind: string }>
 }
 
+/** An item version of the window: its verdict as JSON text (`null` without one), read as any JSON value. */
+const decodeItems = Rows.decode(
+  "warden_items",
+  Schema.Struct({
+    reference: Schema.String,
+    version: Rows.Int,
+    status: Schema.String,
+    verdict: Rows.JsonText,
+    created_at: Rows.Int
+  })
+)
+/** An action decided for an item version of the window. */
+const decodeActions = Rows.decode(
+  "warden_actions",
+  Schema.Struct({ reference: Schema.String, version: Rows.Int, rule: Schema.String, kind: Schema.String })
+)
+
 /** The window's verdicts, oldest first, and how many versions in it have no verdict (not replayable). */
 export const window = Effect.fn("VerdictHistory.window")(function* (source: string, since: number) {
   const sql = yield* SqlClient.SqlClient
-  const items = yield* sql<{
-    reference: string
-    version: number
-    status: string
-    verdict: string | null
-    created_at: number
-  }>`
-    SELECT reference, version, status, verdict, created_at FROM warden_items
-    WHERE source = ${source} AND created_at >= ${since} ORDER BY created_at, reference, version`
-  const actions = yield* sql<{ reference: string; version: number; rule: string; kind: string }>`
-    SELECT a.reference, a.version, a.rule, a.kind FROM warden_actions a
-    JOIN warden_items i ON i.source = a.source AND i.reference = a.reference AND i.version = a.version
-    WHERE a.source = ${source} AND i.created_at >= ${since} ORDER BY a.reference, a.version, a.seq`
+  const items = yield* decodeItems(
+    yield* sql`SELECT reference, version, status, verdict, created_at FROM warden_items
+      WHERE source = ${source} AND created_at >= ${since} ORDER BY created_at, reference, version`
+  )
+  const actions = yield* decodeActions(
+    yield* sql`SELECT a.reference, a.version, a.rule, a.kind FROM warden_actions a
+      JOIN warden_items i ON i.source = a.source AND i.reference = a.reference AND i.version = a.version
+      WHERE a.source = ${source} AND i.created_at >= ${since} ORDER BY a.reference, a.version, a.seq`
+  )
   const byKey = new Map<string, Array<{ rule: string; kind: string }>>()
   for (const a of actions) {
-    const key = `${a.reference}\u001f${Number(a.version)}`
+    const key = `${a.reference}\u001f${a.version}`
     byKey.set(key, [...(byKey.get(key) ?? []), { rule: a.rule, kind: a.kind }])
   }
   const replayable: Array<Replayable> = []
@@ -43,13 +57,12 @@ export const window = Effect.fn("VerdictHistory.window")(function* (source: stri
       withoutVerdict += 1
       continue
     }
-    const version = Number(row.version)
     replayable.push({
       reference: row.reference,
-      version,
-      verdict: JSON.parse(row.verdict),
-      createdAt: Number(row.created_at),
-      actions: byKey.get(`${row.reference}\u001f${version}`) ?? []
+      version: row.version,
+      verdict: row.verdict,
+      createdAt: row.created_at,
+      actions: byKey.get(`${row.reference}\u001f${row.version}`) ?? []
     })
   }
   return { replayable, withoutVerdict }
