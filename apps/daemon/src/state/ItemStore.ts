@@ -149,6 +149,8 @@ const decodeUnanalysed = Rows.decode(
   Schema.Struct({ reference: Schema.String, version: Rows.Int, event: Schema.String })
 )
 const decodeSources = Rows.decode("warden_items", Schema.Struct({ source: Schema.String }))
+/** The versions the record transaction's insert returns: the ones it inserted. */
+const decodeInserted = Rows.decode("warden_items", Schema.Struct({ reference: Schema.String, version: Rows.Int }))
 
 /**
  * The re-analysis sweep's read (every 5 s per source): the newest versions without a verdict, oldest
@@ -247,10 +249,10 @@ const make = Effect.gen(function* () {
               for (let i = 0; i < entries.length; i += 100) {
                 const chunk = entries.slice(i, i + 100).map(({ item }) => itemRow(item))
                 if (!Arr.isArrayNonEmpty(chunk)) continue
-                const rows = yield* sql<{ reference: string; version: number }>`${insertInto} warden_items ${sql.insert(
-                  chunk
-                )} ON CONFLICT DO NOTHING RETURNING reference, version`
-                for (const row of rows) inserted.add(key(row.reference, Number(row.version)))
+                const rows = yield* decodeInserted(
+                  yield* sql`${insertInto} warden_items ${sql.insert(chunk)} ON CONFLICT DO NOTHING RETURNING reference, version`
+                )
+                for (const row of rows) inserted.add(key(row.reference, row.version))
               }
               const fresh = entries.filter(({ item }) => inserted.has(key(item.reference, item.version)))
               const now = Date.now()
