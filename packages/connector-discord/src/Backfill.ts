@@ -25,53 +25,54 @@ export const sortPage = <M extends { readonly id: string }>(messages: ReadonlyAr
   return out
 }
 
-/** One page of messages after `after` (exclusive), oldest first; `done` when it is the last page. */
-export const pageAfter = (
+/**
+ * One page of messages after `after` (exclusive), oldest first; `done` when it is the last page.
+ * A span per page (`Backfill.pageAfter`, with the channel id).
+ */
+export const pageAfter: (
   rest: DiscordRestShape,
   channel: string,
   after: string
-): Effect.Effect<
+) => Effect.Effect<
   { readonly messages: ReadonlyArray<DiscordPayloads.Message>; readonly done: boolean },
   DiscordRestError | DiscordDecodeError
-> =>
-  rest
-    .read(`GET /channels/${channel}/messages`, DiscordPayloads.Messages, (api, signal) =>
-      api.channels.getMessages(channel, { after, limit: pageSize }, { signal })
-    )
-    .pipe(
-      Effect.map((page) => {
-        const messages = sortPage(page).filter((m) => compare(m.id, after) > 0)
-        return { messages, done: page.length < pageSize }
-      })
-    )
+> = Effect.fn("Backfill.pageAfter")(function* (rest: DiscordRestShape, channel: string, after: string) {
+  yield* Effect.annotateCurrentSpan("discord.channel", channel)
+  const page = yield* rest.read(`GET /channels/${channel}/messages`, DiscordPayloads.Messages, (api, signal) =>
+    api.channels.getMessages(channel, { after, limit: pageSize }, { signal })
+  )
+  const messages = sortPage(page).filter((m) => compare(m.id, after) > 0)
+  return { messages, done: page.length < pageSize }
+})
 
 /**
  * The newest `count` messages of a channel (at least one request, even for 0, to learn the newest
- * id), oldest first. `newest` is the newest message id, if the channel has any.
+ * id), oldest first. `newest` is the newest message id, if the channel has any. A span per channel
+ * (`Backfill.latest`, with the channel id and the count asked), however many pages it reads.
  */
-export const latest = (
+export const latest: (
   rest: DiscordRestShape,
   channel: string,
   count: number
-): Effect.Effect<
+) => Effect.Effect<
   { readonly messages: ReadonlyArray<DiscordPayloads.Message>; readonly newest: string | undefined },
   DiscordRestError | DiscordDecodeError
-> =>
-  Effect.gen(function* () {
-    const collected: Array<DiscordPayloads.Message> = []
-    let before: string | undefined
-    let newest: string | undefined
-    while (true) {
-      const limit = Math.max(1, Math.min(pageSize, count - collected.length))
-      const page = sortPage(
-        yield* rest.read(`GET /channels/${channel}/messages`, DiscordPayloads.Messages, (api, signal) =>
-          api.channels.getMessages(channel, before === undefined ? { limit } : { before, limit }, { signal })
-        )
+> = Effect.fn("Backfill.latest")(function* (rest: DiscordRestShape, channel: string, count: number) {
+  yield* Effect.annotateCurrentSpan({ "discord.channel": channel, "discord.count": count })
+  const collected: Array<DiscordPayloads.Message> = []
+  let before: string | undefined
+  let newest: string | undefined
+  while (true) {
+    const limit = Math.max(1, Math.min(pageSize, count - collected.length))
+    const page = sortPage(
+      yield* rest.read(`GET /channels/${channel}/messages`, DiscordPayloads.Messages, (api, signal) =>
+        api.channels.getMessages(channel, before === undefined ? { limit } : { before, limit }, { signal })
       )
-      if (newest === undefined) newest = page.at(-1)?.id
-      collected.unshift(...page)
-      if (page.length < limit || collected.length >= count || page.length === 0) break
-      before = page[0]!.id
-    }
-    return { messages: sortPage(collected).slice(Math.max(0, collected.length - count)), newest }
-  })
+    )
+    if (newest === undefined) newest = page.at(-1)?.id
+    collected.unshift(...page)
+    if (page.length < limit || collected.length >= count || page.length === 0) break
+    before = page[0]!.id
+  }
+  return { messages: sortPage(collected).slice(Math.max(0, collected.length - count)), newest }
+})

@@ -121,108 +121,168 @@ export const make = (options: {
     shared.acted[reference] = kind
   }
 
-  return (action: Action.Action): Effect.Effect<Action.ActionResult, Action.ActionError> =>
-    Effect.gen(function* () {
-      const ref = DiscordReference.parse(action.reference)
-      if (ref === undefined) return yield* fail(action, "Invalid", `not a Discord reference: ${action.reference}`)
-      if (!(kinds as ReadonlyArray<string>).includes(action.kind)) {
-        return yield* fail(
-          action,
-          "Unsupported",
-          `the Discord connector does not support '${action.kind}' (supported: ${kinds.join(", ")})`
-        )
-      }
-      const kind = action.kind as (typeof kinds)[number]
-      const reason = auditReason(action)
-      const run = <A>(effect: Effect.Effect<A, DiscordRestError | DiscordDecodeError>) =>
-        effect.pipe(
-          Effect.map((): Action.ActionResult => ({ status: "done" })),
-          Effect.catch(mapError(action, kind))
-        )
+  /**
+   * Runs the REST call of an action: `done` on success (the reference is then recorded as acted on),
+   * else the action's failure (404: `notFound`).
+   */
+  const perform = <A>(
+    action: Action.Action,
+    kind: (typeof kinds)[number],
+    effect: Effect.Effect<A, DiscordRestError | DiscordDecodeError>
+  ) =>
+    effect.pipe(
+      Effect.map((): Action.ActionResult => ({ status: "done" })),
+      Effect.catch(mapError(action, kind)),
+      Effect.tap((result) =>
+        Effect.sync(() => {
+          if (result.status === "done") record(action.reference, kind)
+        })
+      )
+    )
 
-      switch (kind) {
-        case "delete": {
-          if (ref._tag === "Member")
-            return yield* fail(action, "Invalid", "delete needs a message reference, not a member")
-          const result = yield* run(
-            rest.call(`DELETE /channels/${ref.channel}/messages/${ref.message}`, (api, signal) =>
-              api.channels.deleteMessage(ref.channel, ref.message, { reason, signal })
-            )
-          )
-          if (result.status === "done") record(action.reference, kind)
-          return result
-        }
-        case "timeoutAuthor":
-        case "kick": {
-          const user =
-            ref._tag === "Member"
-              ? ref.user
-              : yield* authorOf(ref).pipe(Effect.catch((e) => mapError(action, kind)(e).pipe(Effect.as(undefined))))
-          if (user === undefined) return { status: "notFound", detail: "the message (and so its author) is gone" }
-          if (kind === "kick") {
-            const result = yield* run(
-              rest.call(`DELETE /guilds/${ref.guild}/members/${user}`, (api, signal) =>
-                api.guilds.removeMember(ref.guild, user, { reason, signal })
-              )
-            )
-            if (result.status === "done") record(action.reference, kind)
-            return result
-          }
-          const requested = num(action.params?.durationSeconds) ?? num(action.params?.seconds) ?? 3600
-          if (requested <= 0) return yield* fail(action, "Invalid", "timeoutAuthor: durationSeconds must be positive")
-          const seconds = Math.min(requested, maxTimeoutSeconds)
-          const until = new Date(Date.now() + seconds * 1000).toISOString()
-          const result = yield* run(
-            rest.call(`PATCH /guilds/${ref.guild}/members/${user}`, (api, signal) =>
-              api.guilds.editMember(ref.guild, user, { communication_disabled_until: until }, { reason, signal })
-            )
-          )
-          if (result.status === "done") record(action.reference, kind)
-          return seconds < requested
-            ? { ...result, detail: `timeout capped at 28 days (asked ${requested} s)` }
-            : result
-        }
-        case "react": {
-          if (ref._tag === "Member")
-            return yield* fail(action, "Invalid", "react needs a message reference, not a member")
-          const emoji = typeof action.params?.emoji === "string" ? action.params.emoji : "⚠️"
-          const result = yield* run(
-            rest.call(`PUT /channels/${ref.channel}/messages/${ref.message}/reactions`, (api, signal) =>
-              api.channels.addMessageReaction(
-                ref.channel,
-                ref.message,
-                emoji.replace(/^<a?:/u, "").replace(/>$/u, ""),
-                { signal }
-              )
-            )
-          )
-          if (result.status === "done") record(action.reference, kind)
-          return result
-        }
-        case "modLog": {
-          const channel = config.modLogChannel
-          if (channel === undefined) {
-            return yield* fail(action, "Unsupported", "modLog needs `modLogChannel` in the Discord source config")
-          }
-          const link =
-            ref._tag === "Member" ? undefined : DiscordReference.messageUrl(ref.guild, ref.channel, ref.message)
-          const posted = yield* rest
-            .read(`POST /channels/${channel}/messages`, DiscordPayloads.Posted, (api, signal) =>
-              api.channels.createMessage(
-                channel,
-                { content: modLogText(action, link), allowed_mentions: { parse: [] } },
-                { signal }
-              )
-            )
-            .pipe(
-              Effect.map((m) => m.id),
-              Effect.catch((e) => mapError(action, kind)(e).pipe(Effect.as(undefined)))
-            )
-          if (posted === undefined) return { status: "notFound" as const, detail: "the mod-log channel was not found" }
-          delete shared.modLog[posted]
-          shared.modLog[posted] = action.reference
-          return { status: "done" as const, platformReference: posted }
-        }
-      }
+  /** The user an action on a member is about: the member itself, or the author of the message. */
+  const userOf = (action: Action.Action, kind: "timeoutAuthor" | "kick", ref: DiscordReference.Reference) =>
+    ref._tag === "Member"
+      ? Effect.succeed<string | undefined>(ref.user)
+      : authorOf(ref).pipe(Effect.catch((e) => mapError(action, kind)(e).pipe(Effect.as(undefined))))
+
+  const authorGone: Action.ActionResult = { status: "notFound", detail: "the message (and so its author) is gone" }
+
+  // One span per action run (the REST calls inside have their own): ids only, never the reason or a message.
+  const deleteMessage = Effect.fn("DiscordActions.delete")(function* (
+    action: Action.Action,
+    ref: DiscordReference.Reference,
+    reason: string
+  ): Effect.fn.Return<Action.ActionResult, Action.ActionError> {
+    if (ref._tag === "Member") return yield* fail(action, "Invalid", "delete needs a message reference, not a member")
+    return yield* perform(
+      action,
+      "delete",
+      rest.call(`DELETE /channels/${ref.channel}/messages/${ref.message}`, (api, signal) =>
+        api.channels.deleteMessage(ref.channel, ref.message, { reason, signal })
+      )
+    )
+  })
+
+  /** An action on a member (the one referenced, or the author of the message): a span named after its kind. */
+  const memberAction = (
+    kind: "timeoutAuthor" | "kick",
+    run: (
+      action: Action.Action,
+      ref: DiscordReference.Reference,
+      reason: string,
+      user: string
+    ) => Effect.Effect<Action.ActionResult, Action.ActionError>
+  ) =>
+    Effect.fn(`DiscordActions.${kind}`)(function* (
+      action: Action.Action,
+      ref: DiscordReference.Reference,
+      reason: string
+    ): Effect.fn.Return<Action.ActionResult, Action.ActionError> {
+      const user = yield* userOf(action, kind, ref)
+      if (user === undefined) return authorGone
+      return yield* run(action, ref, reason, user)
     })
+
+  const kick = memberAction("kick", (action, ref, reason, user) =>
+    perform(
+      action,
+      "kick",
+      rest.call(`DELETE /guilds/${ref.guild}/members/${user}`, (api, signal) =>
+        api.guilds.removeMember(ref.guild, user, { reason, signal })
+      )
+    )
+  )
+
+  const timeoutAuthor = memberAction("timeoutAuthor", (action, ref, reason, user) =>
+    Effect.gen(function* () {
+      const requested = num(action.params?.durationSeconds) ?? num(action.params?.seconds) ?? 3600
+      if (requested <= 0) return yield* fail(action, "Invalid", "timeoutAuthor: durationSeconds must be positive")
+      const seconds = Math.min(requested, maxTimeoutSeconds)
+      const until = new Date(Date.now() + seconds * 1000).toISOString()
+      const result = yield* perform(
+        action,
+        "timeoutAuthor",
+        rest.call(`PATCH /guilds/${ref.guild}/members/${user}`, (api, signal) =>
+          api.guilds.editMember(ref.guild, user, { communication_disabled_until: until }, { reason, signal })
+        )
+      )
+      return seconds < requested ? { ...result, detail: `timeout capped at 28 days (asked ${requested} s)` } : result
+    })
+  )
+
+  const react = Effect.fn("DiscordActions.react")(function* (
+    action: Action.Action,
+    ref: DiscordReference.Reference
+  ): Effect.fn.Return<Action.ActionResult, Action.ActionError> {
+    if (ref._tag === "Member") return yield* fail(action, "Invalid", "react needs a message reference, not a member")
+    const emoji = typeof action.params?.emoji === "string" ? action.params.emoji : "⚠️"
+    return yield* perform(
+      action,
+      "react",
+      rest.call(`PUT /channels/${ref.channel}/messages/${ref.message}/reactions`, (api, signal) =>
+        api.channels.addMessageReaction(ref.channel, ref.message, emoji.replace(/^<a?:/u, "").replace(/>$/u, ""), {
+          signal
+        })
+      )
+    )
+  })
+
+  const modLog = Effect.fn("DiscordActions.modLog")(function* (
+    action: Action.Action,
+    ref: DiscordReference.Reference
+  ): Effect.fn.Return<Action.ActionResult, Action.ActionError> {
+    const channel = config.modLogChannel
+    if (channel === undefined) {
+      return yield* fail(action, "Unsupported", "modLog needs `modLogChannel` in the Discord source config")
+    }
+    yield* Effect.annotateCurrentSpan("discord.channel", channel)
+    const link = ref._tag === "Member" ? undefined : DiscordReference.messageUrl(ref.guild, ref.channel, ref.message)
+    const posted = yield* rest
+      .read(`POST /channels/${channel}/messages`, DiscordPayloads.Posted, (api, signal) =>
+        api.channels.createMessage(
+          channel,
+          { content: modLogText(action, link), allowed_mentions: { parse: [] } },
+          { signal }
+        )
+      )
+      .pipe(
+        Effect.map((m) => m.id),
+        Effect.catch((e) => mapError(action, "modLog")(e).pipe(Effect.as(undefined)))
+      )
+    if (posted === undefined) return { status: "notFound", detail: "the mod-log channel was not found" }
+    delete shared.modLog[posted]
+    shared.modLog[posted] = action.reference
+    return { status: "done", platformReference: posted }
+  })
+
+  // The source's `act`: a span per action (kind and reference: ids only), around the span of the kind run.
+  return Effect.fn("DiscordActions.act")(function* (
+    action: Action.Action
+  ): Effect.fn.Return<Action.ActionResult, Action.ActionError> {
+    yield* Effect.annotateCurrentSpan({ "warden.action": action.kind, "warden.reference": action.reference })
+    const ref = DiscordReference.parse(action.reference)
+    if (ref === undefined) return yield* fail(action, "Invalid", `not a Discord reference: ${action.reference}`)
+    if (!(kinds as ReadonlyArray<string>).includes(action.kind)) {
+      return yield* fail(
+        action,
+        "Unsupported",
+        `the Discord connector does not support '${action.kind}' (supported: ${kinds.join(", ")})`
+      )
+    }
+    const kind = action.kind as (typeof kinds)[number]
+    const reason = auditReason(action)
+    switch (kind) {
+      case "delete":
+        return yield* deleteMessage(action, ref, reason)
+      case "timeoutAuthor":
+        return yield* timeoutAuthor(action, ref, reason)
+      case "kick":
+        return yield* kick(action, ref, reason)
+      case "react":
+        return yield* react(action, ref)
+      case "modLog":
+        return yield* modLog(action, ref)
+    }
+  })
 }

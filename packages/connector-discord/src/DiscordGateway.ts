@@ -133,8 +133,18 @@ export const make = (options: Options): Effect.Effect<Gateway, never, Scope.Scop
           await bridge.close()
         })
     )
+    // A span per connect attempt: `GET /gateway/bot`, then HELLO and IDENTIFY (or RESUME of the session
+    // kept) until READY (or RESUMED). Reconnects the manager makes by itself after a close are not spans:
+    // they happen inside `@discordjs/ws`, outside any Effect.
+    const connectOnce = Effect.fn("DiscordGateway.connect")(function* (attempt: number) {
+      yield* Effect.annotateCurrentSpan({
+        "discord.gateway.attempt": attempt,
+        "discord.gateway.resume": session !== null
+      })
+      return yield* Effect.tryPromise({ try: () => manager.connect(), catch: (error) => error })
+    })
     const connect = (attempt: number): Effect.Effect<void> =>
-      Effect.tryPromise({ try: () => manager.connect(), catch: (error) => error }).pipe(
+      connectOnce(attempt).pipe(
         Effect.catch((error) =>
           Effect.gen(function* () {
             if (stopped || fatal) return

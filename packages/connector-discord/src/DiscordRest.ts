@@ -129,27 +129,33 @@ export const make = (options: Options): Effect.Effect<DiscordRestShape, never, S
         })
     )
     const api = new API(rest)
-    // A span per REST call, named by its operation (ids and tokens stay out of it).
-    const call = <A>(operation: string, f: (api: API, signal: AbortSignal) => Promise<A>) =>
-      Effect.tryPromise({ try: (signal) => f(api, signal), catch: (error) => toRestError(operation, error) }).pipe(
-        Effect.withSpan("DiscordRest.call", { attributes: { "discord.operation": operation } })
-      )
-    const read = <S extends Schema.Top & { readonly DecodingServices: never }>(
+    // A span per REST call, with its operation (method and path: ids, never the token, the request
+    // body or an answer) as an attribute.
+    const call = Effect.fn("DiscordRest.call")(function* <A>(
+      operation: string,
+      f: (api: API, signal: AbortSignal) => Promise<A>
+    ): Effect.fn.Return<A, DiscordRestError> {
+      yield* Effect.annotateCurrentSpan("discord.operation", operation)
+      return yield* Effect.tryPromise({
+        try: (signal) => f(api, signal),
+        catch: (error) => toRestError(operation, error)
+      })
+    })
+    // A span per read: the call (its own span) and the decoding of the answer.
+    const read = Effect.fn("DiscordRest.read")(function* <S extends Schema.Top & { readonly DecodingServices: never }>(
       operation: string,
       schema: S,
       f: (api: API, signal: AbortSignal) => Promise<unknown>
-    ): Effect.Effect<S["Type"], DiscordRestError | DiscordDecodeError> =>
-      Effect.flatMap(call(operation, f), (answer) => {
-        const result = Schema.decodeUnknownResult(schema as never, { errors: "all" })(answer)
-        return Result.isSuccess(result)
-          ? Effect.succeed(result.success as S["Type"])
-          : Effect.fail(
-              new DiscordDecodeError({
-                operation,
-                message: `${operation}: unexpected answer from Discord: ${(result.failure as Schema.SchemaError).message}`
-              })
-            )
+    ): Effect.fn.Return<S["Type"], DiscordRestError | DiscordDecodeError> {
+      yield* Effect.annotateCurrentSpan("discord.operation", operation)
+      const answer = yield* call(operation, f)
+      const result = Schema.decodeUnknownResult(schema as never, { errors: "all" })(answer)
+      if (Result.isSuccess(result)) return result.success as S["Type"]
+      return yield* new DiscordDecodeError({
+        operation,
+        message: `${operation}: unexpected answer from Discord: ${(result.failure as Schema.SchemaError).message}`
       })
+    })
     return { rest, call, read }
   })
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { maxTimeoutSeconds } from "../src/DiscordActions.ts"
 import { GUILD } from "./fixtures/FakeDiscord.ts"
-import { configOf, fake, GENERAL, MOD_ROLE, MODLOG, ready, run, upserts } from "./fixtures/harness.ts"
+import { configOf, fake, GENERAL, MOD_ROLE, MODLOG, ready, run, readySource, upserts } from "./fixtures/harness.ts"
 
 const ref = (channel: string, id: string) => `discord:${GUILD}/${channel}/${id}`
 const ALICE = "200000000000000001"
@@ -14,9 +14,7 @@ describe("actions", () => {
   it.live("delete, timeoutAuthor, react, modLog and kick are recorded by Discord with their reason", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const f = yield* fake()
-        const source = yield* run(configOf(f))
-        yield* ready(f)
+        const { f, source } = yield* readySource()
         const m1 = f.post(GENERAL, { content: "you are awful" })
         const m2 = f.post(GENERAL, { content: "borderline" })
         yield* source.until((es) => upserts(es).length >= 2, "two messages")
@@ -91,9 +89,7 @@ describe("actions", () => {
   it.live("a 429 is retried after Retry-After; a 403 names the missing permission; a 404 is notFound", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const f = yield* fake()
-        const source = yield* run(configOf(f))
-        yield* ready(f)
+        const { f, source } = yield* readySource()
         const m = f.post(GENERAL, { content: "x" })
         f.faults.push({ method: "DELETE", path: /\/messages\//, status: 429, times: 1, retryAfterSeconds: 1 })
         const started = Date.now()
@@ -141,9 +137,7 @@ describe("feedback from the community", () => {
   it.live("a moderator's not-harmful reaction on an acted message or its mod-log post is a reversal", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const f = yield* fake()
-        const source = yield* run(configOf(f))
-        yield* ready(f)
+        const { f, source } = yield* readySource()
         const m1 = f.post(GENERAL, { content: "flagged one" })
         const m2 = f.post(GENERAL, { content: "flagged two" })
         const kept = f.post(GENERAL, { content: "never acted on" })
@@ -193,9 +187,7 @@ describe("feedback from the community", () => {
   it.live("a member's report reaction on a kept message is one report per item", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const f = yield* fake()
-        const source = yield* run(configOf(f))
-        yield* ready(f)
+        const { f, source } = yield* readySource()
         const kept = f.post(GENERAL, { content: "slipped through" })
         const acted = f.post(GENERAL, { content: "already handled" })
         yield* source.until((es) => upserts(es).length >= 2, "messages")

@@ -74,14 +74,23 @@ export class TitleCache {
 
 type Errors = YouTubeClient.ApiError | OAuth.OAuthError
 
-/** Lists the threads of one scope, newest first, down to `floor` (epoch millis) or `maxPages`. */
-export const listThreads = (
+/**
+ * Lists the threads of one scope, newest first, down to `floor` (epoch millis) or `maxPages`. A span
+ * per scope (`CommentPoller.listThreads`, with the scope's key).
+ */
+export const listThreads: (
   client: YouTubeClient.YouTubeClient,
   scope: Scope,
   floor: number,
   maxPages: number
-): Effect.Effect<{ readonly threads: Array<YouTubeApi.CommentThread>; readonly truncated: boolean }, Errors> =>
-  Effect.gen(function* () {
+) => Effect.Effect<{ readonly threads: Array<YouTubeApi.CommentThread>; readonly truncated: boolean }, Errors> =
+  Effect.fn("CommentPoller.listThreads")(function* (
+    client: YouTubeClient.YouTubeClient,
+    scope: Scope,
+    floor: number,
+    maxPages: number
+  ) {
+    yield* Effect.annotateCurrentSpan("youtube.scope", scope.key)
     const threads: Array<YouTubeApi.CommentThread> = []
     let pageToken: string | undefined
     for (let page = 0; page < maxPages; page++) {
@@ -108,7 +117,10 @@ export const listThreads = (
     return { threads, truncated: pageToken !== undefined }
   })
 
-/** Every reply of a thread (`comments.list`, `parentId`), all pages (up to `maxPages`). */
+/**
+ * Every reply of a thread (`comments.list`, `parentId`), all pages (up to `maxPages`). Not a span of
+ * its own: it runs per thread of a page, and each of its requests is a `YouTubeClient.list` span.
+ */
 export const listReplies = (
   client: YouTubeClient.YouTubeClient,
   parentId: string,
@@ -131,27 +143,34 @@ export const listReplies = (
     return replies
   })
 
-/** Fetches the titles of videos not in the cache (`videos.list`, 50 ids per call). */
-export const fetchTitles = (
+/**
+ * Fetches the titles of videos not in the cache (`videos.list`, 50 ids per call). A span per poll
+ * (`CommentPoller.fetchTitles`, with the number of titles missing).
+ */
+export const fetchTitles: (
   client: YouTubeClient.YouTubeClient,
   cache: TitleCache,
   videoIds: Iterable<string>
-): Effect.Effect<void, Errors> =>
-  Effect.gen(function* () {
-    const missing = [...new Set(videoIds)].filter((id) => cache.get(id) === undefined)
-    for (let i = 0; i < missing.length; i += 50) {
-      const chunk = missing.slice(i, i + 50)
-      const answer = yield* client.list(
-        "videos.list",
-        "/videos",
-        { part: "snippet", id: chunk.join(","), maxResults: 50 },
-        YouTubeApi.VideoListResponse
-      )
-      for (const video of answer.items) cache.set(video.id, video.snippet.title)
-      // A deleted or private video has no title: fall back to its id, once.
-      for (const id of chunk) if (cache.get(id) === undefined) cache.set(id, id)
-    }
-  })
+) => Effect.Effect<void, Errors> = Effect.fn("CommentPoller.fetchTitles")(function* (
+  client: YouTubeClient.YouTubeClient,
+  cache: TitleCache,
+  videoIds: Iterable<string>
+) {
+  const missing = [...new Set(videoIds)].filter((id) => cache.get(id) === undefined)
+  yield* Effect.annotateCurrentSpan("youtube.titles_missing", missing.length)
+  for (let i = 0; i < missing.length; i += 50) {
+    const chunk = missing.slice(i, i + 50)
+    const answer = yield* client.list(
+      "videos.list",
+      "/videos",
+      { part: "snippet", id: chunk.join(","), maxResults: 50 },
+      YouTubeApi.VideoListResponse
+    )
+    for (const video of answer.items) cache.set(video.id, video.snippet.title)
+    // A deleted or private video has no title: fall back to its id, once.
+    for (const id of chunk) if (cache.get(id) === undefined) cache.set(id, id)
+  }
+})
 
 /** A comment found by a poll, with where it sits. */
 interface Found {
@@ -217,90 +236,99 @@ const time = (iso: string): number => {
   return Number.isNaN(t) ? 0 : t
 }
 
-/** Polls every scope once and diffs against `previous`. */
-export const poll = (
+/**
+ * Polls every scope once and diffs against `previous`. A span per poll (`CommentPoller.poll`, with
+ * the number of scopes and of comments found new or edited; never a comment's text or author).
+ */
+export const poll: (
   client: YouTubeClient.YouTubeClient,
   titles: TitleCache,
   previous: YouTubeCheckpoint.State,
   options: PollOptions
-): Effect.Effect<PollOutcome, Errors> =>
-  Effect.gen(function* () {
-    const scopesState: Record<string, { hwm: string }> = {}
-    const seen: Record<string, string> = { ...previous.seen }
-    const replyCounts: Record<string, number> = {}
-    const found: Array<Found & { readonly floor: number }> = []
-    const truncated: Array<string> = []
-    const listed = new Set<string>()
-    const initialHwm = new Date(options.now - options.backfillMillis).toISOString()
+) => Effect.Effect<PollOutcome, Errors> = Effect.fn("CommentPoller.poll")(function* (
+  client: YouTubeClient.YouTubeClient,
+  titles: TitleCache,
+  previous: YouTubeCheckpoint.State,
+  options: PollOptions
+) {
+  yield* Effect.annotateCurrentSpan("youtube.scopes", options.scopes.length)
+  const scopesState: Record<string, { hwm: string }> = {}
+  const seen: Record<string, string> = { ...previous.seen }
+  const replyCounts: Record<string, number> = {}
+  const found: Array<Found & { readonly floor: number }> = []
+  const truncated: Array<string> = []
+  const listed = new Set<string>()
+  const initialHwm = new Date(options.now - options.backfillMillis).toISOString()
 
-    for (const scope of options.scopes) {
-      const hwm = previous.scopes[scope.key]?.hwm ?? initialHwm
-      const floor = time(hwm) - options.overlapMillis
-      const result = yield* listThreads(client, scope, floor, options.maxPages)
-      if (result.truncated) truncated.push(scope.key)
-      let newest = time(hwm)
-      for (const thread of result.threads) {
-        const top = thread.snippet.topLevelComment
-        newest = Math.max(newest, time(top.snippet.publishedAt))
-        if (listed.has(thread.id)) continue
-        listed.add(thread.id)
-        const videoId = thread.snippet.videoId ?? top.snippet.videoId
-        found.push({ comment: top, videoId, parentId: undefined, threadId: thread.id, floor })
-        if (!options.includeReplies) continue
-        const inline = thread.replies?.comments ?? []
-        const total = thread.snippet.totalReplyCount
-        const known = previous.replyCounts[thread.id]
-        const replies =
-          total > inline.length && known !== total ? yield* listReplies(client, thread.id, options.maxPages) : inline
-        replyCounts[thread.id] = total
-        for (const reply of replies) {
-          found.push({
-            comment: reply,
-            videoId: reply.snippet.videoId ?? videoId,
-            parentId: reply.snippet.parentId ?? thread.id,
-            threadId: thread.id,
-            floor
-          })
-        }
+  for (const scope of options.scopes) {
+    const hwm = previous.scopes[scope.key]?.hwm ?? initialHwm
+    const floor = time(hwm) - options.overlapMillis
+    const result = yield* listThreads(client, scope, floor, options.maxPages)
+    if (result.truncated) truncated.push(scope.key)
+    let newest = time(hwm)
+    for (const thread of result.threads) {
+      const top = thread.snippet.topLevelComment
+      newest = Math.max(newest, time(top.snippet.publishedAt))
+      if (listed.has(thread.id)) continue
+      listed.add(thread.id)
+      const videoId = thread.snippet.videoId ?? top.snippet.videoId
+      found.push({ comment: top, videoId, parentId: undefined, threadId: thread.id, floor })
+      if (!options.includeReplies) continue
+      const inline = thread.replies?.comments ?? []
+      const total = thread.snippet.totalReplyCount
+      const known = previous.replyCounts[thread.id]
+      const replies =
+        total > inline.length && known !== total ? yield* listReplies(client, thread.id, options.maxPages) : inline
+      replyCounts[thread.id] = total
+      for (const reply of replies) {
+        found.push({
+          comment: reply,
+          videoId: reply.snippet.videoId ?? videoId,
+          parentId: reply.snippet.parentId ?? thread.id,
+          threadId: thread.id,
+          floor
+        })
       }
-      scopesState[scope.key] = { hwm: new Date(newest).toISOString() }
     }
+    scopesState[scope.key] = { hwm: new Date(newest).toISOString() }
+  }
 
-    const fresh: Array<Found> = []
-    const emittedIds = new Set<string>()
-    for (const f of found) {
-      const { id, snippet } = f.comment
-      if (emittedIds.has(id)) continue
-      const before = seen[id]
-      if (before === snippet.updatedAt) continue
-      const latest = Math.max(time(snippet.publishedAt), time(snippet.updatedAt))
-      if (before === undefined && latest < f.floor) continue
-      emittedIds.add(id)
-      delete seen[id]
-      seen[id] = snippet.updatedAt
-      fresh.push(f)
-    }
-    yield* fetchTitles(
-      client,
-      titles,
-      fresh.flatMap((f) => (f.videoId === undefined ? [] : [f.videoId]))
-    )
+  const fresh: Array<Found> = []
+  const emittedIds = new Set<string>()
+  for (const f of found) {
+    const { id, snippet } = f.comment
+    if (emittedIds.has(id)) continue
+    const before = seen[id]
+    if (before === snippet.updatedAt) continue
+    const latest = Math.max(time(snippet.publishedAt), time(snippet.updatedAt))
+    if (before === undefined && latest < f.floor) continue
+    emittedIds.add(id)
+    delete seen[id]
+    seen[id] = snippet.updatedAt
+    fresh.push(f)
+  }
+  yield* fetchTitles(
+    client,
+    titles,
+    fresh.flatMap((f) => (f.videoId === undefined ? [] : [f.videoId]))
+  )
 
-    // Forget what is below every list's floor (minus a day of margin): it can no longer be emitted as new.
-    const floors = Object.values(scopesState).map((s) => time(s.hwm) - options.overlapMillis)
-    const pruneBelow = Math.min(...floors) - 86_400_000
-    const keptSeen: Record<string, string> = {}
-    for (const [id, updatedAt] of Object.entries(seen)) if (time(updatedAt) >= pruneBelow) keptSeen[id] = updatedAt
-    for (const [threadId, count] of Object.entries(previous.replyCounts)) {
-      if (!(threadId in replyCounts) && threadId in keptSeen) replyCounts[threadId] = count
-    }
+  // Forget what is below every list's floor (minus a day of margin): it can no longer be emitted as new.
+  const floors = Object.values(scopesState).map((s) => time(s.hwm) - options.overlapMillis)
+  const pruneBelow = Math.min(...floors) - 86_400_000
+  const keptSeen: Record<string, string> = {}
+  for (const [id, updatedAt] of Object.entries(seen)) if (time(updatedAt) >= pruneBelow) keptSeen[id] = updatedAt
+  for (const [threadId, count] of Object.entries(previous.replyCounts)) {
+    if (!(threadId in replyCounts) && threadId in keptSeen) replyCounts[threadId] = count
+  }
 
-    const events = fresh
-      .sort((a, b) => time(a.comment.snippet.publishedAt) - time(b.comment.snippet.publishedAt))
-      .map((f) => toUpsert(f, titles))
-    return {
-      events,
-      truncated,
-      state: { ...previous, scopes: scopesState, seen: keptSeen, replyCounts }
-    }
-  })
+  const events = fresh
+    .sort((a, b) => time(a.comment.snippet.publishedAt) - time(b.comment.snippet.publishedAt))
+    .map((f) => toUpsert(f, titles))
+  yield* Effect.annotateCurrentSpan("youtube.comments", events.length)
+  return {
+    events,
+    truncated,
+    state: { ...previous, scopes: scopesState, seen: keptSeen, replyCounts }
+  }
+})

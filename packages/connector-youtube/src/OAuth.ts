@@ -51,7 +51,10 @@ export const make = (client: HttpClient.HttpClient, options: Options): Effect.Ef
     const lock = yield* Semaphore.make(1)
     let cached: { readonly token: Redacted.Redacted<string>; readonly expiresAt: number } | undefined
 
-    const refresh = Effect.gen(function* () {
+    // A span per refresh (not per `token`: a cached token is handed out without one), with no
+    // attribute: the request's body carries the client secret and the refresh token (the HTTP
+    // client's own span records no body), the answer the access token.
+    const refresh = Effect.fn("OAuth.refresh")(function* () {
       const request = HttpClientRequest.post(options.tokenUrl).pipe(
         HttpClientRequest.acceptJson,
         HttpClientRequest.bodyUrlParams({
@@ -100,7 +103,7 @@ export const make = (client: HttpClient.HttpClient, options: Options): Effect.Ef
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         if (cached !== undefined && now < cached.expiresAt - refreshMarginMillis) return cached.token
-        return yield* refresh
+        return yield* refresh()
       })
     )
     const invalidate = Effect.sync(() => {

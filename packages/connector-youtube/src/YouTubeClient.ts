@@ -163,7 +163,7 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
       }
       if (response.status < 200 || response.status >= 300) return yield* errorFromBody(method, response.status, body)
       return { status: response.status, body }
-    }).pipe(Effect.withSpan("YouTubeClient.execute", { attributes: { "youtube.method": method } }))
+    })
 
   const url = (path: string, params: Params) => {
     const clean: Record<string, string> = {}
@@ -171,22 +171,36 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
     return HttpClientRequest.setUrlParams(HttpClientRequest.get(`${base}${path}`), clean)
   }
 
-  return {
-    list: (method, path, params, schema) =>
-      Effect.flatMap(execute(method, url(path, params)), ({ body, status }) =>
-        Schema.decodeUnknownEffect(schema)(body).pipe(
-          Effect.mapError(
-            (e) =>
-              new ApiError({
-                method,
-                kind: "InvalidResponse",
-                status,
-                message: `${method}: unexpected answer: ${e.message}`
-              })
-          )
-        )
-      ),
-    post: (method, path, params) =>
-      Effect.asVoid(execute(method, HttpClientRequest.setMethod(url(path, params), "POST")))
-  }
+  // A span per call (`list` / `post`), with the API method and the quota units it costs: never the
+  // key or token (the key stays `Redacted` in the URL, the token in a header effect redacts), nor a
+  // comment's text or author.
+  const list = Effect.fn("YouTubeClient.list")(function* <S extends Schema.Top & { readonly DecodingServices: never }>(
+    method: YouTubeApi.Method,
+    path: string,
+    params: Params,
+    schema: S
+  ): Effect.fn.Return<S["Type"], ApiError | OAuth.OAuthError> {
+    yield* Effect.annotateCurrentSpan({ "youtube.method": method, "youtube.quota_cost": YouTubeApi.cost[method] })
+    const { body, status } = yield* execute(method, url(path, params))
+    return yield* Schema.decodeUnknownEffect(schema)(body).pipe(
+      Effect.mapError(
+        (e) =>
+          new ApiError({
+            method,
+            kind: "InvalidResponse",
+            status,
+            message: `${method}: unexpected answer: ${e.message}`
+          })
+      )
+    )
+  })
+  const post = Effect.fn("YouTubeClient.post")(function* (
+    method: YouTubeApi.Method,
+    path: string,
+    params: Params
+  ): Effect.fn.Return<void, ApiError | OAuth.OAuthError> {
+    yield* Effect.annotateCurrentSpan({ "youtube.method": method, "youtube.quota_cost": YouTubeApi.cost[method] })
+    yield* execute(method, HttpClientRequest.setMethod(url(path, params), "POST"))
+  })
+  return { list, post }
 }
