@@ -6,16 +6,14 @@
  * would be dropped without a word and the rest of its round recorded.
  */
 import { it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect } from "vitest"
-import { sqlLayer } from "../src/Daemon.ts"
 import type { ActionRecord } from "../src/domain/Action.ts"
 import type { ItemRecord } from "../src/domain/ItemVersion.ts"
 import { ItemStore, type RecordEntry } from "../src/state/ItemStore.ts"
-import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
-import { stateBackends } from "./support/StateBackends.ts"
+import { onFreshState, stateBackends } from "./support/StateBackends.ts"
 
 const hide: ActionRecord = {
   seq: 0,
@@ -50,7 +48,8 @@ for (const [name, location] of stateBackends()) {
     it.live(
       "a version recorded before is skipped and not queued again; a mixed round records only the new one",
       () =>
-        Effect.flatMap(Effect.promise(location), (state) =>
+        onFreshState(
+          location,
           Effect.gen(function* () {
             const store = yield* ItemStore
             expect(yield* store.recordItems([entry("a")])).toEqual([true])
@@ -58,7 +57,7 @@ for (const [name, location] of stateBackends()) {
             // the same version again (a redelivered batch), next to a new one
             expect(yield* store.recordItems([entry("a"), entry("b")])).toEqual([false, true])
             expect(yield* counts).toEqual({ items: 2, outbox: 4, actions: 2 })
-          }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provideMerge(sqlLayer(state)))), Effect.scoped)
+          })
         ),
       30_000
     )
@@ -66,7 +65,8 @@ for (const [name, location] of stateBackends()) {
     it.live(
       "a row that breaks a NOT NULL fails the whole round: nothing of it is recorded or queued",
       () =>
-        Effect.flatMap(Effect.promise(location), (state) =>
+        onFreshState(
+          location,
           Effect.gen(function* () {
             const store = yield* ItemStore
             yield* store.recordItems([entry("before")])
@@ -85,7 +85,7 @@ for (const [name, location] of stateBackends()) {
             // and the store goes on
             expect(yield* store.recordItems([entry("c"), entry("e")])).toEqual([true, true])
             expect(yield* counts).toEqual({ items: 3, outbox: 6, actions: 3 })
-          }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provideMerge(sqlLayer(state)))), Effect.scoped)
+          })
         ),
       30_000
     )

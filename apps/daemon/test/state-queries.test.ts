@@ -3,15 +3,13 @@
  * reference, keyset paging of decisions, and asking for items to be analysed again.
  */
 import { it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { describe, expect } from "vitest"
-import { sqlLayer } from "../src/Daemon.ts"
 import type { ItemRecord } from "../src/domain/ItemVersion.ts"
 import { type DecisionPosition, DecisionStore } from "../src/state/DecisionStore.ts"
 import { ItemStore, type RecordEntry } from "../src/state/ItemStore.ts"
-import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
-import { stateBackends } from "./support/StateBackends.ts"
+import { onFreshState, stateBackends } from "./support/StateBackends.ts"
 
 const entry = (source: string, reference: string, version: number, fields: Partial<ItemRecord> = {}): RecordEntry => ({
   item: itemRecord(source, reference, version, fields),
@@ -24,7 +22,8 @@ for (const [name, location] of stateBackends()) {
     it.live(
       "sources of a reference, paging with a cursor, and re-analysis requests",
       () =>
-        Effect.flatMap(Effect.promise(location), (state) =>
+        onFreshState(
+          location,
           Effect.gen(function* () {
             const store = yield* ItemStore
             const decisions = yield* DecisionStore
@@ -66,7 +65,7 @@ for (const [name, location] of stateBackends()) {
             // A newer version answers the request.
             yield* store.recordItems([entry("a", "odd", 2)])
             expect((yield* store.unanalysed("a", ["text"], 10)).map((r) => r.reference)).toEqual(["old"])
-          }).pipe(Effect.provide(StateStore.layer.pipe(Layer.provide(sqlLayer(state)))), Effect.scoped)
+          })
         ),
       30_000
     )

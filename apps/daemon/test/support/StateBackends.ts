@@ -5,9 +5,10 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Redacted } from "effect"
+import { Effect, Layer, Redacted, type Scope } from "effect"
 import { afterAll } from "vitest"
-import type { StateLocation } from "../../src/Daemon.ts"
+import { type StateLocation, sqlLayer } from "../../src/Daemon.ts"
+import * as StateStore from "../../src/state/StateStore.ts"
 import { freshDatabase } from "./Postgres.ts"
 
 /** Each backend's name and a function making a fresh state on it; call at a test file's top level. */
@@ -28,3 +29,15 @@ export const stateBackends = (): ReadonlyArray<readonly [name: string, fresh: ()
     ]
   ]
 }
+
+/** What a test on a fresh state is given: every store, and the `SqlClient` under them. */
+export type OnState = Layer.Success<typeof StateStore.layer> | Layer.Success<ReturnType<typeof sqlLayer>>
+
+/** Runs `test` on a fresh state made by `fresh` (one of {@link stateBackends}'), migrated, in its own scope. */
+export const onFreshState = <A, E>(
+  fresh: () => Promise<StateLocation>,
+  test: Effect.Effect<A, E, OnState | Scope.Scope>
+): Effect.Effect<A, E | Layer.Error<typeof StateStore.layer> | Layer.Error<ReturnType<typeof sqlLayer>>> =>
+  Effect.flatMap(Effect.promise(fresh), (state) =>
+    test.pipe(Effect.provide(StateStore.layer.pipe(Layer.provideMerge(sqlLayer(state)))), Effect.scoped)
+  )
