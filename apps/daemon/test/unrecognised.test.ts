@@ -15,6 +15,7 @@ import * as Verdict from "../src/engine/Verdict.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
+import { query } from "./support/StateDb.ts"
 import { platformSource, startPlatform } from "./support/TestPlatform.ts"
 import { warden } from "./support/WardenCli.ts"
 
@@ -171,9 +172,7 @@ describe("the daemon and an API answering without verdicts", () => {
     expect(t.api.calls()).toBeGreaterThan(before)
     await waitFor(() => t.platform.executed.some((a) => a.kind === "delete"), 10_000, "the rule's action")
     // each version keeps the answer it was given, as the API sent it
-    const state = new DatabaseSync(t.db, { readOnly: true })
-    const stored = state.prepare("SELECT version, response FROM warden_items ORDER BY version").all()
-    state.close()
+    const stored = query<{ response: string }>(t.db, "SELECT response FROM warden_items ORDER BY version")
     expect(stored.map((r) => r.response)).toEqual([UNFIXED_BODY, FIXED_BODY])
   }, 60_000)
 

@@ -135,6 +135,8 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
     request: HttpClientRequest.HttpClientRequest
   ): Effect.Effect<{ readonly status: number; readonly body: unknown }, ApiError | OAuth.OAuthError> =>
     Effect.gen(function* () {
+      // On the span of the caller (`list` / `post`): the API method and the quota units it costs.
+      yield* Effect.annotateCurrentSpan({ "youtube.method": method, "youtube.quota_cost": YouTubeApi.cost[method] })
       let response = yield* send(method, request)
       if (response.status === 401 && options.auth._tag === "OAuth") {
         // The access token may have been revoked early: refresh once and try again.
@@ -171,7 +173,8 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
     return HttpClientRequest.setUrlParams(HttpClientRequest.get(`${base}${path}`), clean)
   }
 
-  // A span per call (`list` / `post`), with the API method and the quota units it costs: never the
+  // A span per call (`list` / `post`), with the API method and the quota units it costs (`execute`
+  // sets them): never the
   // key or token (the key stays `Redacted` in the URL, the token in a header effect redacts), nor a
   // comment's text or author.
   const list = Effect.fn("YouTubeClient.list")(function* <S extends Schema.Top & { readonly DecodingServices: never }>(
@@ -180,7 +183,6 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
     params: Params,
     schema: S
   ): Effect.fn.Return<S["Type"], ApiError | OAuth.OAuthError> {
-    yield* Effect.annotateCurrentSpan({ "youtube.method": method, "youtube.quota_cost": YouTubeApi.cost[method] })
     const { body, status } = yield* execute(method, url(path, params))
     return yield* Schema.decodeUnknownEffect(schema)(body).pipe(
       Effect.mapError(
@@ -199,7 +201,6 @@ export const make = (http: HttpClient.HttpClient, options: Options): YouTubeClie
     path: string,
     params: Params
   ): Effect.fn.Return<void, ApiError | OAuth.OAuthError> {
-    yield* Effect.annotateCurrentSpan({ "youtube.method": method, "youtube.quota_cost": YouTubeApi.cost[method] })
     yield* execute(method, HttpClientRequest.setMethod(url(path, params), "POST"))
   })
   return { list, post }

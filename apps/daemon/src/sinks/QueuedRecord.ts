@@ -7,6 +7,7 @@
  * it was read back from the database, so a text that is not a record is a failed delivery naming the
  * problem (retried, then dead-lettered with that error), never a cast.
  */
+import { FieldViolations } from "@warden/core"
 import { Result, Schema } from "effect"
 import { VerdictRecord } from "../domain/VerdictRecord.ts"
 
@@ -33,11 +34,11 @@ const decodeJson = Schema.decodeUnknownResult(Schema.fromJsonString(VerdictRecor
 export const decode = (queued: QueuedRecord): Result.Result<VerdictRecord, string> => {
   const decoded = decodeJson(queued.json)
   if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
-  // Only a failure is decoded again with every problem named (Schema's slower path).
+  // Only a failure is decoded again with every problem named (Schema's slower path), in one line as
+  // the API's field violations are: `version: Expected number; status: Expected ...`.
   return Result.mapError(
     decodeJson(queued.json, { errors: "all" }),
-    // one line, as a delivery error is logged and kept with the row: `Expected number at ["version"]; ...`
     (error) =>
-      `the stored verdict record does not decode: ${error.message.replace(/\n\s+at /gu, " at ").replaceAll("\n", "; ")}`
+      `the stored verdict record does not decode: ${FieldViolations.formatViolations(FieldViolations.fromSchemaError(error))}`
   )
 }
