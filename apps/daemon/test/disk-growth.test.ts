@@ -152,6 +152,10 @@ describe.each(["sqlite", "postgres"] as const)("polling a large-window feed on %
       expect(table("cluster_messages")!.rows).toBeLessThanOrEqual(64)
       expect(stats.totalBytes).toBeGreaterThan(0)
       expect(stats.oldestUnprocessedAt).toBeUndefined()
+      // The command's own --help example, without --json: the table (it answered "Missing required flag").
+      const plain = await warden(["state", "stats", "--config", config])
+      expect(plain.code, plain.stderr).toBe(0)
+      expect(plain.stdout).toMatch(/warden_items\s+\d/u)
     }
   }, 240_000)
 })

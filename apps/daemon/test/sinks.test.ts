@@ -306,4 +306,23 @@ describe("the stdout sink", () => {
     assert.include(line, "rss:f/1 v1")
     assert.include(line, '"you idiot"')
   })
+
+  it("says what was done apart from what the API recommends, under a column header", () => {
+    const header = StdoutSink.prettyHeader(false)
+    const column = (line: string, name: string) => line.slice(header.indexOf(name)).split(/\s{2,}| (?=\S+ rss:)/u)[0]
+    assert.match(header, /^RECOMMENDED\s+SEVERITY\s+TYPE\s+CLASSIFICATIONS\s+LANG\s+DONE\s+ITEM$/u)
+    // No rule matched: nothing was done, whatever the API recommends.
+    const untouched = StdoutSink.prettyLine(verdictRecord("rss:f/1"), false)
+    assert.strictEqual(column(untouched, "RECOMMENDED"), "REMOVE")
+    assert.strictEqual(column(untouched, "DONE"), "-")
+    const acted = StdoutSink.prettyLine({ ...verdictRecord("rss:f/2"), rule: "threats", actions: ["hide"] }, false)
+    assert.strictEqual(column(acted, "DONE"), "hide")
+    const dry = StdoutSink.prettyLine(
+      { ...verdictRecord("rss:f/3"), rule: "threats", actions: ["hide"], dryRun: true },
+      false
+    )
+    assert.strictEqual(column(dry, "DONE"), "hide (dry run)")
+    const routed = StdoutSink.prettyLine({ ...verdictRecord("rss:f/4"), rule: "to-webhook" }, false)
+    assert.strictEqual(column(routed, "DONE"), "rule to-webhook")
+  })
 })

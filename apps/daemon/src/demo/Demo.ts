@@ -12,6 +12,7 @@ import { Sandbox } from "@warden/sandbox"
 import { Console, Effect, Layer, Redacted, Schema } from "effect"
 import { AdminServer } from "../admin/AdminServer.ts"
 import * as Daemon from "../Daemon.ts"
+import type { Sink } from "../sinks/Sink.ts"
 import { SinkList } from "../sinks/SinkList.ts"
 import * as StdoutSink from "../sinks/StdoutSink.ts"
 import * as DemoComments from "./DemoComments.ts"
@@ -28,6 +29,17 @@ export interface DemoOptions {
   readonly stateDir?: string | undefined
 }
 
+/** The sink, counting what it delivered (for the line the demo prints when it stops). */
+const counted = (sink: Sink, counts: { verdicts: number }): Sink => ({
+  ...sink,
+  deliver: (records) =>
+    Effect.tap(sink.deliver(records), (results) =>
+      Effect.sync(() => {
+        counts.verdicts += results.filter((result) => result === undefined).length
+      })
+    )
+})
+
 /** Runs the demo until interrupted. */
 export const run = (options: DemoOptions) =>
   Effect.gen(function* () {
@@ -37,6 +49,13 @@ export const run = (options: DemoOptions) =>
         Effect.sync(() => mkdtempSync(join(tmpdir(), "warden-demo-"))),
         (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
       ))
+    // Added first, so it runs last: after the daemon's final drain has printed what it could.
+    const printed = { verdicts: 0 }
+    yield* Effect.addFinalizer(() =>
+      Console.error(
+        `\nwarden demo stopped: ${printed.verdicts} verdicts printed; the demo's state was ${options.stateDir === undefined ? "removed" : `kept in ${options.stateDir}`}.`
+      )
+    )
     const sandbox = yield* Sandbox.start({ port: 0 })
     const feed = yield* DemoFeedServer.start({
       comments: DemoComments.comments,
@@ -67,7 +86,7 @@ export const run = (options: DemoOptions) =>
           })
         }
       ],
-      sinks: Layer.succeed(SinkList, [StdoutSink.make({ name: "stdout", format: options.format })]),
+      sinks: Layer.succeed(SinkList, [counted(StdoutSink.make({ name: "stdout", format: options.format }), printed)]),
       sinkNames: ["stdout"],
       admin: { host: "127.0.0.1", port: options.adminPort, token },
       // The demo's comments are our own, on loopback: showing them is the point.

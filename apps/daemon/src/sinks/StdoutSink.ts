@@ -12,28 +12,51 @@ import type { Sink } from "./Sink.ts"
 /** The output format: `auto` is `pretty` on a terminal and `json` otherwise. */
 export type Format = "auto" | "json" | "pretty"
 
+/**
+ * The columns of {@link prettyLine}, printed once above the first line. `RECOMMENDED` is the API's
+ * `recommendedAction` (advice, not something done); `DONE` is what Warden did: the actions of the rule
+ * that matched, or `-` when no rule matched (a "REMOVE" in red read as "removed" when nothing was done).
+ */
+export const prettyHeader = (colour: boolean): string => {
+  const line = `${"RECOMMENDED".padEnd(12)}${"SEVERITY".padEnd(10)}${"TYPE".padEnd(11)}${"CLASSIFICATIONS".padEnd(19)}${"LANG".padEnd(5)}${"DONE".padEnd(16)}ITEM`
+  return colour ? styleText("bold", line, { stream: process.stdout }) : line
+}
+
+/** What Warden did with a record: its rule's actions (or the rule alone), `(dry run)` when only recorded. */
+const done = (r: VerdictRecord): string => {
+  if (r.rule === undefined && (r.actions === undefined || r.actions.length === 0)) return "-"
+  const what = r.actions !== undefined && r.actions.length > 0 ? r.actions.join(",") : `rule ${r.rule}`
+  return r.dryRun ? `${what} (dry run)` : what
+}
+
 /** One human-readable line for a verdict; `colour`: styled for stdout (as NO_COLOR/FORCE_COLOR allow). */
 export const prettyLine = (r: VerdictRecord, colour: boolean): string => {
   const c = (name: "red" | "yellow" | "green" | "dim", text: string) =>
     colour ? styleText(name, text, { stream: process.stdout }) : text
+  const item = `${r.source} ${r.reference} v${r.version}`
   if (r.status !== "analysed" || r.verdict === undefined) {
-    return `${c("yellow", r.status.toUpperCase().padEnd(8))} ${r.source} ${r.reference} v${r.version} ${r.error?.code ?? ""}: ${r.error?.message ?? ""}`
+    return `${c("yellow", r.status.toUpperCase().padEnd(12))}${"".padEnd(45)}${done(r).padEnd(16)}${item} ${r.error?.code ?? ""}: ${r.error?.message ?? ""}`
   }
   const v = r.verdict
   const action = v.recommendedAction ?? "?"
-  const head = action === "REMOVE" ? c("red", action.padEnd(8)) : c("green", action.padEnd(8))
+  // The API's advice in yellow: red is kept for what was done.
+  const head = action === "REMOVE" ? c("yellow", action.padEnd(12)) : c("green", action.padEnd(12))
   const classes = v.classifications.length > 0 ? v.classifications.join(",") : "-"
+  const didSomething = r.actions !== undefined && r.actions.length > 0 && !r.dryRun
+  const doneText = done(r).padEnd(16)
   const text =
     r.text === undefined
       ? ""
       : ` ${c("dim", JSON.stringify(r.text.length > 80 ? `${r.text.slice(0, 77)}...` : r.text))}`
-  return `${head} ${(v.severity ?? "-").padEnd(9)} ${(v.type ?? "-").padEnd(10)} ${classes.padEnd(18)} ${v.language ?? "--"} ${r.source} ${r.reference} v${r.version}${r.dryRun ? " (dry run)" : ""}${text}`
+  return `${head}${(v.severity ?? "-").padEnd(10)}${(v.type ?? "-").padEnd(11)}${classes.padEnd(19)}${(v.language ?? "--").padEnd(5)}${didSomething ? c("red", doneText) : doneText}${item}${text}`
 }
 
 /** The stdout sink. */
 export const make = (options: { readonly name: string; readonly format: Format }): Sink => {
   const pretty = options.format === "pretty" || (options.format === "auto" && process.stdout.isTTY === true)
   const colour = pretty
+  /** Whether the column header was printed (once, above the first line). */
+  let headed = false
   return {
     name: options.name,
     type: "stdout",
@@ -56,6 +79,10 @@ export const make = (options: { readonly name: string; readonly format: Format }
         })
         const results = (error: string | undefined) => unreadable.map((problem) => problem ?? error)
         if (lines.length === 0) return resume(Effect.succeed(results(undefined)))
+        if (pretty && !headed) {
+          headed = true
+          lines.unshift(prettyHeader(colour))
+        }
         process.stdout.write(`${lines.join("\n")}\n`, (error) =>
           resume(Effect.succeed(results(error ? String(error.message) : undefined)))
         )

@@ -16,7 +16,7 @@ const stats = Command.make(
   "stats",
   {
     config: configFlag("the daemon's warden.yaml (only its state section is used)"),
-    json: Flag.Boolean("json").pipe(Flag.withDescription("print JSON instead of a table"))
+    json: Flag.Boolean("json").pipe(Flag.withDescription("print JSON instead of a table"), Flag.withDefault(false))
   },
   ({ config: file, json }) =>
     Effect.gen(function* () {
