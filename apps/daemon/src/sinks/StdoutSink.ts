@@ -1,10 +1,12 @@
 /**
  * Writes each verdict to standard output: one JSON line per verdict, or, on a terminal, one
  * human-readable line (what `warden demo` shows). Colours go through `util.styleText`, which honours
- * `NO_COLOR`, `FORCE_COLOR` and whether stdout is a terminal.
+ * `NO_COLOR`, `FORCE_COLOR` and whether stdout is a terminal. Both are escaped for a terminal
+ * (`TerminalText`): a comment, a reference or an error can hold an ESC or a C1 control.
  */
 import { styleText } from "node:util"
 import { Effect, Result } from "effect"
+import { inert } from "../domain/TerminalText.ts"
 import type { VerdictRecord } from "../domain/VerdictRecord.ts"
 import * as QueuedRecord from "./QueuedRecord.ts"
 import type { Sink } from "./Sink.ts"
@@ -12,22 +14,29 @@ import type { Sink } from "./Sink.ts"
 /** The output format: `auto` is `pretty` on a terminal and `json` otherwise. */
 export type Format = "auto" | "json" | "pretty"
 
-/** One human-readable line for a verdict; `colour`: styled for stdout (as NO_COLOR/FORCE_COLOR allow). */
+/**
+ * One human-readable line for a verdict; `colour`: styled for stdout (as NO_COLOR/FORCE_COLOR allow).
+ * Every recorded field is escaped before the line's own colours go around it.
+ */
 export const prettyLine = (r: VerdictRecord, colour: boolean): string => {
   const c = (name: "red" | "yellow" | "green" | "dim", text: string) =>
     colour ? styleText(name, text, { stream: process.stdout }) : text
+  const where = inert(`${r.source} ${r.reference} v${r.version}`)
   if (r.status !== "analysed" || r.verdict === undefined) {
-    return `${c("yellow", r.status.toUpperCase().padEnd(8))} ${r.source} ${r.reference} v${r.version} ${r.error?.code ?? ""}: ${r.error?.message ?? ""}`
+    return `${c("yellow", r.status.toUpperCase().padEnd(8))} ${where} ${inert(`${r.error?.code ?? ""}: ${r.error?.message ?? ""}`)}`
   }
   const v = r.verdict
-  const action = v.recommendedAction ?? "?"
+  const action = inert(v.recommendedAction ?? "?")
   const head = action === "REMOVE" ? c("red", action.padEnd(8)) : c("green", action.padEnd(8))
   const classes = v.classifications.length > 0 ? v.classifications.join(",") : "-"
   const text =
     r.text === undefined
       ? ""
-      : ` ${c("dim", JSON.stringify(r.text.length > 80 ? `${r.text.slice(0, 77)}...` : r.text))}`
-  return `${head} ${(v.severity ?? "-").padEnd(9)} ${(v.type ?? "-").padEnd(10)} ${classes.padEnd(18)} ${v.language ?? "--"} ${r.source} ${r.reference} v${r.version}${r.dryRun ? " (dry run)" : ""}${text}`
+      : ` ${c("dim", inert(JSON.stringify(r.text.length > 80 ? `${r.text.slice(0, 77)}...` : r.text)))}`
+  const verdict = inert(
+    `${(v.severity ?? "-").padEnd(9)} ${(v.type ?? "-").padEnd(10)} ${classes.padEnd(18)} ${v.language ?? "--"}`
+  )
+  return `${head} ${verdict} ${where}${r.dryRun ? " (dry run)" : ""}${text}`
 }
 
 /** The stdout sink. */
