@@ -137,5 +137,11 @@ describe("review console sign-in", () => {
     ])
     const again = await post("/api/sinks/hook/replay", { authorization: `Bearer ${ADMIN_TOKEN}` }, {})
     expect(await again.json()).toEqual({ sink: "hook", replayed: 0 })
+    // A sink the pipeline does not list: 404 naming those it does, not a 200 that replayed nothing.
+    const misspelt = await post("/api/sinks/audti/replay", { authorization: `Bearer ${ADMIN_TOKEN}` }, {})
+    expect(misspelt.status).toBe(404)
+    expect(await misspelt.json()).toEqual({
+      error: { code: "NOT_FOUND", message: "no sink 'audti' (sinks: audit, hook)", parameter: "sink" }
+    })
   })
 })

@@ -341,6 +341,15 @@ export const consoleGroup = (options: {
           answering(
             Effect.gen(function* () {
               const sink = yield* RequestInput.text("sink", params.sink)
+              // A misspelt sink would replay nothing and look done: 404, naming the sinks there are.
+              const known = yield* Effect.orDie(PipelineView.listedSinks(sql, options.sinks))
+              if (!known.includes(sink))
+                return yield* new AdminRefused({
+                  status: 404,
+                  code: "NOT_FOUND",
+                  message: `no sink '${sink}' (sinks: ${known.join(", ") || "none"})`,
+                  parameter: "sink"
+                })
               const replayed = yield* DeadLetterReplay.replay(sql, sink)
               return { sink, replayed }
             })
