@@ -151,9 +151,6 @@ export const segments = (
   return out
 }
 
-/** Whether `text` holds a hidden character. */
-export const hasHidden = (text: string): boolean => segments(text).some((s) => typeof s === "number")
-
 /** `U+202E`. */
 export const codePointLabel = (cp: number): string => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`
 
@@ -164,6 +161,10 @@ export const describe = (cp: number): string => {
 }
 
 const IGNORED = new RegExp(`[${SEARCH_IGNORED.join("")}]`, "gu")
+const HAS_IGNORED = new RegExp(`[${SEARCH_IGNORED.join("")}]`, "u")
+
+/** Whether `text` holds one of the {@link SEARCH_IGNORED} characters. */
+export const hasIgnored = (text: string): boolean => HAS_IGNORED.test(text)
 
 /** `text` without the {@link SEARCH_IGNORED} characters: what a search compares. */
 export const withoutIgnored = (text: string): string => text.replace(IGNORED, "")
