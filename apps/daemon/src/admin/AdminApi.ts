@@ -317,7 +317,10 @@ export class SignInGroup extends HttpApiGroup.make("signIn")
   .add(
     HttpApiEndpoint.post("signIn", "/session", {
       payload: Schema.Struct({ token: Schema.String }),
-      success: Schema.Struct({ signedIn: Schema.Literal(true) }),
+      success: Schema.Struct({
+        signedIn: Schema.Literal(true),
+        csrf: Text.annotate({ description: "The session's CSRF token (x-warden-csrf), as GET /api/session answers" })
+      }),
       error: [Unauthenticated, CrossSiteRefused]
     }).annotate(OpenApi.Summary, "Signs a browser in with the admin token (sets the session cookie)")
   )

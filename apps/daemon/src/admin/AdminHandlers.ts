@@ -373,8 +373,9 @@ export const signIn = (sessions: ConsoleSession.Sessions) =>
               code: "UNAUTHENTICATED",
               message: "that token is not the admin token"
             })
-          const { setCookie } = sessions.open()
-          return HttpServerResponse.jsonUnsafe({ signedIn: true }, { headers: { "set-cookie": setCookie } })
+          // The CSRF token in the answer: the page signed in this way makes state-changing calls next.
+          const { csrf, setCookie } = sessions.open()
+          return HttpServerResponse.jsonUnsafe({ signedIn: true, csrf }, { headers: { "set-cookie": setCookie } })
         })
       )
     )

@@ -134,7 +134,7 @@ export const unsupportedMediaType = (
   const takes = [...endpoint.payload.keys()]
   if (takes.length === 0 || SAFE_METHODS.has(request.method)) return undefined
   const given = request.headers["content-type"]
-  const media = given?.split(";")[0]!.trim().toLowerCase()
+  const media = given === undefined ? undefined : given.split(";")[0]!.trim().toLowerCase()
   if (media !== undefined && media !== "" && takes.includes(media)) return undefined
   return new AdminRefused({
     status: 415,
