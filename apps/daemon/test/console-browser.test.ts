@@ -3,8 +3,11 @@
  * when missing; never a downloaded browser) driven by playwright-core, against `warden demo` as a user
  * runs it: sign in with the printed link, no data without it, filter by Type, open a threat, mark it
  * wrong and find the feedback at the sandbox with the exact stored request; a cross-site form is
- * refused. A second daemon, whose feed the test controls, shows a decision arriving without a reload.
- * Every request the page makes goes to 127.0.0.1.
+ * refused. A second daemon, whose feed the test controls, shows a decision arriving without a reload;
+ * a third reads a hostile feed: script and data links shown as text, bidirectional overrides and
+ * zero-width characters marked and seen through by the search, a 26,000-character comment clamped in
+ * the list; and a moderator signs in with the token form, sends feedback and signs out (and a sign-out
+ * the stopped daemon cannot answer is said so). Every request the page makes goes to 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
