@@ -32,13 +32,16 @@ const logWith = async (
 
 const stdoutSink = new URL("../src/sinks/StdoutSink.ts", import.meta.url).href
 
-/** Prints one verdict with the pretty stdout sink in a child process whose stdout is a pipe; returns stdout. */
-const printVerdict = async (env: Record<string, string> = {}) => {
+/**
+ * Prints one verdict (with `text`, when given) with the stdout sink in a child process whose stdout is
+ * a pipe; returns stdout.
+ */
+const printVerdict = async (env: Record<string, string> = {}, format: "pretty" | "json" = "pretty", text?: string) => {
   const script = `
     const { Effect } = await import("effect")
     const StdoutSink = await import(${JSON.stringify(stdoutSink)})
-    const r = { source: "s", reference: "r/1", version: 1, status: "analysed", contentType: "text", mode: "v1", verdict: { classifications: ["INSULT"], recommendedAction: "REMOVE" }, segments: 1, analysedAt: "2026-01-01T00:00:00.000Z", dryRun: false }
-    await Effect.runPromise(StdoutSink.make({ name: "stdout", format: "pretty" }).deliver([{ source: "s", reference: "r/1", version: 1, json: JSON.stringify(r) }]))
+    const r = { source: "s", reference: "r/1", version: 1, status: "analysed", contentType: "text", mode: "v1", verdict: { classifications: ["INSULT"], recommendedAction: "REMOVE" }, segments: 1, analysedAt: "2026-01-01T00:00:00.000Z", dryRun: false, ...(${JSON.stringify(text ?? null)} === null ? {} : { text: ${JSON.stringify(text ?? null)} }) }
+    await Effect.runPromise(StdoutSink.make({ name: "stdout", format: ${JSON.stringify(format)} }).deliver([{ source: "s", reference: "r/1", version: 1, json: JSON.stringify(r) }]))
   `
   const { PATH, HOME } = process.env
   const r = await exec(process.execPath, ["--conditions=@warden/source", "--input-type=module", "-e", script], {
@@ -170,5 +173,12 @@ describe("Logging", () => {
     )
     expect(analysed).not.toMatch(active)
     expect(analysed).toContain("admin\\u202enimda \\u0085\\u009b")
+  })
+
+  it("the json stdout sink writes the same JSON value with C1 and hidden characters escaped", async () => {
+    const text = "Bad\u009b2J \u0085 admin\u202enimda"
+    const out = await printVerdict({}, "json", text)
+    expect(out).not.toMatch(active)
+    expect(JSON.parse(out.trim()).text).toBe(text)
   })
 })

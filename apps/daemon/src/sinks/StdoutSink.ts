@@ -50,12 +50,13 @@ export const make = (options: { readonly name: string; readonly format: Format }
     maxAttempts: 3,
     deliver: (records) =>
       Effect.callback<ReadonlyArray<string | undefined>>((resume) => {
-        // json: the recorded text as it is; pretty: each record decoded, and one that does not decode is
-        // not printed but fails with the reason (retried, then dead-lettered).
+        // json: the recorded text, escaped for a terminal (the same JSON value: C1 and hidden characters
+        // as \u escapes); pretty: each record decoded, and one that does not decode is not printed but
+        // fails with the reason (retried, then dead-lettered).
         const lines: Array<string> = []
         const unreadable = records.map((r) => {
           if (!pretty) {
-            lines.push(r.json)
+            lines.push(inert(r.json))
             return undefined
           }
           const decoded = QueuedRecord.decode(r)
