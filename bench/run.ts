@@ -11,6 +11,7 @@ import { existsSync } from "node:fs"
 const ALL = [
   "rss-parse",
   "sqlite-items",
+  "decision-search",
   "sandbox-throughput",
   "client-throughput",
   "client-promise",

@@ -126,6 +126,36 @@ describe("bad input on every admin route", () => {
     })
   }
 
+  it("a JSON route refuses a body of another Content-Type, or without one, with a 415 in the envelope", async () => {
+    const body = JSON.stringify({ reference: "nope", notes: "x" })
+    const send = (headers: Record<string, string>, payload: BodyInit) =>
+      fetch(`${daemon.adminUrl}/api/feedback`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-admin-token", ...headers },
+        body: payload
+      })
+    const plain = await send({ "content-type": "text/plain" }, body)
+    expect(plain.status).toBe(415)
+    expect(plain.headers.get("content-type")).toContain("application/json")
+    const refused = await plain.json()
+    expectEnvelope(refused)
+    expect(refused.error).toEqual({
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      message: "Content-Type text/plain is not taken here: send application/json"
+    })
+    // A byte body: fetch adds no Content-Type (HttpApi alone would have read it as JSON).
+    const untyped = await send({}, new TextEncoder().encode(body))
+    expect(untyped.status).toBe(415)
+    expect((await untyped.json()).error).toEqual({
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      message: "the body needs Content-Type: application/json"
+    })
+    // The JSON type with its parameters is the JSON type.
+    const json = await send({ "content-type": "Application/JSON; charset=utf-8" }, body)
+    expect(json.status).toBe(404)
+    expect((await json.json()).error.code).toBe("NOT_ANALYSED")
+  })
+
   it("a missing token is a 401 in the same envelope", async () => {
     const res = await fetch(`${daemon.adminUrl}/api/decisions`)
     expect(res.status).toBe(401)

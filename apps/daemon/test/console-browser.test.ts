@@ -3,8 +3,11 @@
  * when missing; never a downloaded browser) driven by playwright-core, against `warden demo` as a user
  * runs it: sign in with the printed link, no data without it, filter by Type, open a threat, mark it
  * wrong and find the feedback at the sandbox with the exact stored request; a cross-site form is
- * refused. A second daemon, whose feed the test controls, shows a decision arriving without a reload.
- * Every request the page makes goes to 127.0.0.1.
+ * refused. A second daemon, whose feed the test controls, shows a decision arriving without a reload;
+ * a third reads a hostile feed: script and data links shown as text, bidirectional overrides and
+ * zero-width characters marked and seen through by the search, a 26,000-character comment clamped in
+ * the list; and a moderator signs in with the token form, sends feedback and signs out (and a sign-out
+ * the stopped daemon cannot answer is said so). Every request the page makes goes to 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
@@ -262,6 +265,182 @@ describe("review console live list", () => {
       await close()
       await feed.close()
     }
+  }, 60_000)
+})
+
+describe("review console with content from hostile strangers, and the token form", () => {
+  // What a hostile feed sends: script and data links, a bidirectional override in an author's name and
+  // in a file name, a zero-width space inside a word, and a comment of 26,000 characters.
+  const ITEMS = [
+    {
+      guid: "js",
+      title: "js",
+      description: "A comment with a script link.",
+      link: "javascript:alert(document.domain)"
+    },
+    {
+      guid: "data",
+      title: "data",
+      description: "A comment with a data link.",
+      link: "data:text/html,<script>alert(1)</script>"
+    },
+    {
+      guid: "bidi",
+      title: "bidi",
+      description: "Open invoice\u202etxt.exe, you id\u200biot.",
+      author: "admin\u202enimda"
+    },
+    { guid: "long", title: "long", description: `A long one. ${"blah ".repeat(5200)}` },
+    { guid: "plain", title: "plain", description: "A plain comment with a web link." }
+  ]
+  let feed: Awaited<ReturnType<typeof startFeedServer>>
+  let started: Awaited<ReturnType<typeof startSandboxDaemon>>
+  let closed = false
+  /** The console's address of the decision whose content starts with `start`. */
+  let pageOf: (start: string) => Promise<string>
+
+  beforeAll(async () => {
+    feed = await startFeedServer(ITEMS)
+    started = await startSandboxDaemon({
+      platforms: 0,
+      sources: () => [
+        rssSource(
+          { feeds: [{ url: feed.url, id: "f", content: "summary" }], pollInterval: "200 millis" },
+          { id: "news", channelId: "00000000-0000-4000-8000-000000000001" }
+        )
+      ]
+    })
+    const daemon = started.daemon
+    await waitFor(
+      async () => (await daemon.admin("/api/decisions")).body.decisions?.length === ITEMS.length,
+      60_000,
+      "5 decisions"
+    )
+    pageOf = async (start) => {
+      const { decisions } = (await daemon.admin("/api/decisions")).body as {
+        decisions: Array<{ source: string; reference: string; request: string }>
+      }
+      const d = decisions.find((x) => (JSON.parse(x.request).text as string).startsWith(start))!
+      return `${daemon.adminUrl}/#/decision/${encodeURIComponent(d.source)}/${encodeURIComponent(d.reference)}`
+    }
+  }, 90_000)
+
+  afterAll(async () => {
+    if (!closed) await started?.close()
+    await feed?.close()
+  })
+
+  const signedIn = async () => {
+    const page = await newPage()
+    await page.goto(`${started.daemon.adminUrl}/?token=${ADMIN_TOKEN}`)
+    await page.getByRole("heading", { name: "Decisions" }).waitFor()
+    return page
+  }
+
+  it("a javascript: or data: link from a feed is shown as text, never a live link; an http link opens", async () => {
+    const page = await signedIn()
+    for (const [start, scheme] of [
+      ["A comment with a script link.", "javascript:"],
+      ["A comment with a data link.", "data:"]
+    ] as const) {
+      await page.goto(await pageOf(start))
+      await page.getByRole("heading", { name: "Content" }).waitFor()
+      const shown = page.getByText("Link given by the platform, not opened")
+      await shown.waitFor()
+      expect(await shown.locator("code").textContent()).toMatch(new RegExp(`^${scheme}`, "u"))
+      expect(await page.getByRole("link", { name: "Open on the platform" }).count()).toBe(0)
+      expect(await page.locator('a[href^="javascript:"], a[href^="data:"]').count()).toBe(0)
+    }
+    await page.goto(await pageOf("A plain comment"))
+    const link = page.getByRole("link", { name: "Open on the platform" })
+    await link.waitFor()
+    expect(await link.getAttribute("href")).toBe("http://127.0.0.1/p/plain")
+    await page.context().close()
+  })
+
+  it("bidirectional overrides and zero-width characters are shown marked, in the list, the author and the request", async () => {
+    const page = await signedIn()
+    // The list: the zero-width space and the override inside the comment are marks, not invisible.
+    const row = page.locator("tbody tr", { hasText: "Open invoice" })
+    await row.waitFor()
+    expect(await row.locator('td[data-label="Content"]').textContent()).toBe(
+      "Open invoice⟨U+202E⟩txt.exe, you id⟨U+200B⟩iot."
+    )
+    await page.goto(await pageOf("Open invoice"))
+    const author = page.locator(".facts div", { has: page.locator("dt", { hasText: "Author" }) }).locator("dd")
+    await author.waitFor()
+    // "admin\u202Enimda" would read "adminadmin": here it reads as what it is.
+    expect(await author.textContent()).toBe("admin⟨U+202E⟩nimda")
+    expect(await author.locator(".ctl").getAttribute("title")).toBe("U+202E RIGHT-TO-LEFT OVERRIDE")
+    expect(await page.locator("blockquote.content-text").textContent()).toBe(
+      "Open invoice⟨U+202E⟩txt.exe, you id⟨U+200B⟩iot."
+    )
+    expect(await page.locator("pre.request").textContent()).toContain("invoice⟨U+202E⟩txt.exe")
+    // Nowhere on the page does the override itself act.
+    expect(await page.evaluate(() => document.body.textContent)).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b]/u)
+    await page.screenshot({ path: join(SCREENSHOTS, "console-hidden-characters.png") })
+    await page.context().close()
+  })
+
+  it("the search sees through a zero-width space: 'idiot' finds 'id\u200biot'", async () => {
+    const page = await signedIn()
+    await page.getByLabel("Search").fill("idiot")
+    await waitFor(
+      async () => {
+        const contents = await page.locator('tbody td[data-label="Content"]').allTextContents()
+        return contents.length === 1 && contents[0]!.startsWith("Open invoice")
+      },
+      20_000,
+      "the one comment with id\u200biot"
+    )
+    await page.context().close()
+  })
+
+  it("a 26,000-character comment is a few lines in the list, all of it on its page", async () => {
+    const page = await signedIn()
+    const row = page.locator("tbody tr", { hasText: "A long one." })
+    await row.waitFor()
+    const { height } = (await row.boundingBox())!
+    const plain = (await page.locator("tbody tr", { hasText: "A plain comment" }).boundingBox())!.height
+    // Three lines of text at most (a plain row is one).
+    expect(height).toBeLessThan(plain * 3)
+    await page.goto(await pageOf("A long one."))
+    // Sent in segments: the page shows the whole text, not only the segment the verdict came from.
+    const full = page.locator("blockquote.content-text")
+    await full.waitFor()
+    expect(await full.textContent()).toBe(`A long one. ${"blah ".repeat(5200)}`.trim())
+    await page.getByText(/Sent to the API in \d+ segments/u).waitFor()
+    await page.context().close()
+  })
+
+  it("signed in with the token form: feedback is sent, sign-out works, and a failed sign-out says so", async () => {
+    const page = await newPage()
+    await page.goto(`${started.daemon.adminUrl}/`)
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Decisions" }).waitFor()
+    // No reload since the form: the page has the session's CSRF token all the same.
+    await page.goto(await pageOf("A plain comment"))
+    await page.getByRole("button", { name: "Mark wrong" }).click()
+    await page.getByRole("button", { name: "Send", exact: true }).click()
+    await page.getByRole("status").filter({ hasText: "Feedback sent" }).waitFor()
+    expect(await sandboxFeedback(started.sandbox.url)).toHaveLength(1)
+
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByLabel("Admin token").waitFor()
+    expect(await page.evaluate(async () => (await fetch("/api/decisions")).status)).toBe(401)
+
+    // Signed in again, the daemon stops: Sign out cannot end the session, and the page says so.
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    // Back on the decision it was showing.
+    await page.getByRole("heading", { name: "Verdict" }).waitFor()
+    closed = true
+    await started.close()
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByRole("alert").filter({ hasText: "Not signed out: the daemon did not answer" }).waitFor()
+    expect(await page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(true)
+    await page.context().close()
   }, 60_000)
 })
 

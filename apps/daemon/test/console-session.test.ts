@@ -88,6 +88,15 @@ describe("review console sign-in", () => {
     const ok = await post("/session", { origin: daemon.adminUrl }, { token: ADMIN_TOKEN })
     expect(ok.status).toBe(200)
     expect(ok.headers.get("set-cookie")).toContain("HttpOnly")
+    // The answer carries the session's CSRF token: the page needs no session check before its first
+    // state-changing call (it signs out with it here).
+    const cookie = ok.headers.get("set-cookie")!.split(";")[0]!
+    const { csrf } = (await ok.json()) as { signedIn: true; csrf: string }
+    expect(csrf).toBe(((await (await get("/api/session", { cookie })).json()) as { csrf: string }).csrf)
+    expect((await post("/session/end", { cookie, "x-warden-csrf": csrf, origin: daemon.adminUrl }, {})).status).toBe(
+      200
+    )
+    expect((await get("/api/decisions", { cookie })).status).toBe(401)
   })
 
   it("a state-changing cookie call without the CSRF token, or from another origin, is refused", async () => {
@@ -137,5 +146,11 @@ describe("review console sign-in", () => {
     ])
     const again = await post("/api/sinks/hook/replay", { authorization: `Bearer ${ADMIN_TOKEN}` }, {})
     expect(await again.json()).toEqual({ sink: "hook", replayed: 0 })
+    // A sink the pipeline does not list: 404 naming those it does, not a 200 that replayed nothing.
+    const misspelt = await post("/api/sinks/audti/replay", { authorization: `Bearer ${ADMIN_TOKEN}` }, {})
+    expect(misspelt.status).toBe(404)
+    expect(await misspelt.json()).toEqual({
+      error: { code: "NOT_FOUND", message: "no sink 'audti' (sinks: audit, hook)", parameter: "sink" }
+    })
   })
 })

@@ -69,5 +69,32 @@ for (const [name, location] of stateBackends()) {
         ),
       30_000
     )
+
+    it.live(
+      "the text search sees through zero-width and bidirectional characters, on both sides",
+      () =>
+        onFreshState(
+          location,
+          Effect.gen(function* () {
+            const store = yield* ItemStore
+            const decisions = yield* DecisionStore
+            const request = (text: string) => JSON.stringify({ channelId: "c", text })
+            yield* store.recordItems([
+              entry("a", "hidden", 1, { request: request("You are an id\u200biot, \u202eadmin") }),
+              entry("a", "plain", 1, { request: request("You are an idiot") }),
+              entry("a", "other", 1, { request: request("Lovely article") })
+            ])
+            const found = (text: string) =>
+              Effect.map(decisions.decisions({ limit: 10, text }), (rows) => rows.map((r) => r.reference).sort())
+            // Typed clean, it finds the content that hides the word; pasted with the hidden character, both.
+            expect(yield* found("idiot")).toEqual(["hidden", "plain"])
+            expect(yield* found("id\u200biot")).toEqual(["hidden", "plain"])
+            expect(yield* found("IDIOT")).toEqual(["hidden", "plain"])
+            expect(yield* found(", admin")).toEqual(["hidden"])
+            expect(yield* found("nowhere")).toEqual([])
+          })
+        ),
+      30_000
+    )
   })
 }

@@ -5,6 +5,7 @@
 import { api, query } from "./api.ts"
 import { html, useEffect, useRef, useState } from "./html.ts"
 import { ACTION_STATUSES, contentOf, type Decision, hrefOf, keyOf, SEVERITIES, TYPES, when } from "./model.ts"
+import { visible } from "./Visible.ts"
 
 interface Filters {
   source: string
@@ -32,14 +33,14 @@ const Select = (props: {
   </select>
 </div>`
 
-/** One decision as a row. */
+/** One decision as a row; long content is clamped to a few lines (the decision page shows it all). */
 const Row = (props: { d: Decision; fresh: boolean }) => {
   const d = props.d
   const v = d.verdict ?? {}
   return html`<tr class=${props.fresh ? "fresh" : ""} data-reference=${d.reference}>
     <td data-label="Time"><time datetime=${new Date(d.createdAt).toISOString()}>${when(d.createdAt)}</time></td>
-    <td data-label="Source">${d.source}</td>
-    <td data-label="Content" class="content"><a href=${hrefOf(d.source, d.reference)}>${contentOf(d) || d.reference}</a></td>
+    <td data-label="Source">${visible(d.source)}</td>
+    <td data-label="Content" class="content"><a href=${hrefOf(d.source, d.reference)}>${visible(contentOf(d) || d.reference)}</a></td>
     <td data-label="Type">${v.type ?? d.status}</td>
     <td data-label="Classifications">${(v.classifications ?? []).join(", ")}</td>
     <td data-label="Severity"><span class=${`sev sev-${v.severity ?? "none"}`}>${v.severity ?? ""}</span></td>

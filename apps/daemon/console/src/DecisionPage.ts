@@ -8,11 +8,12 @@ import { api, query } from "./api.ts"
 import { FeedbackForm } from "./FeedbackForm.ts"
 import { html, useEffect, useState } from "./html.ts"
 import { contentOf, type DecisionDetail, type ModerateResult, when } from "./model.ts"
+import { visible, webLink } from "./Visible.ts"
 
 const Field = (label: string, value: unknown) =>
   value === undefined || value === null || value === ""
     ? null
-    : html`<div><dt>${label}</dt><dd>${Array.isArray(value) ? value.join(", ") || "none" : String(value)}</dd></div>`
+    : html`<div><dt>${label}</dt><dd>${visible(Array.isArray(value) ? value.join(", ") || "none" : String(value))}</dd></div>`
 
 const pretty = (text: string | null) => {
   if (text === null) return ""
@@ -69,22 +70,33 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
   const author =
     typeof event.author === "string" ? event.author : (event.author?.username ?? event.author?.name ?? event.author?.id)
   // A moderator's Restore / Remove is recorded under the rule "console" (ModeratorAction.RULE): not a rule that matched.
+  const permalink = event.permalink === undefined ? undefined : webLink(event.permalink)
+  // A text over the endpoint's limit goes in segments and the request kept is the one the verdict came
+  // from: the whole text is the source event's.
+  const whole = d.segments > 1 && typeof event.content?.text === "string" ? event.content.text : contentOf(d)
   const rules = [
     ...new Set(detail.actions.filter((a) => a.version === d.version && a.rule !== "console").map((a) => a.rule))
   ]
 
   return html`<main class="detail">
     <p><a href="#/">← Decisions</a></p>
-    <h1>Decision <span class="ref">${detail.reference}</span></h1>
+    <h1>Decision <span class="ref">${visible(detail.reference)}</span></h1>
     <section aria-labelledby="h-content">
       <h2 id="h-content">Content</h2>
-      <blockquote class="content-text">${contentOf(d)}</blockquote>
+      <blockquote class="content-text">${visible(whole)}</blockquote>
+      ${d.segments > 1 ? html`<p class="note">Sent to the API in ${d.segments} segments; the request below is the one the verdict came from.</p>` : null}
       <dl class="facts">
         ${Field("Source", detail.source)} ${Field("Kind", d.contentType)} ${Field("Author", author)}
         ${Field("Published", event.publishedAt === undefined ? undefined : when(event.publishedAt))} ${Field("Recorded", when(d.createdAt))} ${Field("Version", d.version)}
         ${Field("Deleted on the platform", d.deletedAt)}
       </dl>
-      ${event.permalink === undefined ? null : html`<p><a href=${event.permalink} rel="noreferrer noopener" target="_blank">Open on the platform</a></p>`}
+      ${
+        event.permalink === undefined
+          ? null
+          : permalink !== undefined
+            ? html`<p><a href=${permalink} rel="noreferrer noopener" target="_blank">Open on the platform</a></p>`
+            : html`<p class="unsafe-link">Link given by the platform, not opened (not an http or https address): <code>${visible(event.permalink)}</code></p>`
+      }
     </section>
     <section aria-labelledby="h-verdict">
       <h2 id="h-verdict">Verdict</h2>
@@ -117,7 +129,7 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
           : html`<table><thead><tr><th scope="col">Version</th><th scope="col">Action</th><th scope="col">Rule</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last error</th></tr></thead>
             <tbody>${detail.actions.map(
               (a) =>
-                html`<tr><td>${a.version}</td><td>${a.kind}</td><td>${a.rule}</td><td>${a.status}</td><td>${a.attempts}</td><td>${a.lastError ?? ""}</td></tr>`
+                html`<tr><td>${a.version}</td><td>${a.kind}</td><td>${a.rule}</td><td>${a.status}</td><td>${a.attempts}</td><td>${visible(a.lastError)}</td></tr>`
             )}</tbody></table>`
       }
     </section>
@@ -132,7 +144,7 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
                 : html`<button type="button" class="danger" disabled=${moderating} onClick=${() => moderate("remove")}>Remove</button>`
             )}</div>`
       }
-      ${moderated === undefined ? null : html`<p role=${moderated.ok ? "status" : "alert"} class=${moderated.ok ? "ok" : "problem"}>${moderated.text}</p>`}
+      ${moderated === undefined ? null : html`<p role=${moderated.ok ? "status" : "alert"} class=${moderated.ok ? "ok" : "problem"}>${visible(moderated.text)}</p>`}
     </section>
     <section aria-labelledby="h-feedback">
       <h2 id="h-feedback">Feedback sent</h2>
@@ -142,19 +154,20 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
           : html`<table><thead><tr><th scope="col">When</th><th scope="col">Origin</th><th scope="col">Status</th><th scope="col">Id</th><th scope="col">Error</th></tr></thead>
             <tbody>${detail.feedback.map(
               (f) =>
-                html`<tr><td>${when(f.createdAt)}</td><td>${f.origin}</td><td>${f.status}</td><td>${f.id ?? ""}</td><td>${f.error ?? ""}</td></tr>`
+                html`<tr><td>${when(f.createdAt)}</td><td>${f.origin}</td><td>${f.status}</td><td>${f.id ?? ""}</td><td>${visible(f.error)}</td></tr>`
             )}</tbody></table>`
       }
     </section>
     <section aria-labelledby="h-request">
       <h2 id="h-request">The exact request sent</h2>
       <p>${d.endpoint ?? ""} — feedback sends this body unchanged as <code>analyzeRequest</code>.</p>
-      <pre class="request" tabindex="0">${pretty(d.request)}</pre>
+      <pre class="request" tabindex="0">${visible(pretty(d.request))}</pre>
     </section>
     ${
       detail.versions.length > 1
         ? html`<section aria-labelledby="h-versions"><h2 id="h-versions">Versions</h2><ul>${detail.versions.map(
-            (x) => html`<li>v${x.version}: ${x.verdict?.type ?? x.status} (${when(x.createdAt)}) — ${contentOf(x)}</li>`
+            (x) =>
+              html`<li>v${x.version}: ${x.verdict?.type ?? x.status} (${when(x.createdAt)}) — ${visible(contentOf(x))}</li>`
           )}</ul></section>`
         : null
     }

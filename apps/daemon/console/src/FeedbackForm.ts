@@ -6,6 +6,7 @@
 import { api, ApiError } from "./api.ts"
 import { html, useEffect, useRef, useState } from "./html.ts"
 import { CLASSIFICATIONS, CONFIDENCES } from "./model.ts"
+import { visible } from "./Visible.ts"
 
 /** The form; `wrong` starts with every classification of the verdict unticked (the verdict was wrong). */
 export const FeedbackForm = (props: {
@@ -86,6 +87,6 @@ export const FeedbackForm = (props: {
       <button type="submit" disabled=${sending}>Send</button>
       <button type="button" class="secondary" onClick=${props.onCancel}>Cancel</button>
     </div>
-    ${result === undefined ? null : html`<p role=${result.ok ? "status" : "alert"} class=${result.ok ? "ok" : "problem"}>${result.text}</p>`}
+    ${result === undefined ? null : html`<p role=${result.ok ? "status" : "alert"} class=${result.ok ? "ok" : "problem"}>${visible(result.text)}</p>`}
   </form>`
 }

@@ -6,6 +6,7 @@
 import { PATHS } from "@warden/core/client"
 import { api } from "./api.ts"
 import { html, useEffect, useState } from "./html.ts"
+import { visible } from "./Visible.ts"
 
 interface Readiness {
   ready: boolean
@@ -101,12 +102,12 @@ export const PipelinePage = () => {
   return html`<main class="pipeline">
     <h1>Pipeline</h1>
     <p class=${ready.ready ? "ok" : "problem"} role="status">${ready.ready ? "Ready: the daemon is making progress." : "Not ready: the daemon cannot make progress."}</p>
-    ${ready.problems.length === 0 ? null : html`<ul class="problems">${ready.problems.map((p) => html`<li>${p}</li>`)}</ul>`}
+    ${ready.problems.length === 0 ? null : html`<ul class="problems">${ready.problems.map((p) => html`<li>${visible(p)}</li>`)}</ul>`}
     <section aria-labelledby="h-sources"><h2 id="h-sources">Sources</h2>
       <table><thead><tr><th scope="col">Source</th><th scope="col">State</th><th scope="col">Since</th><th scope="col">API</th><th scope="col">Waiting for a verdict</th><th scope="col">Last error</th></tr></thead>
       <tbody>${Object.entries(ready.sources).map(
         ([id, s]) =>
-          html`<tr><td>${id}</td><td><span class=${`state state-${s.state}`}>${s.state}</span></td><td>${new Date(s.since).toLocaleString()}</td><td>${s.api}</td><td>${backlogOf(id)}</td><td>${s.problem ?? s.reason ?? ""}</td></tr>`
+          html`<tr><td>${id}</td><td><span class=${`state state-${s.state}`}>${s.state}</span></td><td>${new Date(s.since).toLocaleString()}</td><td>${s.api}</td><td>${backlogOf(id)}</td><td>${visible(s.problem ?? s.reason)}</td></tr>`
       )}</tbody></table>
     </section>
     <section aria-labelledby="h-chart"><h2 id="h-chart">Verdicts per minute, last hour</h2><${Chart} data=${counters.verdictsPerMinute} /></section>

@@ -22,12 +22,18 @@ export const api = async <A = any>(path: string, init: { method?: string; body?:
   const headers: Record<string, string> = { accept: "application/json" }
   if (init.body !== undefined) headers["content-type"] = "application/json"
   if (method !== "GET" && csrf !== null) headers["x-warden-csrf"] = csrf
-  const res = await fetch(path, {
-    method,
-    headers,
-    credentials: "same-origin",
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) })
-  })
+  let res: Response
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) })
+    })
+  } catch (e) {
+    // The daemon stopped, or the network is down: said as such, not as "Failed to fetch".
+    throw new ApiError(0, "UNREACHABLE", `the daemon did not answer (${e instanceof Error ? e.message : String(e)})`)
+  }
   const body = await res.json().catch(() => null)
   if (!res.ok && !(res.status === 503 && path === "/readyz")) {
     throw new ApiError(res.status, body?.error?.code ?? "HTTP_ERROR", body?.error?.message ?? res.statusText)
@@ -47,12 +53,25 @@ export const checkSession = async (): Promise<boolean> => {
   }
 }
 
-/** Signs in with the admin token (the page's form). */
-export const signIn = (token: string) => api("/session", { method: "POST", body: { token } })
+/**
+ * Signs in with the admin token (the page's form). The answer carries the session's CSRF token: the
+ * page goes on without a reload, so no session check would fetch it.
+ */
+export const signIn = async (token: string) => {
+  const session = await api<{ csrf: string }>("/session", { method: "POST", body: { token } })
+  csrf = session.csrf
+}
 
-/** Signs out. */
+/**
+ * Signs out; throws {@link ApiError} when the daemon did not end the session (the cookie still works).
+ * A session already gone (401: expired, or a restart) is signed out.
+ */
 export const signOut = async () => {
-  await api("/session/end", { method: "POST" })
+  try {
+    await api("/session/end", { method: "POST" })
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 401)) throw e
+  }
   csrf = null
 }
 

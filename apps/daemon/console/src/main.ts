@@ -3,12 +3,13 @@
  * shows only the sign-in form; then the decisions list (`#/`), a decision (`#/decision/SOURCE/REF`)
  * and the pipeline (`#/pipeline`). It talks to nothing but the admin API of the host that served it.
  */
-import { api, checkSession, signOut } from "./api.ts"
+import { ApiError, api, checkSession, signOut } from "./api.ts"
 import { DecisionList } from "./DecisionList.ts"
 import { DecisionPage } from "./DecisionPage.ts"
 import { html, render, useEffect, useState } from "./html.ts"
 import { PipelinePage } from "./PipelinePage.ts"
 import { SignIn } from "./SignIn.ts"
+import { visibleText } from "./Visible.ts"
 
 type Route = { page: "decisions" } | { page: "decision"; source: string; reference: string } | { page: "pipeline" }
 
@@ -23,6 +24,7 @@ const App = () => {
   const [signedIn, setSignedIn] = useState<boolean | undefined>(undefined)
   const [route, setRoute] = useState<Route>(routeOf(location.hash))
   const [sources, setSources] = useState<ReadonlyArray<string>>([])
+  const [signOutProblem, setSignOutProblem] = useState("")
   const refused = new URLSearchParams(location.search).get("signin") === "refused"
 
   useEffect(() => {
@@ -41,9 +43,23 @@ const App = () => {
   }, [signedIn])
   useEffect(() => {
     const title =
-      route.page === "decision" ? `Decision ${route.reference}` : route.page === "pipeline" ? "Pipeline" : "Decisions"
+      route.page === "decision"
+        ? `Decision ${visibleText(route.reference)}`
+        : route.page === "pipeline"
+          ? "Pipeline"
+          : "Decisions"
     document.title = `${title} · Warden`
   }, [route])
+
+  // A sign-out that failed leaves the session working: said, never a silent no-op.
+  const leave = () =>
+    signOut().then(
+      () => {
+        setSignOutProblem("")
+        setSignedIn(false)
+      },
+      (e) => setSignOutProblem(`Not signed out: ${e instanceof ApiError ? e.message : String(e)}`)
+    )
 
   if (signedIn === undefined) return html`<p class="loading">Loading…</p>`
   if (!signedIn) return html`<${SignIn} refused=${refused} onSignedIn=${() => setSignedIn(true)} />`
@@ -55,8 +71,9 @@ const App = () => {
         <a href="#/" aria-current=${current("decisions")}>Decisions</a>
         <a href="#/pipeline" aria-current=${current("pipeline")}>Pipeline</a>
       </nav>
-      <button type="button" class="secondary" onClick=${() => signOut().then(() => setSignedIn(false))}>Sign out</button>
+      <button type="button" class="secondary" onClick=${leave}>Sign out</button>
     </header>
+    ${signOutProblem === "" ? null : html`<p role="alert" class="problem banner">${signOutProblem}</p>`}
     ${
       route.page === "decision"
         ? html`<${DecisionPage} key=${`${route.source}/${route.reference}`} source=${route.source} reference=${route.reference} />`

@@ -12,6 +12,8 @@ export interface Decision {
   readonly verdict: Verdict | null
   readonly error: unknown
   readonly analysedAt: string | null
+  /** How many requests the content took (a text over the endpoint's limit is sent in segments). */
+  readonly segments: number
   readonly createdAt: number
   readonly deletedAt: string | null
 }

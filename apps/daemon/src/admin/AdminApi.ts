@@ -33,6 +33,7 @@ import {
   NotFound,
   PayloadTooLarge,
   Unauthenticated,
+  UnsupportedMediaType,
   Upstream
 } from "./AdminError.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
@@ -66,9 +67,12 @@ export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth, { provides: 
   }
 ) {}
 
-/** Input problems (query, path, body) as the 400 envelope naming the parameter or field. */
+/**
+ * Input problems (query, path, body) as the 400 envelope naming the parameter or field; a body over
+ * the limit (413), or without its JSON `Content-Type` (415).
+ */
 export class InputValidation extends HttpApiMiddleware.Service<InputValidation>()("@warden/daemon/InputValidation", {
-  error: [BadRequest, PayloadTooLarge]
+  error: [BadRequest, PayloadTooLarge, UnsupportedMediaType]
 }) {}
 
 // ---------------------------------------------------------------------------------------------------
@@ -303,7 +307,8 @@ export class ConsoleGroup extends HttpApiGroup.make("console").add(
   ),
   HttpApiEndpoint.post("replay", "/api/sinks/:sink/replay", {
     params: { sink: Schema.String },
-    success: Schema.Struct({ sink: Text, replayed: Schema.Number })
+    success: Schema.Struct({ sink: Text, replayed: Schema.Number }),
+    error: NotFound
   }).annotate(OpenApi.Summary, "Puts a sink's dead letters back into its outbox")
 ) {}
 
@@ -312,7 +317,10 @@ export class SignInGroup extends HttpApiGroup.make("signIn")
   .add(
     HttpApiEndpoint.post("signIn", "/session", {
       payload: Schema.Struct({ token: Schema.String }),
-      success: Schema.Struct({ signedIn: Schema.Literal(true) }),
+      success: Schema.Struct({
+        signedIn: Schema.Literal(true),
+        csrf: Text.annotate({ description: "The session's CSRF token (x-warden-csrf), as GET /api/session answers" })
+      }),
       error: [Unauthenticated, CrossSiteRefused]
     }).annotate(OpenApi.Summary, "Signs a browser in with the admin token (sets the session cookie)")
   )

@@ -70,6 +70,12 @@ export class Conflict extends wire("Conflict", 409, "Ambiguous reference, or not
 export class Gone extends wire("Gone", 410, "The item was erased") {}
 /** 413: the body is over 1 MiB. */
 export class PayloadTooLarge extends wire("PayloadTooLarge", 413, "The body is over 1 MiB") {}
+/** 415: a body without `Content-Type`, or of a type the route does not take (it takes `application/json`). */
+export class UnsupportedMediaType extends wire(
+  "UnsupportedMediaType",
+  415,
+  "The body has no Content-Type, or not application/json"
+) {}
 /** 502: the Content Analysis API or the platform refused or failed. */
 export class Upstream extends wire("Upstream", 502, "The Content Analysis API or the platform failed") {}
 
@@ -81,6 +87,7 @@ const BY_STATUS = {
   409: Conflict,
   410: Gone,
   413: PayloadTooLarge,
+  415: UnsupportedMediaType,
   502: Upstream
 } as const
 

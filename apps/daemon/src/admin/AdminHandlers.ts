@@ -341,6 +341,15 @@ export const consoleGroup = (options: {
           answering(
             Effect.gen(function* () {
               const sink = yield* RequestInput.text("sink", params.sink)
+              // A misspelt sink would replay nothing and look done: 404, naming the sinks there are.
+              const known = yield* Effect.orDie(PipelineView.listedSinks(sql, options.sinks))
+              if (!known.includes(sink))
+                return yield* new AdminRefused({
+                  status: 404,
+                  code: "NOT_FOUND",
+                  message: `no sink '${sink}' (sinks: ${known.join(", ") || "none"})`,
+                  parameter: "sink"
+                })
               const replayed = yield* DeadLetterReplay.replay(sql, sink)
               return { sink, replayed }
             })
@@ -364,8 +373,9 @@ export const signIn = (sessions: ConsoleSession.Sessions) =>
               code: "UNAUTHENTICATED",
               message: "that token is not the admin token"
             })
-          const { setCookie } = sessions.open()
-          return HttpServerResponse.jsonUnsafe({ signedIn: true }, { headers: { "set-cookie": setCookie } })
+          // The CSRF token in the answer: the page signed in this way makes state-changing calls next.
+          const { csrf, setCookie } = sessions.open()
+          return HttpServerResponse.jsonUnsafe({ signedIn: true, csrf }, { headers: { "set-cookie": setCookie } })
         })
       )
     )

@@ -4,9 +4,12 @@
  * - `AdminAuth`: the bearer token or a live console session (401 otherwise, with
  *   `WWW-Authenticate: Bearer`); a state-changing call with the cookie also needs the session's CSRF
  *   token and the console's origin (403). The probes `admin.public` lists pass without either.
- * - `InputValidation`: a body over 1 MiB is a 413 before it is read; a query parameter the endpoint
- *   does not declare, one given twice or holding control characters is a 400 naming it; a path, query
- *   or body the schemas refuse is a 400 naming the parameter or field (never HttpApi's empty 400).
+ * - `InputValidation`: a body over 1 MiB is a 413 before it is read; on a route that takes a JSON body,
+ *   a request without `Content-Type` or with another type is a 415 (the envelope, not HttpApi's
+ *   `text/plain` answer; HttpApi would read a body without a type as JSON); a query parameter the
+ *   endpoint does not declare, one given twice or holding control characters is a 400 naming it; a
+ *   path, query or body the schemas refuse is a 400 naming the parameter or field (never HttpApi's
+ *   empty 400).
  */
 import { Effect, Layer, SchemaIssue } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -120,6 +123,29 @@ export const tooLarge = new AdminRefused({
   message: `the body is over ${MAX_BODY} bytes (1 MiB), the admin API's limit`
 })
 
+/**
+ * 415 when `endpoint` takes a body and the request's `Content-Type` is missing or not one it takes,
+ * else undefined.
+ */
+export const unsupportedMediaType = (
+  endpoint: HttpApiEndpoint.Top,
+  request: { readonly method: string; readonly headers: Readonly<Record<string, string | undefined>> }
+): AdminRefused | undefined => {
+  const takes = [...endpoint.payload.keys()]
+  if (takes.length === 0 || SAFE_METHODS.has(request.method)) return undefined
+  const given = request.headers["content-type"]
+  const media = given === undefined ? undefined : given.split(";")[0]!.trim().toLowerCase()
+  if (media !== undefined && media !== "" && takes.includes(media)) return undefined
+  return new AdminRefused({
+    status: 415,
+    code: "UNSUPPORTED_MEDIA_TYPE",
+    message:
+      media === undefined || media === ""
+        ? `the body needs Content-Type: ${takes.join(" or ")}`
+        : `Content-Type ${media} is not taken here: send ${takes.join(" or ")}`
+  })
+}
+
 /** The names of the query parameters an endpoint declares. */
 const declaredQuery = (endpoint: HttpApiEndpoint.Top): ReadonlyArray<string> => {
   const query = endpoint.query as { readonly schema?: { readonly fields?: Record<string, unknown> } } | undefined
@@ -171,6 +197,8 @@ export const inputLayer = Layer.succeed(InputValidation, ((
       )
       return yield* answering(Effect.fail(tooLarge))
     }
+    const unsupported = unsupportedMediaType(context.endpoint, request)
+    if (unsupported !== undefined) return yield* answering(Effect.fail(unsupported))
     const url = new URL(request.url, "http://admin")
     yield* answering(RequestInput.query(url.searchParams, declaredQuery(context.endpoint)))
     return yield* httpEffect.pipe(

@@ -2,8 +2,8 @@
  * Sign-in of the review console: a moderator opens the printed `console  http://HOST:PORT/?token=...`
  * link (or types the token into the page) and gets a session cookie, `HttpOnly` (no script reads it)
  * and `SameSite=Strict` (no other site's page sends it). Each session has its own CSRF token, which the
- * page reads from `GET /api/session` and sends back in `x-warden-csrf` on every state-changing call:
- * a cross-site form or script cannot know it. Sessions live in memory: a restart signs everyone out.
+ * page reads from `GET /api/session` (or from the answer of the form's `POST /session`) and sends back
+ * in `x-warden-csrf` on every state-changing call: a cross-site form or script cannot know it. Sessions live in memory: a restart signs everyone out.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { Redacted } from "effect"
@@ -55,13 +55,15 @@ export const make = (token: Redacted.Redacted<string>, now: () => number = Date.
 
   const tokenMatches = (given: string): boolean => sameSecret(given, Redacted.value(token))
 
-  /** Opens a session; returns its id (the cookie's value) and the `Set-Cookie` header. */
+  /** Opens a session; returns its id (the cookie's value), its CSRF token and the `Set-Cookie` header. */
   const open = () => {
     const id = randomBytes(32).toString("base64url")
-    sessions.set(id, { csrf: randomBytes(24).toString("base64url"), expiresAt: now() + SESSION_MILLIS })
+    const csrf = randomBytes(24).toString("base64url")
+    sessions.set(id, { csrf, expiresAt: now() + SESSION_MILLIS })
     while (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!)
     return {
       id,
+      csrf,
       setCookie: `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MILLIS / 1000}`
     }
   }

@@ -20,6 +20,21 @@ const decodeItems = Rows.decode(
 /** Verdicts per minute (`created_at / 60000`: a BIGINT on PostgreSQL) and type (`null`: none). */
 const decodeMinutes = Rows.decode("warden_items", Schema.Struct({ minute: Rows.Int, type: Rows.Text, n: Rows.Int }))
 
+const decodeSinks = Rows.decode("warden_outbox", Schema.Struct({ sink: Schema.String }))
+
+/**
+ * The sinks the pipeline lists: the configured ones, and any other with rows in the outbox or dead
+ * letters (a sink since removed from the file). What `POST /api/sinks/{sink}/replay` knows.
+ */
+export const listedSinks = (sql: SqlClient.SqlClient, sinks: ReadonlyArray<string>) =>
+  Effect.map(
+    Effect.flatMap(
+      sql`SELECT DISTINCT sink FROM warden_outbox UNION SELECT DISTINCT sink FROM warden_dead_letters`,
+      decodeSinks
+    ),
+    (rows) => [...new Set([...sinks, ...rows.map((r) => r.sink)])].sort((a, b) => a.localeCompare(b))
+  )
+
 /**
  * Reads the counters (`GET /api/pipeline`, `AdminApi.Pipeline`); `sinks` names the configured sinks,
  * so an empty queue shows as 0.

@@ -2,10 +2,12 @@
  * How a `warden` run ends (DESIGN.md): exit 0 ok, 1 runtime failure, 2 usage error, 78 invalid
  * configuration. Every failure is one line on stderr: commands print their own; whatever reaches the
  * top unprinted (a defect included) is printed here as `warden: <message>`, without a stack trace
- * unless `WARDEN_DEBUG` is set.
+ * unless `WARDEN_DEBUG` is set, its control characters escaped (a message can quote a stranger).
  */
 import { Cause, Console, Effect, Runtime } from "effect"
 import { CliError } from "effect/cli"
+import { inert } from "../domain/TerminalText.ts"
+import { isDebug } from "../Logging.ts"
 
 /** Exit code of a usage error: an unknown command or flag, a missing or invalid argument. */
 export const EXIT_USAGE = 2
@@ -53,8 +55,6 @@ export const reportUnreported = (cause: Cause.Cause<unknown>): Effect.Effect<voi
     if (CliError.isCliError(error) && error._tag === "ShowHelp") return
     if (typeof error === "object" && error !== null && !Runtime.getErrorReported(error)) return
     const defect = Cause.hasDies(cause) && !Cause.hasFails(cause)
-    yield* Console.error(`warden: ${defect ? "internal error: " : ""}${oneLine(messageOf(error))}`)
-    if (process.env.WARDEN_DEBUG !== undefined && process.env.WARDEN_DEBUG !== "") {
-      yield* Console.error(Cause.pretty(cause))
-    }
+    yield* Console.error(`warden: ${defect ? "internal error: " : ""}${inert(oneLine(messageOf(error)))}`)
+    if (isDebug()) yield* Console.error(inert(Cause.pretty(cause), { lines: true }))
   })

@@ -5,11 +5,15 @@
 import { Console, Effect, Option } from "effect"
 import { Flag } from "effect/cli"
 import { type ConfigError, formatLocated } from "../config/index.ts"
+import { inert } from "../domain/TerminalText.ts"
 import { CliFailure, EXIT_CONFIG } from "./Outcome.ts"
 
-/** Prints `lines` on stderr, one `Console.error` each, and fails with `exitCode` (reported: not printed again). */
+/**
+ * Prints `lines` on stderr, one `Console.error` each, and fails with `exitCode` (reported: not printed
+ * again). Each line is made inert: a refusal can quote what a feed server answered.
+ */
 export const printed = (lines: ReadonlyArray<string>, exitCode: number): Effect.Effect<never, CliFailure> =>
-  Effect.forEach(lines, (line) => Console.error(line), { discard: true }).pipe(
+  Effect.forEach(lines, (line) => Console.error(inert(line)), { discard: true }).pipe(
     Effect.andThen(Effect.fail(new CliFailure(exitCode, lines.join("\n"))))
   )
 

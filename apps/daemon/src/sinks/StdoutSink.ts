@@ -1,10 +1,12 @@
 /**
  * Writes each verdict to standard output: one JSON line per verdict, or, on a terminal, one
  * human-readable line (what `warden demo` shows). Colours go through `util.styleText`, which honours
- * `NO_COLOR`, `FORCE_COLOR` and whether stdout is a terminal.
+ * `NO_COLOR`, `FORCE_COLOR` and whether stdout is a terminal. Both are escaped for a terminal
+ * (`TerminalText`): a comment, a reference or an error can hold an ESC or a C1 control.
  */
 import { styleText } from "node:util"
 import { Effect, Result } from "effect"
+import { inert } from "../domain/TerminalText.ts"
 import type { VerdictRecord } from "../domain/VerdictRecord.ts"
 import * as QueuedRecord from "./QueuedRecord.ts"
 import type { Sink } from "./Sink.ts"
@@ -12,6 +14,7 @@ import type { Sink } from "./Sink.ts"
 /** The output format: `auto` is `pretty` on a terminal and `json` otherwise. */
 export type Format = "auto" | "json" | "pretty"
 
+/**
 /**
  * The columns of {@link prettyLine}, printed once above the first line. `RECOMMENDED` is the API's
  * `recommendedAction` (advice, not something done); `DONE` is what Warden did: the actions of the rule
@@ -26,19 +29,22 @@ export const prettyHeader = (colour: boolean): string => {
 const done = (r: VerdictRecord): string => {
   if (r.rule === undefined && (r.actions === undefined || r.actions.length === 0)) return "-"
   const what = r.actions !== undefined && r.actions.length > 0 ? r.actions.join(",") : `rule ${r.rule}`
-  return r.dryRun ? `${what} (dry run)` : what
+  return inert(r.dryRun ? `${what} (dry run)` : what)
 }
 
-/** One human-readable line for a verdict; `colour`: styled for stdout (as NO_COLOR/FORCE_COLOR allow). */
+/**
+ * One human-readable line for a verdict; `colour`: styled for stdout (as NO_COLOR/FORCE_COLOR allow).
+ * Every recorded field is escaped before the line's own colours go around it.
+ */
 export const prettyLine = (r: VerdictRecord, colour: boolean): string => {
   const c = (name: "red" | "yellow" | "green" | "dim", text: string) =>
     colour ? styleText(name, text, { stream: process.stdout }) : text
-  const item = `${r.source} ${r.reference} v${r.version}`
+  const item = inert(`${r.source} ${r.reference} v${r.version}`)
   if (r.status !== "analysed" || r.verdict === undefined) {
-    return `${c("yellow", r.status.toUpperCase().padEnd(12))}${"".padEnd(45)}${done(r).padEnd(16)}${item} ${r.error?.code ?? ""}: ${r.error?.message ?? ""}`
+    return `${c("yellow", r.status.toUpperCase().padEnd(12))}${"".padEnd(45)}${done(r).padEnd(16)}${item} ${inert(`${r.error?.code ?? ""}: ${r.error?.message ?? ""}`)}`
   }
   const v = r.verdict
-  const action = v.recommendedAction ?? "?"
+  const action = inert(v.recommendedAction ?? "?")
   // The API's advice in yellow: red is kept for what was done.
   const head = action === "REMOVE" ? c("yellow", action.padEnd(12)) : c("green", action.padEnd(12))
   const classes = v.classifications.length > 0 ? v.classifications.join(",") : "-"
@@ -47,8 +53,11 @@ export const prettyLine = (r: VerdictRecord, colour: boolean): string => {
   const text =
     r.text === undefined
       ? ""
-      : ` ${c("dim", JSON.stringify(r.text.length > 80 ? `${r.text.slice(0, 77)}...` : r.text))}`
-  return `${head}${(v.severity ?? "-").padEnd(10)}${(v.type ?? "-").padEnd(11)}${classes.padEnd(19)}${(v.language ?? "--").padEnd(5)}${didSomething ? c("red", doneText) : doneText}${item}${text}`
+      : ` ${c("dim", inert(JSON.stringify(r.text.length > 80 ? `${r.text.slice(0, 77)}...` : r.text)))}`
+  const verdict = inert(
+    `${(v.severity ?? "-").padEnd(10)}${(v.type ?? "-").padEnd(11)}${classes.padEnd(19)}${(v.language ?? "--").padEnd(5)}`
+  )
+  return `${head}${verdict}${didSomething ? c("red", doneText) : doneText}${item}${text}`
 }
 
 /** The stdout sink. */
@@ -64,12 +73,13 @@ export const make = (options: { readonly name: string; readonly format: Format }
     maxAttempts: 3,
     deliver: (records) =>
       Effect.callback<ReadonlyArray<string | undefined>>((resume) => {
-        // json: the recorded text as it is; pretty: each record decoded, and one that does not decode is
-        // not printed but fails with the reason (retried, then dead-lettered).
+        // json: the recorded text, escaped for a terminal (the same JSON value: C1 and hidden characters
+        // as \u escapes); pretty: each record decoded, and one that does not decode is not printed but
+        // fails with the reason (retried, then dead-lettered).
         const lines: Array<string> = []
         const unreadable = records.map((r) => {
           if (!pretty) {
-            lines.push(r.json)
+            lines.push(inert(r.json))
             return undefined
           }
           const decoded = QueuedRecord.decode(r)

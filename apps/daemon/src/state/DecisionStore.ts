@@ -4,8 +4,10 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import { withoutIgnored } from "../domain/HiddenCharacters.ts"
 import * as Like from "./internal/Like.ts"
 import * as Rows from "./internal/Rows.ts"
+import * as SearchText from "./internal/SearchText.ts"
 
 /** Filters of the decisions query. */
 export interface DecisionQuery {
@@ -19,7 +21,10 @@ export interface DecisionQuery {
   readonly severity?: string | undefined
   /** Only items with a platform action in this status (`pending`, `done`, `failed`, `would-do`). */
   readonly actionStatus?: string | undefined
-  /** Text in the reference or the request sent (case-insensitive substring). */
+  /**
+   * Text in the reference or the request sent (case-insensitive substring); in the request, zero-width
+   * and bidirectional characters are ignored on both sides (`SearchText`).
+   */
   readonly text?: string | undefined
   readonly limit: number
   /** Keyset paging: only rows after this one in the listing's order (newest first). */
@@ -120,13 +125,14 @@ const make = Effect.gen(function* () {
               AND a.version = i.version AND a.status = ${query.actionStatus})`
       }
       ${
+        // The reference as typed; the content without hidden characters, on both sides (SearchText).
         query.text === undefined
           ? sql``
           : sql.onDialectOrElse({
               pg: () => sql`AND (reference ILIKE ${Like.containing(query.text!)} ESCAPE '\\'
-                OR request ILIKE ${Like.containing(query.text!)} ESCAPE '\\')`,
+                OR ${SearchText.column(sql, "request")} ILIKE ${Like.containing(withoutIgnored(query.text!))} ESCAPE '\\')`,
               orElse: () => sql`AND (reference LIKE ${Like.containing(query.text!)} ESCAPE '\\'
-                OR request LIKE ${Like.containing(query.text!)} ESCAPE '\\')`
+                OR ${SearchText.column(sql, "request")} LIKE ${Like.containing(withoutIgnored(query.text!))} ESCAPE '\\')`
             })
       }
       ${

@@ -29,6 +29,7 @@ import { Context, Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
 import * as GroupSync from "./internal/GroupSync.ts"
+import * as SearchText from "./internal/SearchText.ts"
 
 /** Options of the embedded SQLite client. */
 export interface SqliteClientOptions {
@@ -135,6 +136,8 @@ export const make = Effect.fn("SqliteClient.make")(function* (options: SqliteCli
     options.filename !== ":memory:" &&
     (db.prepare("PRAGMA journal_mode = WAL").get() as { journal_mode?: unknown } | undefined)?.journal_mode === "wal"
   if (options.filename !== ":memory:") db.exec("PRAGMA synchronous = NORMAL")
+  // The decision search's function (DecisionStore): content without zero-width or bidirectional characters.
+  SearchText.register(db)
   const walSync = wal ? yield* walSyncOf(`${options.filename}-wal`) : undefined
   const connection = makeConnection(db, options.prepareCacheSize ?? 200)
   const acquirers = SqlClient.makeSqliteAcquirers({

@@ -7,6 +7,10 @@ export interface FeedItem {
   readonly title: string
   readonly description: string
   readonly pubDate?: string
+  /** The item's `<link>` (default `http://127.0.0.1/p/GUID`): a hostile feed's can be anything. */
+  readonly link?: string
+  /** The item's `<author>`. */
+  readonly author?: string
 }
 
 const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
@@ -18,7 +22,7 @@ export const rss = (items: ReadonlyArray<FeedItem>): string =>
 ${items
   .map(
     (i) =>
-      `<item><guid isPermaLink="false">${escape(i.guid)}</guid><title>${escape(i.title)}</title><link>http://127.0.0.1/p/${encodeURIComponent(i.guid)}</link><description>${escape(i.description)}</description>${i.pubDate ? `<pubDate>${i.pubDate}</pubDate>` : ""}</item>`
+      `<item><guid isPermaLink="false">${escape(i.guid)}</guid><title>${escape(i.title)}</title><link>${escape(i.link ?? `http://127.0.0.1/p/${encodeURIComponent(i.guid)}`)}</link><description>${escape(i.description)}</description>${i.pubDate ? `<pubDate>${i.pubDate}</pubDate>` : ""}${i.author === undefined ? "" : `<author>${escape(i.author)}</author>`}</item>`
   )
   .join("\n")}
 </channel></rss>`

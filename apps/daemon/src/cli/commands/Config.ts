@@ -14,6 +14,7 @@ import * as ConfigJsonSchema from "../../config/ConfigJsonSchema.ts"
 import * as Connect from "../Connect.ts"
 import { looksLikeUrl, shownUrl } from "../ShownUrl.ts"
 import { invalidConfig, printed } from "../Refusal.ts"
+import { inert } from "../../domain/TerminalText.ts"
 
 const connectFlag = Flag.Boolean("connect").pipe(
   Flag.withDescription(
@@ -57,7 +58,8 @@ const check = Command.make("check", { file: fileArgument, connect: connectFlag }
     const probes = yield* Connect.probes(config)
     for (const probe of probes) {
       if (probe.problem === undefined) yield* Console.log(`  connect: ${probe.setting}: ${probe.what}: ok`)
-      else yield* Console.error(probe.problem)
+      // A probe's problem can quote what the remote server answered.
+      else yield* Console.error(inert(probe.problem))
     }
     const failures = probes.filter((p) => p.problem !== undefined)
     if (failures.length > 0) {

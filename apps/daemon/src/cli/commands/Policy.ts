@@ -17,6 +17,7 @@ import * as StateStore from "../../state/StateStore.ts"
 import * as Since from "../../admin/Since.ts"
 import { configFlag, knownSource, refuser } from "../Refusal.ts"
 import * as StateFromConfig from "../StateFromConfig.ts"
+import { inert } from "../../domain/TerminalText.ts"
 
 const refuse = refuser("policy test")
 
@@ -81,8 +82,10 @@ const test = Command.make(
         Effect.provide(StateStore.layer.pipe(Layer.provideMerge(StateFromConfig.sql(checked.config.state)))),
         Effect.catchTag("SqlError", (e) => refuse(`cannot read the state database: ${e.message}`, 1))
       )
-      if (format === "json") yield* Console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2))
-      else yield* Console.log(reports.map(Backtest.formatTable).join("\n\n"))
+      // References come from the platforms: escaped for the terminal.
+      if (format === "json")
+        yield* Console.log(inert(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2), { lines: true }))
+      else yield* Console.log(inert(reports.map(Backtest.formatTable).join("\n\n"), { lines: true }))
     })
 ).pipe(
   Command.withDescription(

@@ -19,6 +19,7 @@ import { fromIssue } from "../../config/internal/Problems.ts"
 import { SecretRef } from "../../config/index.ts"
 import { refuser } from "../Refusal.ts"
 import { checkpoint } from "./SourceCheckpoint.ts"
+import { inert } from "../../domain/TerminalText.ts"
 
 const refuse = refuser("source preview")
 
@@ -156,12 +157,13 @@ const preview = Command.make(
         Effect.catch((e) => refuse(e.message, e.reason === "InvalidConfig" ? 78 : 1))
       )
       for (const event of events) {
-        yield* Console.log(JSON.stringify(event, (_, v) => (typeof v === "bigint" ? `${v}n` : v)))
+        // JSON lines (still JSON once escaped): the event is the stranger's content, author and links.
+        yield* Console.log(inert(JSON.stringify(event, (_, v) => (typeof v === "bigint" ? `${v}n` : v))))
         // What the daemon would dead-letter (and skip), flagged where the user sees it.
         const problems = SourceEvent.problems(event)
         if (problems.length > 0) {
           yield* Console.error(
-            `invalid event, the daemon would dead-letter it: ${SourceEvent.formatProblems(problems)}`
+            `invalid event, the daemon would dead-letter it: ${inert(SourceEvent.formatProblems(problems))}`
           )
         }
       }

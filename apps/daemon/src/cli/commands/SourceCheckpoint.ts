@@ -18,6 +18,7 @@ import { SourceErrorStore, type SourceErrorStoreShape } from "../../state/Source
 import * as StateFromConfig from "../StateFromConfig.ts"
 import { operator } from "../Operator.ts"
 import { configFlag, knownSource, refuser } from "../Refusal.ts"
+import { inert } from "../../domain/TerminalText.ts"
 
 const refuse = refuser("source checkpoint")
 
@@ -49,7 +50,8 @@ const show = Command.make("show", flags, ({ config, source }) =>
       const row = yield* store.checkpointRow(source)
       if (Option.isNone(row)) return yield* Console.log(`source ${source} has no checkpoint (it starts afresh)`)
       const { checkpoint, updatedAt } = row.value
-      yield* Console.log(checkpoint)
+      // What the connector kept of the platform's answers (ETags, cursors): escaped for the terminal.
+      yield* Console.log(inert(checkpoint, { lines: true }))
       yield* Console.error(
         `${Buffer.byteLength(checkpoint, "utf8")} bytes, written ${new Date(updatedAt).toISOString()}`
       )
