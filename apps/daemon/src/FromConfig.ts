@@ -25,6 +25,12 @@ export interface FromConfig {
 /** Maps a checked config to the daemon's spec. */
 export const specOf = (checked: Checked): FromConfig => {
   const config = checked.config
+  const millis = (d: unknown) => Duration.toMillis(Duration.fromInputUnsafe(d as Duration.Input))
+  const strikes = {
+    halfLifeMillis: millis(config.authors.strikes.halfLife),
+    verdicts: config.authors.strikes.verdicts,
+    rejection: config.authors.strikes.rejection
+  }
   const sources: Array<SourceSpec> = config.sources.map((source) => {
     const connector = checked.connectors.get(source.id) as Connector.Connector
     return {
@@ -47,7 +53,10 @@ export const specOf = (checked: Checked): FromConfig => {
         retentionMillis:
           source.retention === undefined
             ? undefined
-            : Duration.toMillis(Duration.fromInputUnsafe(source.retention as Duration.Input))
+            : Duration.toMillis(Duration.fromInputUnsafe(source.retention as Duration.Input)),
+        platform: connector.type,
+        connectorActions: connector.capabilities.actions,
+        strikes
       },
       connector,
       config: source.config

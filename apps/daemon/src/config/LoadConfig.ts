@@ -7,29 +7,22 @@
 import { readFile } from "node:fs/promises"
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path"
 import { ConfigField, type Connector } from "@warden/connector"
-import {
-  ANALYSIS_TYPES,
-  DIRECTED_AT,
-  RECOMMENDED_ACTIONS,
-  SEVERITIES,
-  TEXT_CLASSIFICATIONS,
-  IMAGE_CLASSIFICATIONS
-} from "@warden/core"
 import { Duration, Effect, Schema } from "effect"
 import { type Document, isNode, LineCounter, parseDocument } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
 import * as AnalysisChecks from "./AnalysisChecks.ts"
 import * as ClusterChecks from "./ClusterChecks.ts"
 import * as Connectors from "./Connectors.ts"
-import { fromIssue, suggest } from "./internal/Problems.ts"
+import { fromIssue } from "./internal/Problems.ts"
+import * as RuleChecks from "./RuleChecks.ts"
 import * as SecretRef from "./SecretRef.ts"
 import * as SourceShape from "./SourceShape.ts"
 import {
+  AuthorsSection,
   DEFAULT_SQLITE,
   DEFAULT_STATE_DIR,
   Rule,
   type RuleAction,
-  type RuleWhen,
   type Sink,
   SinkEntry,
   type Source,
@@ -54,7 +47,7 @@ export interface Options {
 }
 
 /** A top-level section of the file. */
-export type Section = "api" | "state" | "sources" | "sinks" | "admin" | "log" | "cluster"
+export type Section = "api" | "state" | "sources" | "sinks" | "admin" | "log" | "cluster" | "moderators" | "authors"
 
 /** A config that decoded, with what `warden config check` reports beside it. */
 export interface Checked {
@@ -97,7 +90,7 @@ const BASE_URL_ENV = {
 const INLINE_SECRET = "secret written inline; prefer ${env:NAME} or ${file:path}"
 
 const isSecretPath = (path: string): boolean =>
-  /^(api\.apiKey|api\.legacyApiKey|state\.postgres|admin\.token|sinks\.\d+\.secret)$/u.test(path)
+  /^(api\.apiKey|api\.legacyApiKey|state\.postgres|admin\.token|sinks\.\d+\.secret|moderators\.\d+\.token)$/u.test(path)
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -290,44 +283,6 @@ const coerceReferences = (
 }
 
 /**
- * Problems for `when` values outside the known lists. API *answers* stay open (an unknown name
- * decodes), but a value an operator writes must be one the rules understand: a misspelt severity
- * ranks as "just below MEDIUM" and would widen the rule, a misspelt type or classification would
- * silently never match. Each problem names the path, the value and the known values.
- */
-const unknownNames = (when: RuleWhen, at: string): Array<ConfigProblem> => {
-  const out: Array<ConfigProblem> = []
-  const check = (
-    values: ReadonlyArray<string> | undefined,
-    known: ReadonlyArray<string>,
-    key: string,
-    what: string
-  ) => {
-    for (const [i, value] of (values ?? []).entries()) {
-      if (known.includes(value)) continue
-      const hint = suggest(value, known)
-      out.push({
-        path: `${at}.when.${key}${key === "severityAtLeast" ? "" : `.${i}`}`,
-        message: `'${value}' is not ${/^[aeiou]/u.test(what) ? "an" : "a"} ${what} the rules know${hint === undefined ? "" : `; did you mean ${hint}?`} (known: ${known.join(", ")})`
-      })
-    }
-  }
-  const classifications = [...TEXT_CLASSIFICATIONS, ...IMAGE_CLASSIFICATIONS]
-  check(when.type, ANALYSIS_TYPES, "type", "analysis type")
-  check(when.recommendedAction, RECOMMENDED_ACTIONS, "recommendedAction", "recommended action")
-  check(
-    when.severityAtLeast === undefined ? undefined : [when.severityAtLeast],
-    SEVERITIES,
-    "severityAtLeast",
-    "severity"
-  )
-  check(when.classifications?.anyOf, classifications, "classifications.anyOf", "classification")
-  check(when.classifications?.allOf, classifications, "classifications.allOf", "classification")
-  check(when.directedAt, DIRECTED_AT, "directedAt", "directedAt value")
-  return out
-}
-
-/**
  * Orders problems as their paths appear in the file (the closest existing node of each path), stable,
  * and gives each its `FILE:LINE:COLUMN` (a problem of the whole file, at no node, gets none).
  */
@@ -358,6 +313,30 @@ const sortByPosition = (
       const { line, col } = lines.linePos(at)
       return { ...p, location: `${file}:${line}:${col}` }
     })
+}
+
+/** Two moderators of one name (their decisions could not be told apart), or one named like the shared token. */
+const moderatorProblems = (raw: unknown): Array<ConfigProblem> => {
+  if (!Array.isArray(raw)) return []
+  const problems: Array<ConfigProblem> = []
+  const seen = new Map<string, number>()
+  raw.forEach((entry, i) => {
+    const name = isRecord(entry) && typeof entry.name === "string" ? entry.name : undefined
+    if (name === undefined) return
+    if (name === "admin-token")
+      problems.push({
+        path: `moderators.${i}.name`,
+        message: "'admin-token' is the name the audit gives the shared admin.token; choose another"
+      })
+    const first = seen.get(name)
+    if (first !== undefined)
+      problems.push({
+        path: `moderators.${i}.name`,
+        message: `duplicate moderator name '${name}' (also moderators.${first})`
+      })
+    else seen.set(name, i)
+  })
+  return problems
 }
 
 const startsWithPath = (path: string, prefix: string): boolean =>
@@ -447,7 +426,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       // Section by section too: a check in one section only runs once its struct decodes, so a
       // problem elsewhere must not hide it.
       const section = keyOf(document, decodeProblems, [], whole)
-      for (const name of ["api", "state", "admin", "log", "dryRun", "cluster"] as const)
+      for (const name of ["api", "state", "admin", "log", "dryRun", "cluster", "moderators", "authors"] as const)
         section(name, WardenConfigFile.fields[name], undefined)
     }
 
@@ -482,26 +461,8 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
         problems.push({ path: `${at}.id`, message: `duplicate source id '${source.id}' (also sources.${first})` })
       else ids.set(source.id, i)
 
-      const ruleNames = new Map<string, number>()
-      source.rules.forEach((rule, r) => {
-        const seen = rule.name === undefined ? undefined : ruleNames.get(rule.name)
-        if (seen !== undefined)
-          problems.push({
-            path: `${at}.rules.${r}.name`,
-            message: `duplicate rule name '${rule.name}' (also rules.${seen})`
-          })
-        else if (rule.name !== undefined) ruleNames.set(rule.name, r)
-        problems.push(...unknownNames(rule.when, `${at}.rules.${r}`))
-        rule.sinks?.forEach((name, s) => {
-          if (!sinkNames.includes(name)) {
-            const known = [...new Set(sinkNames.filter((n) => n !== undefined))]
-            problems.push({
-              path: `${at}.rules.${r}.sinks.${s}`,
-              message: `no sink named '${name}'; sinks: ${known.length === 0 ? "(none)" : known.join(", ")}`
-            })
-          }
-        })
-      })
+      // Names, values in `when` and sinks here; the connector's actions once it is known (below).
+      problems.push(...RuleChecks.check(source.rules, `${at}.rules`, { sinkNames }))
 
       if (source.failureMode.mode === "reject" && source.failureMode.action === undefined) {
         problems.push({ path: `${at}.failureMode.action`, message: "required when mode is reject" })
@@ -539,13 +500,7 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       const can = connector.capabilities.actions
       const cannot = (kind: string) =>
         `connector ${connector.type} cannot '${kind}'; it can: ${can.length === 0 ? "(none)" : can.join(", ")}`
-      for (const [r, rule] of source.rules.entries()) {
-        for (const [a, action] of rule.actions.entries()) {
-          if (!can.includes(action.kind)) {
-            problems.push({ path: `${at}.rules.${r}.actions.${a}`, message: cannot(action.kind) })
-          }
-        }
-      }
+      problems.push(...RuleChecks.connectorActions(source.rules, `${at}.rules`, { type: connector.type, actions: can }))
       const fallback = source.failureMode.action
       if (fallback !== undefined && !can.includes(fallback)) {
         problems.push({ path: `${at}.failureMode.action`, message: cannot(fallback) })
@@ -624,6 +579,30 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       )
     }
 
+    // 7. moderators and authors
+    problems.push(...moderatorProblems(document.moderators))
+    // The section on its own: a problem elsewhere in the file must not hide these.
+    const authors = decode(AuthorsSection, document.authors ?? {}, ["authors"], "ignore", whole)
+    if (authors.ok) {
+      for (const [i, v] of authors.value.strikes.verdicts.entries())
+        problems.push(...RuleChecks.unknownNames(v.when, `authors.strikes.verdicts.${i}.when`))
+    }
+    if (decoded.ok) {
+      const { strikes } = decoded.value.authors
+      if (strikes.verdicts.length === 0 && strikes.rejection === 0) {
+        for (const [i, source] of decoded.value.sources.entries()) {
+          for (const [r, rule] of source.rules.entries()) {
+            if (rule.when.author?.strikesAtLeast !== undefined)
+              warnings.push({
+                path: `sources.${i}.rules.${r}.when.author.strikesAtLeast`,
+                message:
+                  "never matches: authors.strikes counts no verdicts and rejections weigh 0, so no author has strikes"
+              })
+          }
+        }
+      }
+    }
+
     if (rawSources.length === 0)
       warnings.push({ path: "sources", message: "no sources: `warden run` needs at least one" })
 
@@ -677,7 +656,9 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       admin: file_.admin,
       log: file_.log,
       dryRun: file_.dryRun,
-      cluster: file_.cluster
+      cluster: file_.cluster,
+      moderators: file_.moderators,
+      authors: file_.authors
     }
     return { config, warnings: sortByPosition(yaml, lines, file, warnings), connectors }
   })

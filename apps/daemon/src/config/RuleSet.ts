@@ -1,11 +1,14 @@
 /**
  * A list of rules given on its own, outside a config file: `warden policy test --rules FILE` and the
  * body of `POST /api/policy/test`. Decoded with the config's own `Rule` schema (every problem at
- * once, each at its path), plus the check the config does across rules: unique names.
+ * once, each at its path), then the checks `config check` makes of a source's rules (RuleChecks:
+ * unique names, known values, existing sinks, actions the source's connector declares), so a rule
+ * the config would refuse is refused here too.
  */
 import { Schema } from "effect"
 import type { ConfigProblem } from "./ConfigError.ts"
 import { fromIssue } from "./internal/Problems.ts"
+import * as RuleChecks from "./RuleChecks.ts"
 import { Rule } from "./WardenConfig.ts"
 
 /** Rules as a list, or a mapping with a `rules` list (so a source's `rules:` block can be pasted as is). */
@@ -14,7 +17,8 @@ const RuleList = Schema.Array(Rule)
 /** Decodes a rule set; `prefix` is where it sits (`rules`, a body's `rules`). */
 export const decode = (
   input: unknown,
-  prefix: ReadonlyArray<PropertyKey> = ["rules"]
+  prefix: ReadonlyArray<PropertyKey> = ["rules"],
+  context: RuleChecks.Context = {}
 ):
   | { readonly ok: true; readonly rules: ReadonlyArray<Rule> }
   | { readonly ok: false; readonly problems: ReadonlyArray<ConfigProblem> } => {
@@ -33,16 +37,6 @@ export const decode = (
     return { ok: false, problems }
   }
   const rules = result.value as ReadonlyArray<Rule>
-  const seen = new Map<string, number>()
-  const problems: Array<ConfigProblem> = []
-  rules.forEach((rule, i) => {
-    const first = seen.get(rule.name)
-    if (first !== undefined)
-      problems.push({
-        path: [...prefix, i, "name"].map(String).join("."),
-        message: `duplicate rule name '${rule.name}' (also ${[...prefix, first].map(String).join(".")})`
-      })
-    else seen.set(rule.name, i)
-  })
+  const problems = RuleChecks.check(rules, prefix.map(String).join("."), context)
   return problems.length > 0 ? { ok: false, problems } : { ok: true, rules }
 }

@@ -5,6 +5,7 @@
  * Durations come out as `Duration`, secrets as `Redacted<string>`, `HOST:PORT` as `{ host, port }`.
  * Secret references (`${env:NAME}`, `${file:path}`) are resolved before this schema runs (`SecretRef`).
  */
+import { ConfigField } from "@warden/connector"
 import { ChannelId, PATHS, ResellerFields } from "@warden/core"
 import { ApiConfig, RetryPolicy } from "@warden/transport"
 import { Duration, Schema } from "effect"
@@ -16,10 +17,11 @@ import {
   hostPortWithDefault,
   HttpUrl,
   IntBetween,
+  PositiveNumber,
   Secret,
   withDefault
 } from "./internal/Schemas.ts"
-import { Rule } from "../domain/Rule.ts"
+import { Rule, VerdictWhen } from "../domain/Rule.ts"
 
 // ---------------------------------------------------------------------------------------------- api
 
@@ -301,6 +303,60 @@ export const ClusterSection = Schema.Struct({
 /** @see {@link ClusterSection} */
 export type ClusterSection = typeof ClusterSection.Type
 
+// ------------------------------------------------------------------------------------ moderators/authors
+
+/** What a moderator may do: `viewer` reads; `moderator` also decides reviews, sends feedback, files appeals; `admin` also acts on platforms, erases, replays, tests policies, manages moderators. */
+export const Role = Schema.Literals(["viewer", "moderator", "admin"])
+/** @see {@link Role} */
+export type Role = typeof Role.Type
+
+/** A moderator's name: letters, digits, `-`, `_`, `.` (what the audit records). */
+export const ModeratorName = Schema.String.check(
+  Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/u, { message: "must be letters, digits, '-', '_' or '.'" }),
+  Schema.isMaxLength(64)
+)
+
+/** A named moderator with their own token (the shared `admin.token` stays for automation). */
+export const ModeratorEntry = Schema.Struct({
+  name: ModeratorName,
+  role: Role,
+  token: ConfigField.secret(
+    Schema.RedactedFromValue(
+      Schema.String.check(
+        Schema.isMinLength(16, { message: "must be at least 16 characters (a guessable token is a door)" })
+      )
+    ),
+    {
+      description: "The moderator's own token (console sign-in link and Authorization: Bearer), at least 16 characters"
+    }
+  )
+})
+/** @see {@link ModeratorEntry} */
+export type ModeratorEntry = typeof ModeratorEntry.Type
+
+/** One entry of `authors.strikes.verdicts`: the verdicts that count as a strike, and its weight. */
+export const StrikeVerdict = Schema.Struct({
+  when: VerdictWhen,
+  weight: PositiveNumber.pipe(withDefault(1))
+})
+
+/** The strike policy (`authors.strikes`). */
+export const StrikesSection = Schema.Struct({
+  halfLife: durationWithDefault("7 days", "1 minute"),
+  verdicts: Schema.Array(StrikeVerdict).pipe(withDefault([])),
+  rejection: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)).pipe(withDefault(1))
+})
+/** @see {@link StrikesSection} */
+export type StrikesSection = typeof StrikesSection.Type
+
+/** The `authors` section: strikes and appeals. */
+export const AuthorsSection = Schema.Struct({
+  strikes: StrikesSection.pipe(withDefault({})),
+  appealWindow: durationWithDefault("30 days", 0)
+})
+/** @see {@link AuthorsSection} */
+export type AuthorsSection = typeof AuthorsSection.Type
+
 // ------------------------------------------------------------------------------------------------ file
 
 /** The whole file as written (before connector configs are decoded and defaults are resolved). */
@@ -312,7 +368,9 @@ export const WardenConfigFile = Schema.Struct({
   admin: AdminSection.pipe(withDefault({})),
   log: LogSection.pipe(withDefault({})),
   dryRun: Schema.Boolean.pipe(withDefault(false)),
-  cluster: ClusterSection.pipe(withDefault({}))
+  cluster: ClusterSection.pipe(withDefault({})),
+  moderators: Schema.Array(ModeratorEntry).pipe(withDefault([])),
+  authors: AuthorsSection.pipe(withDefault({}))
 })
 /** The file as decoded by {@link WardenConfigFile}. */
 export type WardenConfigFile = typeof WardenConfigFile.Type
@@ -331,4 +389,6 @@ export interface WardenConfig {
   readonly log: LogSection
   readonly dryRun: boolean
   readonly cluster: ClusterSection
+  readonly moderators: ReadonlyArray<ModeratorEntry>
+  readonly authors: AuthorsSection
 }

@@ -47,7 +47,9 @@ const SECTIONS: ReadonlyArray<{ readonly heading: string; readonly path: Readonl
   { heading: "admin", path: ["admin"] },
   { heading: "log", path: ["log"] },
   { heading: "dryRun", path: [] },
-  { heading: "cluster", path: ["cluster"] }
+  { heading: "cluster", path: ["cluster"] },
+  { heading: "moderators", path: ["moderators", "[]"] },
+  { heading: "authors", path: ["authors"] }
 ]
 
 /** Objects shown as one row rather than a row per key: a rate, the connector's own config. */

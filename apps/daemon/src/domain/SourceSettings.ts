@@ -6,6 +6,7 @@ import { ResellerFields } from "@warden/core"
 import { Schema } from "effect"
 import { Mode } from "./ItemVersion.ts"
 import { Rule } from "./Rule.ts"
+import { StrikePolicy } from "./StrikePolicy.ts"
 
 /** What to do while the API cannot be reached for longer than `afterMillis`. */
 export const FailurePolicy = Schema.Struct({
@@ -36,7 +37,16 @@ export const SourceSettings = Schema.Struct({
   /** The reseller fields every request of the source carries (those its endpoint takes). */
   analysis: Schema.optionalKey(Schema.UndefinedOr(ResellerFields)),
   /** Stored content older than this is erased in the background (milliseconds); absent: kept. */
-  retentionMillis: Schema.optionalKey(Schema.UndefinedOr(Schema.Number))
+  retentionMillis: Schema.optionalKey(Schema.UndefinedOr(Schema.Number)),
+  /**
+   * The connector's `type` (`rss`, `discord`, `youtube`, a plugin's own type, never its module path):
+   * the platform part of author keys (`<platform>:<identifier>`). Absent: `connector`.
+   */
+  platform: Schema.optionalKey(Schema.UndefinedOr(Schema.String)),
+  /** The action kinds the connector declares (a `review: true` rule holds on the platform where `holdForReview` is one). */
+  connectorActions: Schema.optionalKey(Schema.UndefinedOr(Schema.Array(Schema.String))),
+  /** The strike policy (`authors.strikes`); absent: no strike is recorded for a verdict. */
+  strikes: Schema.optionalKey(Schema.UndefinedOr(StrikePolicy))
 })
 /** @see {@link SourceSettings} */
 export type SourceSettings = typeof SourceSettings.Type

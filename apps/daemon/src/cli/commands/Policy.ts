@@ -66,14 +66,21 @@ const test = Command.make(
         } catch (e) {
           return yield* refuse(`${rulesFile.value}: YAML syntax error: ${(e as Error).message.split("\n")[0]}`, 78)
         }
-        const decoded = RuleSet.decode(raw)
+        // The checks `config check` makes of the source's rules: what it refuses is refused here too.
+        const target = only ?? ids[0]!
+        const connector = checked.connectors.get(target)
+        const decoded = RuleSet.decode(raw, ["rules"], {
+          sinkNames: checked.config.sinks.map((s) => s.name),
+          connector:
+            connector === undefined ? undefined : { type: connector.type, actions: connector.capabilities.actions }
+        })
         if (!decoded.ok) {
           return yield* refuse(
             `${rulesFile.value}: ${decoded.problems.map(formatProblem).join(`\n${rulesFile.value}: `)}`,
             78
           )
         }
-        tested = [{ source: only ?? ids[0]!, rules: decoded.rules }]
+        tested = [{ source: target, rules: decoded.rules }]
       }
       const reports = yield* Effect.forEach(tested, (t) =>
         Backtest.fromStore({ source: t.source, since: start, rules: t.rules })
