@@ -24,6 +24,7 @@ import * as Retention from "./engine/Retention.ts"
 import { SourceStatus } from "./engine/SourceStatus.ts"
 import { SinkList } from "./sinks/SinkList.ts"
 import * as SinkWorker from "./sinks/SinkWorker.ts"
+import * as AuthorBackfill from "./state/AuthorBackfill.ts"
 import { Erasure } from "./state/Erasure.ts"
 import { type StateLocation, sqlLayer } from "./state/StateSql.ts"
 import * as StateStore from "./state/StateStore.ts"
@@ -160,7 +161,11 @@ export const layer = (spec: DaemonSpec) => {
         return SinkWorker.layer(yield* SinkList)
       })
     ),
-    Retention.layer(spec.sources.map((s) => ({ id: s.settings.id, retentionMillis: s.settings.retentionMillis })))
+    Retention.layer(spec.sources.map((s) => ({ id: s.settings.id, retentionMillis: s.settings.retentionMillis }))),
+    // Author keys of the items recorded before them (once; nothing to do after).
+    Layer.effectDiscard(
+      AuthorBackfill.run(new Map(spec.sources.map((s) => [s.settings.id, s.settings.platform ?? s.settings.connector])))
+    )
   )
   const view = ClusterRunner.viewLayer(
     spec.sources.map((s) => s.settings.id),

@@ -152,7 +152,7 @@ for (const [name, location] of stateBackends()) {
           yield* sql`INSERT INTO cluster_replies ${sql.insert({ id: 10, request_id: 1 })}`
           expect(yield* everything).toContain(SECRET_1)
 
-          const first = yield* erasure.erase({ _tag: "Reference", reference: "e/1" }, "cli:test")
+          const first = yield* erasure.erase({ _tag: "Reference", reference: "e/1" }, { name: "cli:test", role: "cli" })
           expect(first.counts).toEqual({
             items: 1,
             segments: 2,
@@ -161,14 +161,19 @@ for (const [name, location] of stateBackends()) {
             sourceDeadLetters: 1,
             feedback: 1,
             sqlSink: 1,
-            clusterMessages: 1
+            clusterMessages: 1,
+            strikes: 0,
+            reviews: 0
           })
           expect(first.references).toEqual([{ source: "s", reference: "e/1" }])
           let all = yield* everything
           expect(all).not.toContain("SECRET-ALPHA")
           expect(all).toContain("SECRET-BRAVO")
 
-          const second = yield* erasure.erase({ _tag: "Author", author: "u-42" }, "admin-api")
+          const second = yield* erasure.erase(
+            { _tag: "Author", author: "u-42" },
+            { name: "admin-token", role: "admin" }
+          )
           // e/1 was erased already: only e/2's copies are counted
           expect(second.counts).toEqual({
             items: 1,
@@ -178,7 +183,9 @@ for (const [name, location] of stateBackends()) {
             sourceDeadLetters: 1,
             feedback: 1,
             sqlSink: 1,
-            clusterMessages: 1
+            clusterMessages: 1,
+            strikes: 0,
+            reviews: 0
           })
           all = yield* everything
           expect(all).not.toContain("SECRET-BRAVO")
@@ -201,7 +208,7 @@ for (const [name, location] of stateBackends()) {
 
           const audit = yield* erasure.auditLog(10)
           expect(audit.map((a) => [a.actor, a.selector, a.target, a.counts.items])).toEqual([
-            ["admin-api", "author", hashOf("u-42"), 1],
+            ["admin-token", "author", hashOf("u-42"), 1],
             ["cli:test", "reference", "e/1", 1]
           ])
           expect(JSON.stringify(audit)).not.toContain("u-42-name")

@@ -235,7 +235,7 @@ describe("erasure", () => {
     const missing = await daemon.admin("/api/items/nope", { method: "DELETE" })
     expect(missing.status).toBe(404)
     const audit = await daemon.admin("/api/erasures")
-    expect(audit.body.erasures[0]).toMatchObject({ actor: "admin-api", selector: "reference", target: "i/3" })
+    expect(audit.body.erasures[0]).toMatchObject({ actor: "admin-token", selector: "reference", target: "i/3" })
   })
 
   it("warden erase --reference prints the counts and the audit id, and an unknown reference fails", async () => {

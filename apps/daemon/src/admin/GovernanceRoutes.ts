@@ -30,7 +30,7 @@ export const layer = (rules: ReadonlyMap<string, ReadonlyArray<Rule>>) =>
       const sql = yield* SqlClient.SqlClient
       const erase = (selector: Selector, what: string) =>
         Effect.gen(function* () {
-          const done = yield* erasure.erase(selector, "admin-api").pipe(Effect.orDie)
+          const done = yield* erasure.erase(selector, { name: "admin-token", role: "admin" }).pipe(Effect.orDie)
           if (done.audit === null)
             return yield* new AdminRefused({ status: 404, code: "NOT_FOUND", message: `no stored item with ${what}` })
           return done

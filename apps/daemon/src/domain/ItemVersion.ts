@@ -63,6 +63,10 @@ export const ItemRecord = Schema.Struct({
    * batch processor: no parsing `event` back per item); left out, it is read from `event`.
    */
   author: Schema.optionalKey(Schema.UndefinedOr(Schema.String)),
+  /** The author key (`<platform>:<identifier>`): the same person across the sources of a platform. */
+  authorKey: Schema.optionalKey(Schema.UndefinedOr(Schema.String)),
+  /** The author's username as the event gave it (what erasure by username finds, and erases). */
+  authorName: Schema.optionalKey(Schema.UndefinedOr(Schema.String)),
   analysedAt: Schema.UndefinedOr(Schema.String),
   createdAt: Schema.Number
 })

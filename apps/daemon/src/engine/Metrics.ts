@@ -95,3 +95,25 @@ export const stateTableBytes = Metric.gauge("warden_state_table_bytes", {
 export const oldestUnprocessedSeconds = Metric.gauge("warden_cluster_oldest_unprocessed_seconds", {
   description: "Seconds since the oldest unprocessed cluster message was sent"
 })
+
+/** Item versions each rule matched, by source and rule (issue 36: what a rule does, actions or not). */
+export const ruleMatches = Metric.counter("warden_rule_matches_total", {
+  description: "Item versions recorded that a rule matched, by source and rule",
+  incremental: true
+})
+
+/** Review rows pending, by source (refreshed on scrape). */
+export const reviewPending = Metric.gauge("warden_review_pending", {
+  description: "Items waiting in the review queue, by source"
+})
+
+/** Age of the oldest pending review row, by source (0 when none waits; refreshed on scrape). */
+export const reviewOldestPendingSeconds = Metric.gauge("warden_review_oldest_pending_seconds", {
+  description: "Seconds the oldest item of the review queue has waited, by source"
+})
+
+/** Review decisions, by moderator and outcome (approved, rejected, upheld, denied). */
+export const reviewDecisions = Metric.counter("warden_review_decisions_total", {
+  description: "Review queue decisions, by moderator and outcome",
+  incremental: true
+})

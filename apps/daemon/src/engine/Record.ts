@@ -1,15 +1,25 @@
 /**
- * The batch's record step: a round's outcomes, with the actions and sinks the policy decides for
- * each, written in one transaction (item versions, outbox rows, actions), then counted. A version
- * lands once however often its batch is delivered; only a version recorded for the first time is
- * counted and logged.
+ * The batch's record step: a round's outcomes, with the actions, sinks and review the policy decides
+ * for each, written in one transaction (item versions, outbox rows, actions, review rows, strikes),
+ * then counted. A version lands once however often its batch is delivered; only a version recorded for
+ * the first time is counted and logged.
+ *
+ * When a rule of the source has an author condition (`when.author`), the policy decides inside that
+ * transaction, after it read the round's authors (AuthorHistory): each entry in batch order, with the
+ * entries before it added, so two items of one author in one round count each other. Without one, the
+ * round reads nothing of its authors.
  */
-import { Effect, Metric } from "effect"
+import { Clock, Effect, Metric } from "effect"
 import type { Outcome } from "../domain/Outcome.ts"
 import { unrecognisedError } from "../domain/Outcome.ts"
+import type { AuthorContext } from "../domain/Rule.ts"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
+import * as StrikePolicy from "../domain/StrikePolicy.ts"
 import * as VerdictRecord from "../domain/VerdictRecord.ts"
+import { keyOf } from "../state/AuthorStore.ts"
 import type { ItemStoreShape, RecordEntry } from "../state/ItemStore.ts"
+import { rankOf } from "../state/ReviewStore.ts"
+import * as AuthorHistory from "./AuthorHistory.ts"
 import type { Work } from "./Dedupe.ts"
 import * as Metrics from "./Metrics.ts"
 import * as Policy from "./Policy.ts"
@@ -33,16 +43,30 @@ export interface RecordDeps {
 /** An analysed (or failed, or unanalysed) item of a round. */
 export type Done = readonly [Work, Outcome]
 
-/** What `recordItems` stores for one outcome: the item version, its verdict record and its actions. */
+/** The author key of a work's event (`<platform>:<identifier>`), if the event names an identifier. */
+export const authorKeyOf = (settings: SourceSettings, work: Work): string | undefined => {
+  const identifier = work.event.author?.identifier
+  return identifier === undefined || identifier === ""
+    ? undefined
+    : keyOf(settings.platform ?? settings.connector, identifier)
+}
+
+/**
+ * What `recordItems` stores for one outcome: the item version, its verdict record, its actions, its
+ * review row and its strike. `now` is the round's time (Clock); `author` the item's author as of the
+ * record transaction, when a rule reads it.
+ */
 export const entryOf = (
   options: RecordOptions,
   settings: SourceSettings,
   work: Work,
-  outcome: Outcome
+  outcome: Outcome,
+  now: number,
+  author?: AuthorContext
 ): RecordEntry => {
-  const analysedAt = new Date().toISOString()
+  const analysedAt = new Date(now).toISOString()
   const { event } = work
-  const decision = Policy.decide(settings, outcome, options.sinks)
+  const decision = Policy.decide(settings, outcome, options.sinks, author)
   const payload = VerdictRecord.fromOutcome({
     source: settings.id,
     reference: event.reference,
@@ -57,6 +81,10 @@ export const entryOf = (
     rule: decision.rule,
     actions: decision.actions.map((a) => a.kind)
   })
+  const authorKey = authorKeyOf(settings, work)
+  const verdict = outcome.status === "analysed" ? outcome.verdict : undefined
+  const weight =
+    verdict === undefined || authorKey === undefined ? undefined : StrikePolicy.weightOf(settings.strikes, verdict)
   return {
     item: {
       source: settings.id,
@@ -69,7 +97,7 @@ export const entryOf = (
       endpoint: outcome.endpoint,
       request: outcome.request,
       response: outcome.status === "analysed" || outcome.status === "unrecognised" ? outcome.response : undefined,
-      verdict: outcome.status === "analysed" ? outcome.verdict : undefined,
+      verdict,
       error:
         outcome.status === "failed"
           ? outcome.error
@@ -79,13 +107,70 @@ export const entryOf = (
       segments: outcome.status === "analysed" ? outcome.segments : [],
       event: JSON.stringify(event),
       author: event.author?.identifier,
+      authorKey,
+      authorName: event.author?.username,
       analysedAt,
-      createdAt: Date.now()
+      createdAt: now
     },
     sinks: decision.sinks,
     payload: JSON.stringify(payload),
-    actions: decision.actions
+    rule: decision.rule,
+    actions: decision.actions,
+    review:
+      decision.review && decision.rule !== undefined
+        ? {
+            source: settings.id,
+            reference: event.reference,
+            version: work.version,
+            rule: decision.rule,
+            verdictType: verdict?.type,
+            severityRank: rankOf(verdict?.severity),
+            authorKey,
+            createdAt: now
+          }
+        : undefined,
+    strike:
+      weight === undefined || authorKey === undefined
+        ? undefined
+        : { authorKey, source: settings.id, reference: event.reference, weight, at: now }
   }
+}
+
+/**
+ * A round's entries, decided in batch order inside the record transaction when a rule reads authors
+ * (each entry's item and strike added to its author before the next one is decided), else at once.
+ */
+const recordRound = (deps: RecordDeps, settings: SourceSettings, done: ReadonlyArray<Done>, now: number) => {
+  const keys = done.map(([work]) => authorKeyOf(settings, work))
+  const read = AuthorHistory.readOf(settings, [...new Set(keys.filter((k) => k !== undefined))], now)
+  if (read === undefined) {
+    const entries = done.map(([work, outcome]) => entryOf(deps.options, settings, work, outcome, now))
+    return Effect.map(deps.items.recordItems(entries), (inserted) => ({ entries, inserted }))
+  }
+  const halfLife = settings.strikes?.halfLifeMillis ?? StrikePolicy.DEFAULT_HALF_LIFE_MILLIS
+  return deps.items.recordDecided(read, (history) => {
+    const authors = AuthorHistory.make(history, now, halfLife)
+    return done.map(([work, outcome], i) => {
+      const key = keys[i]
+      if (key === undefined) return entryOf(deps.options, settings, work, outcome, now)
+      const verdict = outcome.status === "analysed" ? outcome.verdict : undefined
+      const weight = verdict === undefined ? undefined : StrikePolicy.weightOf(settings.strikes, verdict)
+      // This item counts for its own conditions ("this one included"), with its strike.
+      authors.add(
+        key,
+        {
+          source: settings.id,
+          reference: work.event.reference,
+          version: work.version,
+          createdAt: now,
+          type: verdict?.type ?? null,
+          severity: verdict?.severity ?? null
+        },
+        weight === undefined ? undefined : { weight, at: now }
+      )
+      return entryOf(deps.options, settings, work, outcome, now, authors.context(key))
+    })
+  })
 }
 
 /** The warning (or, for an unrecognised answer, the first-of-its-kind warning) of a version recorded for the first time. */
@@ -145,13 +230,25 @@ const counted = (settings: SourceSettings, done: ReadonlyArray<Done>, inserted: 
   })
 }
 
+/** `warden_rule_matches_total{source,rule}`: the versions recorded for the first time that each rule matched. */
+const ruleMatches = (settings: SourceSettings, entries: ReadonlyArray<RecordEntry>, inserted: ReadonlyArray<boolean>) =>
+  Effect.gen(function* () {
+    const byRule = new Map<string, number>()
+    entries.forEach((entry, i) => {
+      const rule = entry.rule
+      if (inserted[i] === true && rule !== undefined) byRule.set(rule, (byRule.get(rule) ?? 0) + 1)
+    })
+    for (const [rule, n] of byRule)
+      yield* Metric.update(Metric.withAttributes(Metrics.ruleMatches, { source: settings.id, rule }), n)
+  })
+
 /** Records a round's outcomes in one transaction; returns each item's status. */
 export const recordAll = (deps: RecordDeps, settings: SourceSettings, done: ReadonlyArray<Done>) =>
   Effect.gen(function* () {
-    const inserted = yield* deps.items
-      .recordItems(done.map(([work, outcome]) => entryOf(deps.options, settings, work, outcome)))
-      .pipe(Effect.orDie)
+    const now = yield* Clock.currentTimeMillis
+    const { entries, inserted } = yield* recordRound(deps, settings, done, now).pipe(Effect.orDie)
     yield* counted(settings, done, inserted)
+    yield* ruleMatches(settings, entries, inserted)
     for (let i = 0; i < done.length; i++) {
       const outcome = done[i]![1]
       if (inserted[i] === true && (outcome.status === "failed" || outcome.status === "unrecognised"))

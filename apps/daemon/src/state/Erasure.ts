@@ -20,13 +20,28 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Like from "./internal/Like.ts"
 import * as Rows from "./internal/Rows.ts"
+import { AuditStore } from "./AuditStore.ts"
+import { partsOf } from "./AuthorStore.ts"
 import { authorOf } from "./ItemAuthor.ts"
 import { ItemStore } from "./ItemStore.ts"
 
 /** Which item versions to erase. */
 export type Selector =
   | { readonly _tag: "Reference"; readonly reference: string; readonly source?: string | undefined }
+  /** An author by the platform's identifier alone, in one source or all (before author keys). */
   | { readonly _tag: "Author"; readonly author: string; readonly source?: string | undefined }
+  /**
+   * An author by key (`<platform>:<identifier>`), across every source of the platform: their items,
+   * name, strikes and review statements. `sources` are the sources of that platform, where items
+   * recorded before author keys are found by the identifier.
+   */
+  | { readonly _tag: "AuthorKey"; readonly key: string; readonly sources: ReadonlyArray<string> }
+
+/** Who asked for an erasure: a name (`cli:<user>@<host>`, a moderator, `admin-token`) and a role. */
+export interface Actor {
+  readonly name: string
+  readonly role: string
+}
 
 /** How many stored rows an erasure changed, per place. */
 export interface Counts {
@@ -41,6 +56,10 @@ export interface Counts {
   readonly sqlSink: number
   /** Processed cluster messages that carried the items (unprocessed ones are work in flight). */
   readonly clusterMessages: number
+  /** The author's strikes (erasure by author). */
+  readonly strikes: number
+  /** Review rows whose statement, note or author went. */
+  readonly reviews: number
 }
 
 /** The outcome of one erasure. */
@@ -72,7 +91,9 @@ const ZERO: Counts = {
   sourceDeadLetters: 0,
   feedback: 0,
   sqlSink: 0,
-  clusterMessages: 0
+  clusterMessages: 0,
+  strikes: 0,
+  reviews: 0
 }
 
 /** A row of the audit as stored: the counts as JSON text (a count an older daemon did not keep is 0). */
@@ -100,6 +121,7 @@ export const withoutContent = (payload: string): string => {
     if (typeof record !== "object" || record === null) return "{}"
     delete record.text
     delete record.permalink
+    delete record.author
     return JSON.stringify(record)
   } catch {
     return "{}"
@@ -131,6 +153,7 @@ const make = Effect.gen(function* () {
   // The store runs the migrations (and, on SQLite, turns secure_delete on) before this is used.
   yield* ItemStore
   const sql = yield* SqlClient.SqlClient
+  const audits = yield* AuditStore
 
   const tableExists = (name: string) =>
     sql
@@ -178,9 +201,15 @@ const make = Effect.gen(function* () {
         for (const key of keys) {
           const where = sql`source = ${key.source} AND reference = ${key.reference} AND version = ${key.version}`
           const items = yield* sql<{ one: number }>`UPDATE warden_items SET request = NULL, response = NULL,
-              event = ${erasedEvent(key.reference)}, author = NULL, erased_at = ${now}
+              event = ${erasedEvent(key.reference)}, author = NULL, author_key = NULL, author_name = NULL,
+              erased_at = ${now}
             WHERE ${where} AND erased_at IS NULL RETURNING 1 AS one`
           counts.items += items.length
+          // An appeal's statement is the author's words; a note may quote them.
+          const reviews = yield* sql<{ one: number }>`UPDATE warden_review SET statement = NULL, note = NULL,
+              author_key = NULL
+            WHERE ${where} AND (statement IS NOT NULL OR note IS NOT NULL OR author_key IS NOT NULL) RETURNING 1 AS one`
+          counts.reviews += reviews.length
           const segments = yield* sql<{ one: number }>`DELETE FROM warden_segments WHERE ${where} RETURNING 1 AS one`
           counts.segments += segments.length
           counts.outbox += yield* rewritePayloads("warden_outbox", "payload", key)
@@ -250,12 +279,28 @@ const make = Effect.gen(function* () {
   /** The item versions a selector names (erased ones included: erasing again is a no-op, not an error). */
   const keysOf = (selector: Selector) =>
     Effect.gen(function* () {
-      const only = selector.source === undefined ? sql`` : sql`AND source = ${selector.source}`
+      const only =
+        selector._tag === "AuthorKey" || selector.source === undefined ? sql`` : sql`AND source = ${selector.source}`
       if (selector._tag === "Reference") {
         return yield* decodeKeys(
           yield* sql`SELECT source, reference, version FROM warden_items
             WHERE reference = ${selector.reference} ${only} ORDER BY source, version`
         )
+      }
+      if (selector._tag === "AuthorKey") {
+        const byKey = yield* decodeKeys(
+          yield* sql`SELECT source, reference, version FROM warden_items WHERE author_key = ${selector.key}`
+        )
+        // Rows recorded before author keys (and erased-and-kept ones): by the identifier in the platform's sources.
+        const { identifier } = partsOf(selector.key)
+        const older =
+          selector.sources.length === 0
+            ? []
+            : yield* decodeKeys(
+                yield* sql`SELECT source, reference, version FROM warden_items
+                  WHERE author = ${identifier} AND author_key IS NULL AND ${sql.in("source", selector.sources)}`
+              )
+        return [...byKey, ...older]
       }
       const indexed = yield* decodeKeys(
         yield* sql`SELECT source, reference, version FROM warden_items
@@ -274,23 +319,61 @@ const make = Effect.gen(function* () {
     })
 
   /**
-   * Erases every stored copy of the content of the items a selector names, and records the audit row.
-   * `actor` says who asked (`cli:<user>`, `admin-api`).
+   * Erases every stored copy of the content of the items a selector names (by author: their name,
+   * strikes and review statements too), and records the erasure and its audit row in the same
+   * transaction. `actor` says who asked (`cli:<user>`, a moderator, `admin-token`).
    */
-  const erase = Effect.fn("Erasure.erase")(function* (selector: Selector, actor: string) {
+  const erase = Effect.fn("Erasure.erase")(function* (selector: Selector, actor: Actor) {
     const keys = yield* keysOf(selector)
     // Nothing stored under that selector: nothing to erase, nothing to audit (the caller says "not found").
     if (keys.length === 0) return { counts: ZERO, references: [], audit: null } satisfies Erased
-    const done = yield* eraseKeys(keys, { clusterMessages: true })
-    const id = yield* audit({
-      actor,
-      selector: selector._tag === "Reference" ? "reference" : "author",
-      target: selector._tag === "Reference" ? selector.reference : hashOf(selector.author),
-      source: selector.source,
-      counts: done.counts
-    })
+    const target =
+      selector._tag === "Reference"
+        ? selector.reference
+        : hashOf(selector._tag === "AuthorKey" ? selector.key : selector.author)
+    const source = selector._tag === "AuthorKey" ? undefined : selector.source
+    const done = yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const erased = yield* eraseKeys(keys, { clusterMessages: true })
+        const counts = { ...erased.counts }
+        if (selector._tag !== "Reference") {
+          // The author's record goes with their items: strikes, and what review rows still name them.
+          const items = [...new Map(keys.map((k) => [`${k.source}\u001f${k.reference}`, k])).values()]
+          for (const k of items) {
+            const gone = yield* sql<{ one: number }>`DELETE FROM warden_strikes
+              WHERE source = ${k.source} AND reference = ${k.reference} RETURNING 1 AS one`
+            counts.strikes += gone.length
+          }
+          if (selector._tag === "AuthorKey") {
+            const gone = yield* sql<{ one: number }>`DELETE FROM warden_strikes WHERE author_key = ${selector.key}
+              RETURNING 1 AS one`
+            counts.strikes += gone.length
+            const reviews = yield* sql<{ one: number }>`UPDATE warden_review SET statement = NULL, note = NULL,
+              author_key = NULL WHERE author_key = ${selector.key} RETURNING 1 AS one`
+            counts.reviews += reviews.length
+          }
+        }
+        const id = yield* audit({
+          actor: actor.name,
+          selector: selector._tag === "Reference" ? "reference" : "author",
+          target,
+          source,
+          counts
+        })
+        yield* audits.record({
+          at: Date.now(),
+          actor: actor.name,
+          role: actor.role,
+          action: "erase",
+          source,
+          reference: selector._tag === "Reference" ? selector.reference : undefined,
+          detail: { erasure: id, selector: selector._tag === "Reference" ? "reference" : "author", target, counts }
+        })
+        return { counts: counts as Counts, references: erased.references, audit: id }
+      })
+    )
     yield* checkpoint
-    return { counts: done.counts, references: done.references, audit: id } satisfies Erased
+    return done satisfies Erased
   })
 
   /**
@@ -354,7 +437,7 @@ const make = Effect.gen(function* () {
 export class Erasure extends Context.Service<
   Erasure,
   {
-    readonly erase: (selector: Selector, actor: string) => Effect.Effect<Erased, SqlError.SqlError>
+    readonly erase: (selector: Selector, actor: Actor) => Effect.Effect<Erased, SqlError.SqlError>
     readonly sweep: (options: {
       readonly source: string
       readonly before: number

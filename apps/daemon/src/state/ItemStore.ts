@@ -12,9 +12,13 @@ import type { ActionRecord } from "../domain/Action.ts"
 import type { ItemRecord, LatestVersion, Reanalysable } from "../domain/ItemVersion.ts"
 import { Verdict } from "../domain/Verdict.ts"
 import * as ActionStore from "./ActionStore.ts"
+import { AuthorStore, type RecentItem } from "./AuthorStore.ts"
 import * as Rows from "./internal/Rows.ts"
 import { authorOf } from "./ItemAuthor.ts"
 import * as OutboxStore from "./OutboxStore.ts"
+import * as ReviewStore from "./ReviewStore.ts"
+import { type Strike, type StrikeRecord, StrikeStore } from "./StrikeStore.ts"
+import * as StrikeRows from "./StrikeStore.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
 /** One item version to record, with the sinks it is queued for and the actions decided. */
@@ -24,6 +28,29 @@ export interface RecordEntry {
   /** The verdict record queued for the sinks, as JSON text. */
   readonly payload: string
   readonly actions?: ReadonlyArray<ActionRecord> | undefined
+  /** The rule that matched (`failureMode` for the failure mode's action), if any. */
+  readonly rule?: string | undefined
+  /** The review queue's row, when a `review: true` rule matched. */
+  readonly review?: ReviewStore.ReviewRecord | undefined
+  /** The strike the verdict earns its author, when the strike policy counts it. */
+  readonly strike?: StrikeRecord | undefined
+}
+
+/**
+ * What the record transaction reads of a round's authors before the policy decides (`when.author`):
+ * their items recorded since `itemsSince`, their live strikes since `strikesSince` (each left out when
+ * no rule needs it).
+ */
+export interface AuthorRead {
+  readonly keys: ReadonlyArray<string>
+  readonly itemsSince?: number | undefined
+  readonly strikesSince?: number | undefined
+}
+
+/** What {@link AuthorRead} found, as of the record transaction. */
+export interface AuthorHistory {
+  readonly items: ReadonlyArray<RecentItem>
+  readonly strikes: ReadonlyArray<Strike>
 }
 
 /** A stored item version, as feedback, signals and the admin API read it back. */
@@ -70,6 +97,19 @@ export interface ItemStoreShape {
    * is queued for it again: its entry in the result is `false`.
    */
   readonly recordItems: (entries: ReadonlyArray<RecordEntry>) => Effect.Effect<Array<boolean>, SqlError.SqlError>
+  /**
+   * {@link ItemStoreShape.recordItems} whose entries are decided inside the transaction, with what it
+   * reads of the round's authors first (`read`): the policy's author conditions see every item and
+   * strike committed before, and nothing can commit in between on SQLite (one writer). Returns the
+   * entries decided and which were recorded for the first time.
+   */
+  readonly recordDecided: (
+    read: AuthorRead,
+    decide: (history: AuthorHistory) => ReadonlyArray<RecordEntry>
+  ) => Effect.Effect<
+    { readonly entries: ReadonlyArray<RecordEntry>; readonly inserted: Array<boolean> },
+    SqlError.SqlError
+  >
   /** The stored version of an item (the latest when `version` is undefined). */
   readonly item: (
     source: string | undefined,
@@ -127,7 +167,9 @@ const itemRow = (item: ItemRecord) => {
     classifications: v === undefined ? null : `,${v.classifications.join(",")},`,
     analysed_at: item.analysedAt ?? null,
     created_at: item.createdAt,
-    author: ("author" in item ? item.author : authorOf(item.event)) ?? null
+    author: ("author" in item ? item.author : authorOf(item.event)) ?? null,
+    author_key: item.authorKey ?? null,
+    author_name: item.authorName ?? null
   }
 }
 
@@ -185,6 +227,8 @@ export const unanalysedStatement = (
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const signals = yield* WriteSignals
+  const authors = yield* AuthorStore
+  const strikes = yield* StrikeStore
 
   const latestVersions = Effect.fn("ItemStore.latestVersions")(function* (
     source: string,
@@ -238,73 +282,105 @@ const make = Effect.gen(function* () {
       }
     })
 
+  /** The writes of a round's decided entries, inside the record transaction. */
+  const write = (entries: ReadonlyArray<RecordEntry>) =>
+    Effect.gen(function* () {
+      const inserted = new Set<string>()
+      const key = (reference: string, version: number) => `${reference}\u001f${version}`
+      for (let i = 0; i < entries.length; i += 100) {
+        const chunk = entries.slice(i, i + 100).map(({ item }) => itemRow(item))
+        if (!Arr.isArrayNonEmpty(chunk)) continue
+        const rows = yield* decodeInserted(
+          yield* sql`${insertInto} warden_items ${sql.insert(chunk)} ON CONFLICT DO NOTHING RETURNING reference, version`
+        )
+        for (const row of rows) inserted.add(key(row.reference, row.version))
+      }
+      const fresh = entries.filter(({ item }) => inserted.has(key(item.reference, item.version)))
+      const now = Date.now()
+      yield* insertAll(
+        "warden_segments",
+        fresh.flatMap(({ item }) =>
+          item.segments.length > 1
+            ? item.segments.map((s, segment) => ({
+                source: item.source,
+                reference: item.reference,
+                version: item.version,
+                segment,
+                request: s.request,
+                response: s.response ?? null
+              }))
+            : []
+        )
+      )
+      const outbox = fresh.flatMap(({ item, sinks, payload }) => OutboxStore.rowsOf(item, sinks, payload))
+      yield* insertAll("warden_outbox", outbox)
+      const actions = fresh.flatMap(({ item, actions }) => ActionStore.rowsOf(item, actions ?? [], now))
+      yield* insertAll("warden_actions", actions)
+      // A newer version closes a pending review of an older one (the queue shows the item once, as it is now).
+      for (const { item } of fresh) {
+        if (item.version > 1)
+          yield* sql`UPDATE warden_review SET state = 'superseded' WHERE source = ${item.source}
+            AND reference = ${item.reference} AND version < ${item.version} AND kind = 'item' AND state = 'pending'`
+      }
+      const reviews = fresh.flatMap(({ review }) => (review === undefined ? [] : [review]))
+      yield* insertAll("warden_review", ReviewStore.rowsOf(reviews))
+      yield* insertAll(
+        "warden_strikes",
+        StrikeRows.rowsOf(fresh.flatMap(({ strike }) => (strike === undefined ? [] : [strike])))
+      )
+      // A newer version answers any request to analyse the item again (one statement per source).
+      const bySource = new Map<string, Array<string>>()
+      for (const { item } of fresh) {
+        const list = bySource.get(item.source)
+        if (list === undefined) bySource.set(item.source, [item.reference])
+        else list.push(item.reference)
+      }
+      for (const [source, references] of bySource) {
+        for (let i = 0; i < references.length; i += 500) {
+          yield* sql`DELETE FROM warden_reanalyse WHERE source = ${source}
+            AND ${sql.in("reference", references.slice(i, i + 500))}`
+        }
+      }
+      return {
+        entries,
+        inserted: entries.map(({ item }) => inserted.has(key(item.reference, item.version))),
+        queuedOutbox: outbox.length > 0,
+        queuedActions: actions.length > 0,
+        queuedReviews: reviews.length > 0
+      }
+    })
+
+  /** Once committed: wake the sinks', the actions' and the review queue's pollers for what it queued. */
+  const rung = (recorded: Effect.Success<ReturnType<typeof write>>) =>
+    Effect.sync(() => {
+      if (recorded.queuedOutbox) signals.outbox.ring()
+      if (recorded.queuedActions) signals.actions.ring()
+    })
+
+  const recordDecided = Effect.fn("ItemStore.recordDecided")(
+    (read: AuthorRead, decide: (history: AuthorHistory) => ReadonlyArray<RecordEntry>) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const items = read.itemsSince === undefined ? [] : yield* authors.recent(read.keys, read.itemsSince)
+            const live = read.strikesSince === undefined ? [] : yield* strikes.live(read.keys, read.strikesSince)
+            const entries = decide({ items, strikes: live })
+            return yield* write(entries)
+          })
+        )
+        .pipe(
+          Effect.tap(rung),
+          Effect.map((recorded) => ({ entries: recorded.entries, inserted: recorded.inserted }))
+        )
+  )
+
   const recordItems = Effect.fn("ItemStore.recordItems")((entries: ReadonlyArray<RecordEntry>) =>
     entries.length === 0
       ? Effect.succeed([] as Array<boolean>)
-      : sql
-          .withTransaction(
-            Effect.gen(function* () {
-              const inserted = new Set<string>()
-              const key = (reference: string, version: number) => `${reference}\u001f${version}`
-              for (let i = 0; i < entries.length; i += 100) {
-                const chunk = entries.slice(i, i + 100).map(({ item }) => itemRow(item))
-                if (!Arr.isArrayNonEmpty(chunk)) continue
-                const rows = yield* decodeInserted(
-                  yield* sql`${insertInto} warden_items ${sql.insert(chunk)} ON CONFLICT DO NOTHING RETURNING reference, version`
-                )
-                for (const row of rows) inserted.add(key(row.reference, row.version))
-              }
-              const fresh = entries.filter(({ item }) => inserted.has(key(item.reference, item.version)))
-              const now = Date.now()
-              yield* insertAll(
-                "warden_segments",
-                fresh.flatMap(({ item }) =>
-                  item.segments.length > 1
-                    ? item.segments.map((s, segment) => ({
-                        source: item.source,
-                        reference: item.reference,
-                        version: item.version,
-                        segment,
-                        request: s.request,
-                        response: s.response ?? null
-                      }))
-                    : []
-                )
-              )
-              const outbox = fresh.flatMap(({ item, sinks, payload }) => OutboxStore.rowsOf(item, sinks, payload))
-              yield* insertAll("warden_outbox", outbox)
-              const actions = fresh.flatMap(({ item, actions }) => ActionStore.rowsOf(item, actions ?? [], now))
-              yield* insertAll("warden_actions", actions)
-              // A newer version answers any request to analyse the item again (one statement per source).
-              const bySource = new Map<string, Array<string>>()
-              for (const { item } of fresh) {
-                const list = bySource.get(item.source)
-                if (list === undefined) bySource.set(item.source, [item.reference])
-                else list.push(item.reference)
-              }
-              for (const [source, references] of bySource) {
-                for (let i = 0; i < references.length; i += 500) {
-                  yield* sql`DELETE FROM warden_reanalyse WHERE source = ${source}
-                    AND ${sql.in("reference", references.slice(i, i + 500))}`
-                }
-              }
-              return {
-                inserted: entries.map(({ item }) => inserted.has(key(item.reference, item.version))),
-                queuedOutbox: outbox.length > 0,
-                queuedActions: actions.length > 0
-              }
-            })
-          )
-          .pipe(
-            // Once committed: wake the sinks' and the actions' pollers for what it queued.
-            Effect.tap((recorded) =>
-              Effect.sync(() => {
-                if (recorded.queuedOutbox) signals.outbox.ring()
-                if (recorded.queuedActions) signals.actions.ring()
-              })
-            ),
-            Effect.map((recorded) => recorded.inserted)
-          )
+      : sql.withTransaction(write(entries)).pipe(
+          Effect.tap(rung),
+          Effect.map((recorded) => recorded.inserted)
+        )
   )
 
   return ItemStore.of({
@@ -312,6 +388,7 @@ const make = Effect.gen(function* () {
       Effect.map(latestVersions(source, [reference]), (found) => Option.fromNullishOr(found.get(reference))),
     latestVersions,
     recordItems,
+    recordDecided,
     item: Effect.fn("ItemStore.item")(function* (
       source: string | undefined,
       reference: string,
@@ -376,6 +453,6 @@ const make = Effect.gen(function* () {
 
 /** Item versions. */
 export class ItemStore extends Context.Service<ItemStore, ItemStoreShape>()("@warden/daemon/ItemStore") {
-  /** On the (migrated) `SqlClient` in context. */
+  /** On the (migrated) `SqlClient` in context, with the stores the record transaction reads authors from. */
   static readonly layer = Layer.effect(ItemStore, make)
 }

@@ -300,6 +300,111 @@ const indexItemsByStatusAndAge = Effect.gen(function* () {
   yield* sql`DROP INDEX IF EXISTS warden_items_status`
 })
 
+/**
+ * Items by author (issue 37): the author key (`<platform>:<identifier>`, the same person across the
+ * sources of one platform) and the username as the event gave it, filled at record time. The index
+ * serves an author's history newest first, the counts over a window, and the record transaction's read
+ * of an author's recent items (`when.author`). Rows recorded before have neither: the source's platform
+ * is in the config, not in the state, so the daemon fills `author_key` at start from `author` and the
+ * source's connector type (AuthorBackfill); `author_name` stays empty for them.
+ */
+const addItemAuthors = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE warden_items ADD COLUMN author_key TEXT`
+  yield* sql`ALTER TABLE warden_items ADD COLUMN author_name TEXT`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_author_key ON warden_items (author_key, created_at DESC)`
+  // The rows AuthorBackfill has yet to fill (none once it ran: new rows get their key as they are recorded).
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_items_author_unkeyed ON warden_items (source)
+    WHERE author IS NOT NULL AND author_key IS NULL`
+})
+
+/**
+ * The review queue (issue 36): one row per item version a `review: true` rule matched (`kind` item) or
+ * an appeal filed (`kind` appeal), pending until a moderator decides. The queue is read most severe
+ * then oldest; decided rows newest first. A newer version of the item closes a pending row of an older
+ * one as `superseded` (the queue shows one row per item).
+ */
+const createReview = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_review (
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    state TEXT NOT NULL,
+    rule TEXT,
+    verdict_type TEXT,
+    severity_rank INTEGER NOT NULL DEFAULT 0,
+    author_key TEXT,
+    created_at BIGINT NOT NULL,
+    decided_at BIGINT,
+    decided_by TEXT,
+    note TEXT,
+    classifications TEXT,
+    statement TEXT,
+    PRIMARY KEY (source, reference, version, kind)
+  )`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_review_queue
+    ON warden_review (state, severity_rank DESC, created_at, source, reference)`
+  // Decided rows carry `decided_at` (a superseded one does not: no one decided it), newest first.
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_review_decided ON warden_review (decided_at DESC, source, reference)`
+})
+
+/**
+ * Strikes against authors (issue 37): at most one per item; a moderator's rejection upgrades it, an
+ * approval or an upheld appeal removes it (kept, with who and why, for the author's history).
+ */
+const createStrikes = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_strikes (
+    author_key TEXT NOT NULL,
+    source TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    weight REAL NOT NULL,
+    at BIGINT NOT NULL,
+    removed_at BIGINT,
+    removed_by TEXT,
+    removed_reason TEXT,
+    PRIMARY KEY (author_key, source, reference)
+  )`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_strikes_item ON warden_strikes (source, reference)`
+})
+
+/** Moderators added with `warden moderator add` (those of the config file live in memory only). */
+const createModerators = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_moderators (
+    name TEXT PRIMARY KEY,
+    role TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    created_by TEXT NOT NULL,
+    disabled_at BIGINT
+  )`
+})
+
+/**
+ * Who did what (issue 36): every review decision, appeal, feedback, platform action, erasure, replay and
+ * moderator change, one row written in the transaction of what it records; never content.
+ */
+const createAudit = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS warden_audit (
+    id TEXT PRIMARY KEY,
+    at BIGINT NOT NULL,
+    actor TEXT NOT NULL,
+    role TEXT NOT NULL,
+    action TEXT NOT NULL,
+    source TEXT,
+    reference TEXT,
+    version INTEGER,
+    detail TEXT
+  )`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_audit_at ON warden_audit (at DESC, id)`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_audit_actor ON warden_audit (actor, at DESC, id)`
+})
+
 /** The state store's migrations by id, in order; `run` applies the pending ones. */
 export const migrations = {
   "0001_items_outbox_checkpoints": createItems,
@@ -311,7 +416,12 @@ export const migrations = {
   "0007_owner": createOwner,
   "0008_items_keyed_by_reference": keyItemsByReference,
   "0009_items_status_index": indexItemsByStatus,
-  "0010_items_status_created_index": indexItemsByStatusAndAge
+  "0010_items_status_created_index": indexItemsByStatusAndAge,
+  "0011_items_author": addItemAuthors,
+  "0012_review": createReview,
+  "0013_strikes": createStrikes,
+  "0014_moderators": createModerators,
+  "0015_audit": createAudit
 } as const
 
 /** Runs the pending ones of `record`, recorded in `warden_migrations`. */

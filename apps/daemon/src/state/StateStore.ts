@@ -2,20 +2,27 @@
  * The daemon's durable state on `effect/sql` (SQLite by default, PostgreSQL when shared), one store
  * per concern: item versions (ItemStore), source checkpoints (CheckpointStore), the sink outbox
  * (OutboxStore), platform actions (ActionStore), feedback (FeedbackStore), the decisions listing
- * (DecisionStore), source errors and dead-lettered events (SourceErrorStore).
+ * (DecisionStore), source errors and dead-lettered events (SourceErrorStore), the review queue
+ * (ReviewStore), authors (AuthorStore), strikes (StrikeStore), moderators (ModeratorStore) and the
+ * audit (AuditStore).
  *
  * {@link layer} prepares the database (pragmas, migrations) once and provides every store.
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { ActionStore } from "./ActionStore.ts"
+import { AuditStore } from "./AuditStore.ts"
+import { AuthorStore } from "./AuthorStore.ts"
 import { CheckpointStore } from "./CheckpointStore.ts"
 import { DecisionStore } from "./DecisionStore.ts"
 import { FeedbackStore } from "./FeedbackStore.ts"
 import { ItemStore } from "./ItemStore.ts"
 import * as Migrations from "./Migrations.ts"
+import { ModeratorStore } from "./ModeratorStore.ts"
 import { OutboxStore } from "./OutboxStore.ts"
+import { ReviewStore } from "./ReviewStore.ts"
 import { SourceErrorStore } from "./SourceErrorStore.ts"
+import { StrikeStore } from "./StrikeStore.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
 /** The connection's settings on SQLite (none elsewhere), set before any table is created. */
@@ -41,12 +48,19 @@ export const layer = Layer.unwrap(
     prepare,
     Layer.mergeAll(
       ActionStore.layer,
+      AuditStore.layer,
       CheckpointStore.layer,
       DecisionStore.layer,
       FeedbackStore.layer,
       ItemStore.layer,
+      ModeratorStore.layer,
       OutboxStore.layer,
+      ReviewStore.layer,
       SourceErrorStore.layer
-    ).pipe(Layer.provideMerge(WriteSignals.layer))
+    ).pipe(
+      // The record transaction reads the round's authors (ItemStore.recordDecided).
+      Layer.provideMerge(Layer.mergeAll(AuthorStore.layer, StrikeStore.layer)),
+      Layer.provideMerge(WriteSignals.layer)
+    )
   )
 )

@@ -50,7 +50,7 @@ export const erase = Command.make(
           ? { _tag: "Reference", reference: reference.value, source: only }
           : { _tag: "Author", author: (author as { value: string }).value, source: only }
       const done = yield* Effect.gen(function* () {
-        return yield* (yield* Erasure).erase(selector, `cli:${operator()}`)
+        return yield* (yield* Erasure).erase(selector, { name: `cli:${operator()}`, role: "cli" })
       }).pipe(
         Effect.provide(
           Erasure.layer.pipe(
