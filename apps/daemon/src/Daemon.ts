@@ -18,6 +18,8 @@ import { StateOwner } from "./state/StateOwner.ts"
 import * as BatchesInFlight from "./engine/BatchesInFlight.ts"
 import { BatchProcessor } from "./engine/BatchProcessor.ts"
 import { FeedbackService } from "./engine/FeedbackService.ts"
+import { ReviewService } from "./engine/ReviewService.ts"
+import * as StrikePolicy from "./domain/StrikePolicy.ts"
 import { LegacyAnalyzer } from "./engine/LegacyAnalyzer.ts"
 import * as Pipeline from "./engine/Pipeline.ts"
 import * as Retention from "./engine/Retention.ts"
@@ -57,7 +59,21 @@ export interface DaemonSpec {
    * batch's span (`BatchProcessor.process`) is there either way.
    */
   readonly traceApiCalls?: boolean
+  /**
+   * The strike policy and the appeal window (`authors`): what review decisions and appeals follow.
+   * Default: rejections weigh 1, a 7-day half-life, 30 days to appeal.
+   */
+  readonly authors?: {
+    readonly strikes: StrikePolicy.StrikePolicy
+    readonly appealWindowMillis: number
+  }
 }
+
+/** The `authors` defaults (the config file's). */
+export const defaultAuthors = {
+  strikes: { halfLifeMillis: StrikePolicy.DEFAULT_HALF_LIFE_MILLIS, verdicts: [], rejection: 1 },
+  appealWindowMillis: 30 * 86_400_000
+} as const
 
 /**
  * Defaults of the pipeline, measured with bench/daemon-throughput.ts and bench/daemon-quota.ts: batches
@@ -153,6 +169,14 @@ export const layer = (spec: DaemonSpec) => {
     concurrency: analysisConcurrency(pipeline)
   }).pipe(Layer.provide(LegacyAnalyzer.layer), countedWork)
   const feedback = FeedbackService.layer
+  const authors = spec.authors ?? defaultAuthors
+  const review = ReviewService.layer({
+    sources: new Map(
+      spec.sources.map((s) => [s.settings.id, { actions: s.connector.capabilities.actions, dryRun: s.settings.dryRun }])
+    ),
+    strikes: authors.strikes,
+    appealWindowMillis: authors.appealWindowMillis
+  })
   const work = Layer.mergeAll(
     Pipeline.itemBatchLayer(pipeline).pipe(Layer.provide(processor), Layer.provide(sources)),
     Pipeline.sourcesLayer(spec.sources, pipeline),
@@ -179,6 +203,19 @@ export const layer = (spec: DaemonSpec) => {
           // Every configured sink, so the pipeline page lists those with empty queues too.
           sinks: spec.sinkNames,
           rules: new Map(spec.sources.map((s) => [s.settings.id, s.settings.rules ?? []])),
+          review: {
+            sources: new Map(
+              spec.sources.map((s) => [
+                s.settings.id,
+                {
+                  platform: s.settings.platform ?? s.connector.type,
+                  actions: s.connector.capabilities.actions,
+                  dryRun: s.settings.dryRun
+                }
+              ])
+            ),
+            halfLifeMillis: authors.strikes.halfLifeMillis
+          },
           sources: new Map(
             spec.sources.map((s) => [
               s.settings.id,
@@ -194,6 +231,7 @@ export const layer = (spec: DaemonSpec) => {
     Layer.provide(cluster),
     Layer.provideMerge(Erasure.layer),
     Layer.provide(spec.sinks.pipe(Layer.provide(sql))),
+    Layer.provideMerge(review),
     Layer.provideMerge(feedback),
     Layer.provideMerge(api),
     Layer.provideMerge(SourceStatus.layer),

@@ -97,8 +97,15 @@ export const specOf = (checked: Checked): FromConfig => {
       sources,
       sinks,
       sinkNames: config.sinks.map((s) => s.name),
-      admin: { host: config.admin.listen.host, port: config.admin.listen.port, token, public: config.admin.public },
+      admin: {
+        host: config.admin.listen.host,
+        port: config.admin.listen.port,
+        token,
+        public: config.admin.public,
+        moderators: config.moderators
+      },
       includeContent: config.log.content,
+      authors: { strikes, appealWindowMillis: millis(config.authors.appealWindow) },
       // Used with state.postgres only: SQLite runs one process (SingleRunner), no network.
       runner: {
         listen: config.cluster.runnerAddress ?? defaultRunnerAddress,

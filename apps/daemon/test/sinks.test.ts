@@ -165,7 +165,10 @@ describe("the sink worker, on the TestClock", () => {
         // The sink is fixed and the dead letter replayed (the console's pipeline page): delivered with no
         // time passing, the replay woke the worker.
         fixed = true
-        assert.strictEqual(yield* DeadLetterReplay.replay(yield* SqlClient.SqlClient, "mem"), 1)
+        assert.strictEqual(
+          yield* DeadLetterReplay.replay(yield* SqlClient.SqlClient, "mem", { name: "test", role: "admin" }),
+          1
+        )
         yield* eventually(
           Effect.map(outbox.left, (left) => left.length === 0),
           "the replayed dead letter delivered"

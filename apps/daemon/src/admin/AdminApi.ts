@@ -37,6 +37,7 @@ import {
   Upstream
 } from "./AdminError.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
+import type { Moderator } from "./Moderators.ts"
 import * as Action from "../domain/Action.ts"
 import { ClusterOverview } from "../state/ClusterStatus.ts"
 import { noControlCharacters } from "./RequestInput.ts"
@@ -44,17 +45,23 @@ import { noControlCharacters } from "./RequestInput.ts"
 // ---------------------------------------------------------------------------------------------------
 // Middleware
 
-/** Who made a request: an API client with the bearer token, or a signed-in console. */
-export type Caller =
-  | { readonly via: "bearer" }
-  | { readonly via: "cookie"; readonly session: ConsoleSession.Session & { readonly id: string } }
+/**
+ * Who made a request: a moderator (or the shared token's automation, `admin-token`) with their role,
+ * by bearer token or in a signed-in console.
+ */
+export type Caller = Moderator &
+  (
+    | { readonly via: "bearer" }
+    | { readonly via: "cookie"; readonly session: ConsoleSession.Session & { readonly id: string } }
+  )
 
 /** The authenticated caller of the current request. */
 export class AdminCaller extends Context.Service<AdminCaller, Caller>()("@warden/daemon/AdminCaller") {}
 
 /**
- * `Authorization: Bearer <admin.token>`, or the console's session cookie (then state-changing calls
- * also need the session's CSRF token in `x-warden-csrf` and the console's origin).
+ * `Authorization: Bearer <token>` (the shared `admin.token` or a moderator's own), or the console's
+ * session cookie (then state-changing calls also need the session's CSRF token in `x-warden-csrf` and
+ * the console's origin); then the role the route needs (`Permissions`: 403 `FORBIDDEN` otherwise).
  */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth, { provides: AdminCaller }>()(
   "@warden/daemon/AdminAuth",
@@ -80,6 +87,9 @@ export class InputValidation extends HttpApiMiddleware.Service<InputValidation>(
 
 const Text = Schema.String
 const OptionalText = Schema.optionalKey(Schema.String)
+
+/** A moderator's role. */
+export const Role = Schema.Literals(["viewer", "moderator", "admin"])
 
 /** A recorded item version and its verdict: a row of `GET /api/decisions`. */
 export const Decision = Schema.Struct({
@@ -239,6 +249,165 @@ export const DecisionFilters = {
   action: OptionalText
 } as const
 
+/** The author of an item, as the review queue and the decisions show it. */
+export const ItemAuthor = Schema.Struct({
+  /** `<platform>:<identifier>`: the path segment of `GET /api/authors/{author}` (URL-encoded). */
+  key: Schema.NullOr(Text),
+  identifier: Schema.NullOr(Text),
+  username: Schema.NullOr(Text),
+  permalink: Schema.NullOr(Text)
+}).annotate({ identifier: "ItemAuthor" })
+
+/** An item in the review queue (`kind` item) or an appeal (`kind` appeal). */
+export const ReviewItem = Schema.Struct({
+  source: Text,
+  reference: Text,
+  version: Schema.Int,
+  kind: Schema.Literals(["item", "appeal"]),
+  /** `pending`, `approved`, `rejected`, `superseded` (a newer version came); an appeal's `upheld` / `denied`. */
+  state: Text,
+  rule: Schema.NullOr(Text),
+  verdict: Schema.Unknown,
+  createdAt: Text,
+  decidedAt: Schema.NullOr(Text),
+  decidedBy: Schema.NullOr(Text),
+  note: Schema.NullOr(Text),
+  classifications: Schema.NullOr(Schema.Array(Text)),
+  /** An appeal's statement (the author's words). */
+  statement: Schema.NullOr(Text),
+  content: Schema.Struct({ type: Text, text: OptionalText, url: OptionalText, username: OptionalText }),
+  language: Schema.NullOr(Text),
+  permalink: Schema.NullOr(Text),
+  author: Schema.NullOr(ItemAuthor),
+  post: Schema.NullOr(Schema.Struct({ title: Text, permalink: Schema.NullOr(Text) })),
+  /** What Warden holds on the platform, and what a decision can do there. */
+  platform: Schema.Struct({
+    held: Schema.Boolean,
+    canRemove: Schema.Boolean,
+    canRestore: Schema.Boolean,
+    note: OptionalText
+  }),
+  /** How many versions the item has (earlier ones: `GET /api/decisions/{reference}`). */
+  versions: Schema.Int
+}).annotate({ identifier: "ReviewItem" })
+
+/** `GET /api/review`. */
+export const ReviewPage = Schema.Struct({
+  items: Schema.Array(ReviewItem),
+  nextCursor: Schema.NullOr(Text),
+  pending: Schema.Struct({ total: Schema.Int, bySource: Schema.Record(Schema.String, Schema.Int) })
+}).annotate({ identifier: "ReviewPage" })
+
+/** The body of `POST /api/decisions/{reference}/review`. */
+export const ReviewBody = Schema.Struct({
+  decision: Schema.Literals(["approve", "reject"]),
+  note: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2000))),
+  /** The classifications the moderator ticked: feedback adds (a rejection) or removes (an approval) them. */
+  classifications: Schema.optionalKey(
+    Schema.Array(Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(64), noControlCharacters)).check(
+      Schema.isMaxLength(32)
+    )
+  )
+}).annotate({ identifier: "ReviewDecision" })
+
+/** What a review decision did. */
+export const ReviewResult = Schema.Struct({
+  review: ReviewItem,
+  /** The platform actions queued (rule `review`); their outcome shows on the item. */
+  actions: Schema.Array(ActionRow),
+  /** The platform's side in words: "reject queued on the platform", "not possible on this platform"... */
+  platformNote: Text,
+  feedback: Schema.NullOr(FeedbackSent),
+  feedbackNote: Text
+}).annotate({ identifier: "ReviewResult" })
+
+/** The body of `POST /api/appeals`. */
+export const AppealBody = Schema.Struct({
+  source: Schema.optionalKey(Schema.String.check(noControlCharacters)),
+  reference: Schema.String.check(Schema.isNonEmpty(), noControlCharacters),
+  statement: Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(5000))
+}).annotate({ identifier: "Appeal" })
+
+/** One entry of the audit. */
+export const AuditEntry = Schema.Struct({
+  id: Text,
+  at: Text,
+  actor: Text,
+  role: Text,
+  action: Text,
+  source: Schema.NullOr(Text),
+  reference: Schema.NullOr(Text),
+  version: Schema.NullOr(Schema.Int),
+  detail: Schema.Unknown
+}).annotate({ identifier: "AuditEntry" })
+
+/** Counts of an author's items over a window. */
+const WindowCounts = Schema.Struct({
+  total: Schema.Int,
+  byType: Schema.Record(Schema.String, Schema.Int),
+  bySeverity: Schema.Record(Schema.String, Schema.Int)
+})
+
+/** One of an author's items, with what came of it. */
+export const AuthorItem = Schema.Struct({
+  source: Text,
+  reference: Text,
+  version: Schema.Int,
+  status: Text,
+  createdAt: Text,
+  username: Schema.NullOr(Text),
+  verdict: Schema.Unknown,
+  rule: Schema.NullOr(Text),
+  review: Schema.NullOr(Schema.Struct({ state: Text, kind: Text, decidedBy: Schema.NullOr(Text) })),
+  actions: Schema.Array(Schema.Struct({ kind: Text, status: Text, rule: Text })),
+  feedback: Schema.Array(Schema.Struct({ origin: Text, status: Text, id: Schema.NullOr(Text) })),
+  appeals: Schema.Array(Schema.Struct({ state: Text, decidedBy: Schema.NullOr(Text) })),
+  strike: Schema.NullOr(Schema.Struct({ kind: Text, weight: Schema.Number, removed: Schema.Boolean })),
+  erased: Schema.Boolean
+}).annotate({ identifier: "AuthorItem" })
+
+/** `GET /api/authors/{author}`. */
+export const AuthorHistory = Schema.Struct({
+  author: Schema.Struct({
+    key: Text,
+    platform: Text,
+    identifier: Text,
+    usernames: Schema.Array(Text),
+    sources: Schema.Array(Text),
+    firstSeenAt: Text,
+    lastSeenAt: Text
+  }),
+  counts: Schema.Struct({ "24h": WindowCounts, "7d": WindowCounts, "30d": WindowCounts }),
+  strikes: Schema.Struct({
+    /** The decayed score now. */
+    score: Schema.Number,
+    /** Strikes in force. */
+    count: Schema.Int,
+    lastAt: Schema.NullOr(Text),
+    halfLife: Text,
+    /** "3 strikes, 1.6 after decay; the last on 11-20". */
+    explanation: Text,
+    /** The score over the last 30 days, daily and now (for a chart). */
+    series: Schema.Array(Schema.Struct({ at: Text, score: Schema.Number })),
+    list: Schema.Array(
+      Schema.Struct({
+        source: Text,
+        reference: Text,
+        kind: Text,
+        weight: Schema.Number,
+        at: Text,
+        /** The strike's weight now. */
+        now: Schema.Number,
+        removedAt: Schema.NullOr(Text),
+        removedBy: Schema.NullOr(Text),
+        removedReason: Schema.NullOr(Text)
+      })
+    )
+  }),
+  items: Schema.Array(AuthorItem),
+  nextCursor: Schema.NullOr(Text)
+}).annotate({ identifier: "AuthorHistory" })
+
 // ---------------------------------------------------------------------------------------------------
 // Groups
 
@@ -296,8 +465,17 @@ export class DecisionsGroup extends HttpApiGroup.make("decisions").add(
 /** What the review console calls besides decisions. */
 export class ConsoleGroup extends HttpApiGroup.make("console").add(
   HttpApiEndpoint.get("session", "/api/session", {
-    success: Schema.Struct({ via: Schema.Literals(["bearer", "cookie"]), csrf: Schema.NullOr(Text) })
-  }).annotate(OpenApi.Summary, "The caller, and the CSRF token a console sends on state-changing calls"),
+    success: Schema.Struct({
+      via: Schema.Literals(["bearer", "cookie"]),
+      csrf: Schema.NullOr(Text),
+      /** Who is signed in (`admin-token` for the shared token) and their role. */
+      name: Text,
+      role: Role
+    })
+  }).annotate(
+    OpenApi.Summary,
+    "Who is signed in, their role, and the CSRF token a console sends on state-changing calls"
+  ),
   HttpApiEndpoint.post("signOut", "/session/end", {
     success: Schema.Struct({ signedIn: Schema.Literal(false) })
   }).annotate(OpenApi.Summary, "Ends the console's session"),
@@ -319,10 +497,12 @@ export class SignInGroup extends HttpApiGroup.make("signIn")
       payload: Schema.Struct({ token: Schema.String }),
       success: Schema.Struct({
         signedIn: Schema.Literal(true),
-        csrf: Text.annotate({ description: "The session's CSRF token (x-warden-csrf), as GET /api/session answers" })
+        csrf: Text.annotate({ description: "The session's CSRF token (x-warden-csrf), as GET /api/session answers" }),
+        name: Text,
+        role: Role
       }),
       error: [Unauthenticated, CrossSiteRefused]
-    }).annotate(OpenApi.Summary, "Signs a browser in with the admin token (sets the session cookie)")
+    }).annotate(OpenApi.Summary, "Signs a browser in with the admin token or a moderator's (sets the session cookie)")
   )
   .middleware(InputValidation) {}
 
@@ -350,6 +530,51 @@ export class GovernanceGroup extends HttpApiGroup.make("governance").add(
   }).annotate(OpenApi.Summary, "The audit of erasures, newest first")
 ) {}
 
+/** The review queue, its decisions and appeals (issue 36, 37). */
+export class ReviewGroup extends HttpApiGroup.make("review").add(
+  HttpApiEndpoint.get("list", "/api/review", {
+    query: { state: OptionalText, source: OptionalText, kind: OptionalText, limit: OptionalText, cursor: OptionalText },
+    success: ReviewPage
+  }).annotate(
+    OpenApi.Summary,
+    "The review queue: pending (most severe, then oldest) or decided (newest first), a page and the pending counts"
+  ),
+  HttpApiEndpoint.post("decide", "/api/decisions/:reference/review", {
+    params: { reference: Schema.String },
+    query: { source: OptionalText },
+    payload: ReviewBody,
+    success: ReviewResult,
+    error: [NotFound, Conflict]
+  }).annotate(
+    OpenApi.Summary,
+    "Approve or reject the item's pending review (or uphold / deny its appeal); 409 ALREADY_DECIDED names who did first"
+  ),
+  HttpApiEndpoint.post("fileAppeal", "/api/appeals", {
+    payload: AppealBody,
+    success: Schema.Struct({ review: ReviewItem }),
+    error: [NotFound, Conflict, Gone]
+  }).annotate(OpenApi.Summary, "Files an appeal of an item (its latest version) with the author's statement"),
+  HttpApiEndpoint.get("audit", "/api/audit", {
+    query: {
+      actor: OptionalText,
+      action: OptionalText,
+      source: OptionalText,
+      limit: OptionalText,
+      cursor: OptionalText
+    },
+    success: Schema.Struct({ entries: Schema.Array(AuditEntry), nextCursor: Schema.NullOr(Text) })
+  }).annotate(OpenApi.Summary, "Who did what and when, newest first"),
+  HttpApiEndpoint.get("author", "/api/authors/:author", {
+    params: { author: Schema.String },
+    query: { limit: OptionalText, cursor: OptionalText },
+    success: AuthorHistory,
+    error: NotFound
+  }).annotate(
+    OpenApi.Summary,
+    "An author's items across sources (newest first), counts over 24 h / 7 d / 30 d, strikes and their decay"
+  )
+) {}
+
 /** The cluster's runners (`ClusterRoute`). */
 export class ClusterGroup extends HttpApiGroup.make("cluster").add(
   HttpApiEndpoint.get("cluster", "/api/cluster", {
@@ -363,7 +588,7 @@ export class ClusterGroup extends HttpApiGroup.make("cluster").add(
  * the last added wraps the others), given here once for the groups added before.
  */
 export class AdminApi extends HttpApi.make("warden-admin")
-  .add(ProbesGroup, DecisionsGroup, ConsoleGroup, GovernanceGroup, ClusterGroup)
+  .add(ProbesGroup, DecisionsGroup, ConsoleGroup, GovernanceGroup, ClusterGroup, ReviewGroup)
   .middleware(InputValidation)
   .middleware(AdminAuth)
   .add(SignInGroup, HealthGroup)

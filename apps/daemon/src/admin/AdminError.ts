@@ -60,8 +60,12 @@ export interface WireError<Tag extends string> extends Error {
 export class BadRequest extends wire("BadRequest", 400, "A parameter, path segment or body is wrong") {}
 /** 401: no bearer token or session cookie, or a wrong one. */
 export class Unauthenticated extends wire("Unauthenticated", 401, "Missing or wrong bearer token, no session") {}
-/** 403: a cookie call without the session's CSRF token or from another origin. */
-export class CrossSiteRefused extends wire("CrossSiteRefused", 403, "A cross-site request with the session cookie") {}
+/** 403: a cookie call without the session's CSRF token or from another origin, or a role that may not (`FORBIDDEN`). */
+export class CrossSiteRefused extends wire(
+  "CrossSiteRefused",
+  403,
+  "A cross-site request with the session cookie (CROSS_SITE_REFUSED), or a role that may not (FORBIDDEN)"
+) {}
 /** 404: nothing stored under that name, or no such route. */
 export class NotFound extends wire("NotFound", 404, "Nothing stored under that name") {}
 /** 409: the reference is ambiguous (`sources` lists who recorded it), or the item has no verdict. */

@@ -27,6 +27,7 @@ import { AdminRefused, answering } from "./AdminError.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
 import * as DecisionCursor from "./DecisionCursor.ts"
 import * as ModeratorAction from "./ModeratorAction.ts"
+import { Moderators } from "./Moderators.ts"
 import * as PipelineView from "./PipelineView.ts"
 import * as ProcessMetrics from "./ProcessMetrics.ts"
 import * as Readiness from "./Readiness.ts"
@@ -224,13 +225,16 @@ export const decisions = (sources: ReadonlyMap<string, SourceFacts>) =>
         )
         .handle("feedback", ({ payload }) => {
           const { reference, version, source, ...input } = payload
-          return feedback
-            .send({ reference, version, source, origin: "manual", input })
-            .pipe(Effect.mapError(fromFeedback), answering)
+          return Effect.flatMap(Effect.service(AdminCaller), (who) =>
+            feedback
+              .send({ reference, version, source, origin: "manual", input, sender: who })
+              .pipe(Effect.mapError(fromFeedback), answering)
+          )
         })
         .handle("moderate", ({ params, payload }) =>
           answering(
             Effect.gen(function* () {
+              const who = yield* AdminCaller
               const reference = yield* RequestInput.text("reference", params.reference)
               const latest = (yield* versionsOf(reference, payload.source))[0]!
               const facts = sources.get(latest.source) ?? NO_FACTS
@@ -254,8 +258,9 @@ export const decisions = (sources: ReadonlyMap<string, SourceFacts>) =>
                 latest,
                 kind,
                 payload.action === "restore"
-                  ? "restored by a moderator in the review console"
-                  : "removed by a moderator in the review console"
+                  ? `restored by ${who.name} in the review console`
+                  : `removed by ${who.name} in the review console`,
+                who
               )
               const done = (feedbackNote: string) => ({ action: outcome, feedback: null, feedbackNote })
               if (outcome.status !== "done")
@@ -272,6 +277,7 @@ export const decisions = (sources: ReadonlyMap<string, SourceFacts>) =>
                   reference,
                   version: latest.version,
                   origin: "reversal",
+                  sender: who,
                   input:
                     payload.action === "restore"
                       ? {
@@ -325,7 +331,9 @@ export const consoleGroup = (options: {
         .handle("session", () =>
           Effect.map(Effect.service(AdminCaller), (who) => ({
             via: who.via,
-            csrf: who.via === "cookie" ? who.session.csrf : null
+            csrf: who.via === "cookie" ? who.session.csrf : null,
+            name: who.name,
+            role: who.role
           }))
         )
         .handle("signOut", () =>
@@ -350,7 +358,7 @@ export const consoleGroup = (options: {
                   message: `no sink '${sink}' (sinks: ${known.join(", ") || "none"})`,
                   parameter: "sink"
                 })
-              const replayed = yield* DeadLetterReplay.replay(sql, sink)
+              const replayed = yield* DeadLetterReplay.replay(sql, sink, yield* AdminCaller)
               return { sink, replayed }
             })
           )
@@ -361,24 +369,31 @@ export const consoleGroup = (options: {
 /** The sign-in form: only the console's own page may sign a browser in (login CSRF). */
 export const signIn = (sessions: ConsoleSession.Sessions) =>
   HttpApiBuilder.group(AdminApi, "signIn", (handlers) =>
-    handlers.handle("signIn", ({ payload, request }) =>
-      answering(
-        Effect.gen(function* () {
-          const foreign = ConsoleSession.foreignOrigin(request)
-          if (foreign !== undefined)
-            return yield* new AdminRefused({ status: 403, code: "CROSS_SITE_REFUSED", message: foreign })
-          if (!sessions.tokenMatches(payload.token))
-            return yield* new AdminRefused({
-              status: 401,
-              code: "UNAUTHENTICATED",
-              message: "that token is not the admin token"
-            })
-          // The CSRF token in the answer: the page signed in this way makes state-changing calls next.
-          const { csrf, setCookie } = sessions.open()
-          return HttpServerResponse.jsonUnsafe({ signedIn: true, csrf }, { headers: { "set-cookie": setCookie } })
-        })
+    Effect.gen(function* () {
+      const moderators = yield* Moderators
+      return handlers.handle("signIn", ({ payload, request }) =>
+        answering(
+          Effect.gen(function* () {
+            const foreign = ConsoleSession.foreignOrigin(request)
+            if (foreign !== undefined)
+              return yield* new AdminRefused({ status: 403, code: "CROSS_SITE_REFUSED", message: foreign })
+            const moderator = yield* moderators.identify(payload.token).pipe(Effect.orDie)
+            if (moderator === undefined)
+              return yield* new AdminRefused({
+                status: 401,
+                code: "UNAUTHENTICATED",
+                message: "that token is neither the admin token nor a moderator's"
+              })
+            // The CSRF token in the answer: the page signed in this way makes state-changing calls next.
+            const { csrf, setCookie } = sessions.open(moderator)
+            return HttpServerResponse.jsonUnsafe(
+              { signedIn: true, csrf, name: moderator.name, role: moderator.role },
+              { headers: { "set-cookie": setCookie } }
+            )
+          })
+        )
       )
-    )
+    })
   )
 
 /** Every group above, given what they need beside the services. */

@@ -1,9 +1,10 @@
 /**
  * The admin API's middleware, as the server runs it:
  *
- * - `AdminAuth`: the bearer token or a live console session (401 otherwise, with
- *   `WWW-Authenticate: Bearer`); a state-changing call with the cookie also needs the session's CSRF
- *   token and the console's origin (403). The probes `admin.public` lists pass without either.
+ * - `AdminAuth`: a bearer token (the shared one or a moderator's) or a live console session (401
+ *   otherwise, with `WWW-Authenticate: Bearer`); a state-changing call with the cookie also needs the
+ *   session's CSRF token and the console's origin (403); then the role the route needs (403
+ *   `FORBIDDEN`, `Permissions`). The probes `admin.public` lists pass without either.
  * - `InputValidation`: a body over 1 MiB is a 413 before it is read; on a route that takes a JSON body,
  *   a request without `Content-Type` or with another type is a 415 (the envelope, not HttpApi's
  *   `text/plain` answer; HttpApi would read a body without a type as JSON); a query parameter the
@@ -13,41 +14,60 @@
  */
 import { Effect, Layer, SchemaIssue } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { type HttpApiEndpoint, HttpApiError } from "effect/http-api"
+import { type HttpApiEndpoint, HttpApiError, type HttpApiGroup } from "effect/http-api"
 import { AdminAuth, AdminCaller, type Caller, InputValidation } from "./AdminApi.ts"
 import { AdminRefused, answering } from "./AdminError.ts"
 import type { PublicProbe } from "./AdminServer.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
+import { Moderators, type ModeratorsShape } from "./Moderators.ts"
+import * as Permissions from "./Permissions.ts"
 import * as RequestInput from "./RequestInput.ts"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
-/** The caller of a request, or undefined when it has neither a good bearer token nor a live session. */
-export const caller = (req: ConsoleSession.WithHeaders, sessions: ConsoleSession.Sessions): Caller | undefined => {
-  const header = req.headers.authorization
-  // Case-sensitive scheme, one credential: anything else is not our token (HttpApiSecurity is lenient).
-  const match = typeof header === "string" ? /^Bearer +(\S+)$/.exec(header) : null
-  if (match !== null) return sessions.tokenMatches(match[1]!) ? { via: "bearer" } : undefined
-  const session = sessions.of(req)
-  return session === undefined ? undefined : { via: "cookie", session }
-}
+/**
+ * The caller of a request, or undefined when it has neither a good bearer token nor a live session (a
+ * session of a moderator disabled since is closed).
+ */
+export const caller = (
+  req: ConsoleSession.WithHeaders,
+  sessions: ConsoleSession.Sessions,
+  moderators: ModeratorsShape
+): Effect.Effect<Caller | undefined> =>
+  Effect.gen(function* () {
+    const header = req.headers.authorization
+    // Case-sensitive scheme, one credential: anything else is not our token (HttpApiSecurity is lenient).
+    const match = typeof header === "string" ? /^Bearer +(\S+)$/.exec(header) : null
+    if (match !== null) {
+      const who = yield* moderators.identify(match[1]!)
+      return who === undefined ? undefined : { ...who, via: "bearer" as const }
+    }
+    const session = sessions.of(req)
+    if (session === undefined) return undefined
+    if (!(yield* moderators.stillActive(session.moderator))) {
+      sessions.close(session.id)
+      return undefined
+    }
+    return { ...session.moderator, via: "cookie" as const, session }
+  }).pipe(Effect.orDie)
 
 const unauthenticated = new AdminRefused({
   status: 401,
   code: "UNAUTHENTICATED",
-  message: "missing or wrong bearer token (Authorization: Bearer <admin.token>), and no console session"
+  message: "missing or wrong bearer token (Authorization: Bearer <token>), and no console session"
 })
 
 /**
- * Who may call: the bearer token, or a session (with its CSRF proof on state-changing calls). Bearer
+ * Who may call: a bearer token, or a session (with its CSRF proof on state-changing calls). Bearer
  * calls need no such proof: no browser adds that header on its own.
  */
 export const authenticate = (
   request: HttpServerRequest.HttpServerRequest,
-  sessions: ConsoleSession.Sessions
+  sessions: ConsoleSession.Sessions,
+  moderators: ModeratorsShape
 ): Effect.Effect<Caller, AdminRefused> =>
   Effect.gen(function* () {
-    const who = caller(request, sessions)
+    const who = yield* caller(request, sessions, moderators)
     if (who === undefined) {
       yield* HttpEffect.appendPreResponseHandler((_, res) =>
         Effect.succeed(res.status === 401 ? HttpServerResponse.setHeader(res, "www-authenticate", "Bearer") : res)
@@ -62,28 +82,42 @@ export const authenticate = (
     return who
   })
 
-/** `AdminAuth` for the token's sessions and the public probes. */
+/** The caller of the public probes (`admin.public`): nobody signed in, reading. */
+const PUBLIC: Caller = { name: "public", role: "viewer", from: "token", via: "bearer" }
+
+/** `AdminAuth` for the server's sessions and moderators, and the public probes. */
 export const authLayer = (options: {
   readonly sessions: ConsoleSession.Sessions
   readonly public: ReadonlyArray<PublicProbe>
-}) => {
-  const check = (
-    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, any, AdminCaller>,
-    context: {
-      readonly endpoint: HttpApiEndpoint.Top
-    }
-  ) =>
+}) =>
+  Layer.effect(
+    AdminAuth,
     Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const probe = context.endpoint.identifier
-      if ((probe === "readyz" || probe === "metrics") && options.public.includes(probe))
-        return yield* Effect.provideService(httpEffect, AdminCaller, { via: "bearer" })
-      const who = yield* answering(authenticate(request, options.sessions))
-      return yield* Effect.provideService(httpEffect, AdminCaller, who)
+      const moderators = yield* Moderators
+      const check = (
+        httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, any, AdminCaller>,
+        context: {
+          readonly endpoint: HttpApiEndpoint.Top
+          readonly group: HttpApiGroup.Top
+        }
+      ) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const probe = context.endpoint.identifier
+          if ((probe === "readyz" || probe === "metrics") && options.public.includes(probe))
+            return yield* Effect.provideService(httpEffect, AdminCaller, PUBLIC)
+          const who = yield* answering(authenticate(request, options.sessions, moderators))
+          const refused = Permissions.refusal(
+            who,
+            Permissions.neededFor(`${context.group.identifier}.${context.endpoint.identifier}`)
+          )
+          if (refused !== undefined) return yield* answering(Effect.fail(refused))
+          return yield* Effect.provideService(httpEffect, AdminCaller, who)
+        })
+      // Both schemes are the same check: it reads the raw header and cookie itself.
+      return { bearer: check, session: check } as never
     })
-  // Both schemes are the same check: it reads the raw header and cookie itself.
-  return Layer.succeed(AdminAuth, { bearer: check, session: check } as never)
-}
+  )
 
 const MAX_BODY = RequestInput.MAX_BODY_BYTES
 

@@ -36,6 +36,7 @@ import { HttpIncomingMessage, HttpRouter, HttpServer, type HttpServerError, type
 import { HttpApiBuilder } from "effect/http-api"
 import { NetAddress } from "effect/net"
 import type { Rule } from "../domain/Rule.ts"
+import * as StrikePolicy from "../domain/StrikePolicy.ts"
 import { AdminApi } from "./AdminApi.ts"
 import { AdminRefused, badParameter, envelopeResponse } from "./AdminError.ts"
 import * as AdminHandlers from "./AdminHandlers.ts"
@@ -44,6 +45,8 @@ import * as ClusterRoute from "./ClusterRoute.ts"
 import * as ConsoleRoutes from "./ConsoleRoutes.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
 import * as GovernanceRoutes from "./GovernanceRoutes.ts"
+import * as ReviewRoutes from "./ReviewRoutes.ts"
+import { type ConfiguredModerator, Moderators } from "./Moderators.ts"
 import { MAX_BODY_BYTES } from "./RequestInput.ts"
 
 /** Where the admin API listens and the token it wants. */
@@ -62,6 +65,10 @@ export interface AdminOptions {
   readonly rules?: ReadonlyMap<string, ReadonlyArray<Rule>>
   /** Each source's connector action kinds and automatic feedback (the console's Restore / Remove). */
   readonly sources?: ReadonlyMap<string, AdminHandlers.SourceFacts>
+  /** The named moderators of the config file (`moderators`); those added by the CLI are in the state. */
+  readonly moderators?: ReadonlyArray<ConfiguredModerator> | undefined
+  /** What the review routes know of the sources and the strike policy. */
+  readonly review?: ReviewRoutes.ReviewOptions | undefined
 }
 
 /** A probe `admin.public` may open: `healthz`, `readyz`, `metrics`. */
@@ -126,18 +133,22 @@ export type NeededRateLimiter = RateLimiter.RateLimiter
 
 /** Starts the admin API for the layer's lifetime. */
 export const layer = (options: AdminOptions) => {
-  const sessions = ConsoleSession.make(options.token)
+  const sessions = ConsoleSession.make()
   const api = HttpApiBuilder.layer(AdminApi, { openapiPath: "/api/openapi.json" }).pipe(
     Layer.provide([
       AdminHandlers.layer({ sessions, sinks: options.sinks ?? [], sources: options.sources ?? new Map() }),
       GovernanceRoutes.layer(options.rules ?? new Map()),
-      ClusterRoute.layer
+      ClusterRoute.layer,
+      ReviewRoutes.layer(
+        options.review ?? { sources: new Map(), halfLifeMillis: StrikePolicy.DEFAULT_HALF_LIFE_MILLIS }
+      )
     ]),
     Layer.provide([authLayer({ sessions, public: options.public ?? [] }), inputLayer])
   )
   const app = Layer.mergeAll(api, ConsoleRoutes.layer({ sessions }), envelopes)
   const served = HttpRouter.serve(app, { disableListenLog: true, disableLogger: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: options.port, host: options.host }))
+    Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: options.port, host: options.host })),
+    Layer.provide(Moderators.layer(options.token, options.moderators ?? []))
   )
   return Layer.effect(
     AdminServer,

@@ -4,8 +4,9 @@
  *
  * - the console's files (`/`, `/index.html`, `/console/app.js`, `/console/app.css`): static bytes with
  *   their own security headers, public (the page shows no data until signed in);
- * - `GET /?token=TOKEN`, the printed link: on the page's own path, it sets the session cookie and
- *   redirects to `/` (the token leaves the address bar); a wrong token redirects to `/?signin=refused`;
+ * - `GET /?token=TOKEN`, the printed link (the shared token's, or a moderator's from `warden moderator
+ *   add`): on the page's own path, it sets the session cookie of that moderator and redirects to `/`
+ *   (the token leaves the address bar); a wrong token redirects to `/?signin=refused`;
  * - `GET /api/decisions/stream?<filters of /api/decisions>`: new decisions as server-sent events, with
  *   a `retry:` field and keep-alive comments (`DecisionStream`), authenticated as the API is.
  */
@@ -19,6 +20,7 @@ import { type AdminRefused, envelopeResponse } from "./AdminError.ts"
 import * as ConsoleAssets from "./ConsoleAssets.ts"
 import type * as ConsoleSession from "./ConsoleSession.ts"
 import * as DecisionStream from "./DecisionStream.ts"
+import { Moderators } from "./Moderators.ts"
 import * as RequestInput from "./RequestInput.ts"
 
 /** A refusal of a route outside the HttpApi, as the same envelope. */
@@ -35,12 +37,13 @@ export const layer = (options: { readonly sessions: ConsoleSession.Sessions }) =
       const request = yield* HttpServerRequest.HttpServerRequest
       const url = new URL(request.url, "http://admin")
       if (!url.searchParams.has("token")) return ConsoleAssets.response("index.html")
-      if (!sessions.tokenMatches(url.searchParams.get("token") ?? ""))
+      const moderator = yield* (yield* Moderators).identify(url.searchParams.get("token") ?? "").pipe(Effect.orDie)
+      if (moderator === undefined)
         return HttpServerResponse.empty({
           status: 303,
           headers: { location: "/?signin=refused", ...ConsoleAssets.SECURITY_HEADERS }
         })
-      const { setCookie } = sessions.open()
+      const { setCookie } = sessions.open(moderator)
       return HttpServerResponse.empty({
         status: 303,
         headers: { location: "/", "set-cookie": setCookie, ...ConsoleAssets.SECURITY_HEADERS }
@@ -62,9 +65,10 @@ export const layer = (options: { readonly sessions: ConsoleSession.Sessions }) =
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const store = yield* DecisionStore
+      const moderators = yield* Moderators
       return yield* refused(
         Effect.gen(function* () {
-          yield* authenticate(request, sessions)
+          yield* authenticate(request, sessions, moderators)
           const url = new URL(request.url, "http://admin")
           const q = yield* RequestInput.query(url.searchParams, Object.keys(DecisionFilters))
           const filters = decisionFilters(Object.fromEntries(q))

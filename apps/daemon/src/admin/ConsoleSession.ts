@@ -4,9 +4,12 @@
  * and `SameSite=Strict` (no other site's page sends it). Each session has its own CSRF token, which the
  * page reads from `GET /api/session` (or from the answer of the form's `POST /session`) and sends back
  * in `x-warden-csrf` on every state-changing call: a cross-site form or script cannot know it. Sessions live in memory: a restart signs everyone out.
+ *
+ * A session is bound to the moderator whose token opened it (`Moderators.identify`): the console shows
+ * who is signed in, and every call made in it is theirs, with their role.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto"
-import { Redacted } from "effect"
+import type { Moderator } from "./Moderators.ts"
 
 /** The session cookie's name. */
 export const COOKIE = "warden_session"
@@ -21,6 +24,8 @@ const MAX_SESSIONS = 1000
 export interface Session {
   readonly csrf: string
   readonly expiresAt: number
+  /** Who signed in. */
+  readonly moderator: Moderator
 }
 
 /** Constant-time equality of two secrets (length leaks, content does not). */
@@ -50,16 +55,17 @@ export const cookie = (req: WithHeaders, name: string): string | undefined => {
 }
 
 /** The sessions of one admin server. */
-export const make = (token: Redacted.Redacted<string>, now: () => number = Date.now) => {
+export const make = (now: () => number = Date.now) => {
   const sessions = new Map<string, Session>()
 
-  const tokenMatches = (given: string): boolean => sameSecret(given, Redacted.value(token))
-
-  /** Opens a session; returns its id (the cookie's value), its CSRF token and the `Set-Cookie` header. */
-  const open = () => {
+  /**
+   * Opens a session for `moderator`; returns its id (the cookie's value), its CSRF token and the
+   * `Set-Cookie` header.
+   */
+  const open = (moderator: Moderator) => {
     const id = randomBytes(32).toString("base64url")
     const csrf = randomBytes(24).toString("base64url")
-    sessions.set(id, { csrf, expiresAt: now() + SESSION_MILLIS })
+    sessions.set(id, { csrf, expiresAt: now() + SESSION_MILLIS, moderator })
     while (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!)
     return {
       id,
@@ -87,7 +93,7 @@ export const make = (token: Redacted.Redacted<string>, now: () => number = Date.
     return `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`
   }
 
-  return { tokenMatches, open, of, close } as const
+  return { open, of, close } as const
 }
 
 /** The sessions of one admin server. */

@@ -17,7 +17,7 @@ import * as RuleSet from "../config/RuleSet.ts"
 import type { Rule } from "../domain/Rule.ts"
 import * as Backtest from "../engine/Backtest.ts"
 import { Erasure, type Selector } from "../state/Erasure.ts"
-import { AdminApi } from "./AdminApi.ts"
+import { AdminApi, AdminCaller } from "./AdminApi.ts"
 import { AdminRefused, answering, badParameter } from "./AdminError.ts"
 import * as RequestInput from "./RequestInput.ts"
 import * as Since from "./Since.ts"
@@ -30,7 +30,8 @@ export const layer = (rules: ReadonlyMap<string, ReadonlyArray<Rule>>) =>
       const sql = yield* SqlClient.SqlClient
       const erase = (selector: Selector, what: string) =>
         Effect.gen(function* () {
-          const done = yield* erasure.erase(selector, { name: "admin-token", role: "admin" }).pipe(Effect.orDie)
+          const who = yield* AdminCaller
+          const done = yield* erasure.erase(selector, who).pipe(Effect.orDie)
           if (done.audit === null)
             return yield* new AdminRefused({ status: 404, code: "NOT_FOUND", message: `no stored item with ${what}` })
           return done

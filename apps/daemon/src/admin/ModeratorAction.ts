@@ -10,10 +10,12 @@
  * - Remove: offered when no such action is in force, with the first of `hide`, `holdForReview`,
  *   `reject`, `delete` the connector declares (the mildest that takes the item out of view).
  */
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { ActionRow } from "../domain/Action.ts"
+import { platformState, removalKind } from "../domain/PlatformState.ts"
 import * as ActionStore from "../state/ActionStore.ts"
+import { AuditStore } from "../state/AuditStore.ts"
 import * as Rows from "../state/internal/Rows.ts"
 import { WriteSignals } from "../state/WriteSignals.ts"
 import type { ModerateResult, PlatformAction } from "./AdminApi.ts"
@@ -24,32 +26,7 @@ export type Request = typeof PlatformAction.Type
 /** The rule name of the actions a moderator asked for in the console. */
 export const RULE = "console"
 
-/** The actions `restore` reverses. */
-const REVERSIBLE = ["hide", "holdForReview", "reject"]
-/** What "Remove" does, in order of preference: the first the connector declares. */
-const REMOVALS = [...REVERSIBLE, "delete"]
-
-/** The action kind "Remove" uses for a connector declaring `declared`, if any. */
-export const removalKind = (declared: ReadonlyArray<string>): string | undefined =>
-  REMOVALS.find((kind) => declared.includes(kind))
-
-/** Warden's action that keeps the item version out of view on the platform (its kind), if any. */
-export const removalInForce = (actions: ReadonlyArray<ActionRow>, version: number): string | undefined => {
-  const last = actions
-    .filter((a) => a.version === version && a.status === "done" && (REMOVALS.includes(a.kind) || a.kind === "restore"))
-    .sort((a, b) => a.seq - b.seq)
-    .at(-1)
-  return last === undefined || last.kind === "restore" ? undefined : last.kind
-}
-
-/** Whether Warden's actions left the item out of view on the platform (`deleted`: for good). */
-export const platformState = (
-  actions: ReadonlyArray<ActionRow>,
-  version: number
-): "visible" | "removed" | "deleted" => {
-  const kind = removalInForce(actions, version)
-  return kind === undefined ? "visible" : kind === "delete" ? "deleted" : "removed"
-}
+export { platformState, removalInForce, removalKind } from "../domain/PlatformState.ts"
 
 /** What the console may offer for an item version, given the connector's declared action kinds. */
 export const available = (
@@ -71,8 +48,6 @@ export type Outcome = (typeof ModerateResult.Type)["action"]
 /** How long {@link perform} waits for the outcome. */
 const WAIT_MILLIS = 15_000
 
-/** The item version's last action number (`null`: none yet). */
-const decodeLastSeq = Rows.decode("warden_actions", Schema.Struct({ seq: Schema.NullOr(Rows.Int) }))
 /** How far the queued action got. */
 const decodeProgress = Rows.decode(
   "warden_actions",
@@ -87,20 +62,29 @@ export const perform = (
   sql: SqlClient.SqlClient,
   item: { readonly source: string; readonly reference: string; readonly version: number },
   kind: string,
-  reason: string
+  reason: string,
+  actor: { readonly name: string; readonly role: string }
 ) =>
   Effect.gen(function* () {
     const { source, reference, version } = item
+    const audit = yield* AuditStore
     const seq = yield* sql.withTransaction(
       Effect.gen(function* () {
-        const [last] = yield* decodeLastSeq(
-          yield* sql`SELECT MAX(seq) AS seq FROM warden_actions
-            WHERE source = ${source} AND reference = ${reference} AND version = ${version}`
-        )
-        const next = (last?.seq ?? 0) + 1
+        const next = yield* ActionStore.nextSeq(sql, item)
         const action = { seq: next, rule: RULE, kind, params: undefined, reason, status: "pending" } as const
-        const [row] = ActionStore.rowsOf(item, [action], Date.now())
+        const now = yield* Clock.currentTimeMillis
+        const [row] = ActionStore.rowsOf(item, [action], now)
         yield* sql`INSERT INTO warden_actions ${sql.insert(row!)}`
+        yield* audit.record({
+          at: now,
+          actor: actor.name,
+          role: actor.role,
+          action: kind === "restore" ? "platform.restore" : "platform.remove",
+          source,
+          reference,
+          version,
+          detail: { kind, seq: next, rule: RULE }
+        })
         return next
       })
     )

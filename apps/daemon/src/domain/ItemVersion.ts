@@ -67,6 +67,8 @@ export const ItemRecord = Schema.Struct({
   authorKey: Schema.optionalKey(Schema.UndefinedOr(Schema.String)),
   /** The author's username as the event gave it (what erasure by username finds, and erases). */
   authorName: Schema.optionalKey(Schema.UndefinedOr(Schema.String)),
+  /** The rule that matched (`failureMode` for the failure mode's action), with or without actions. */
+  rule: Schema.optionalKey(Schema.UndefinedOr(Schema.String)),
   analysedAt: Schema.UndefinedOr(Schema.String),
   createdAt: Schema.Number
 })

@@ -9,8 +9,10 @@
  */
 import { type Confidence, FEEDBACK_INPUTS_MESSAGE } from "@warden/core"
 import { FeedbackV1 } from "@warden/v1"
-import { Context, Effect, Layer, Option, Schema } from "effect"
-import { FeedbackStore } from "../state/FeedbackStore.ts"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { AuditStore } from "../state/AuditStore.ts"
+import { type FeedbackInput as StoredFeedback, FeedbackStore } from "../state/FeedbackStore.ts"
 import { ItemStore } from "../state/ItemStore.ts"
 
 /** What a feedback says about the verdict. */
@@ -58,19 +60,33 @@ const hasInput = (input: FeedbackInput) =>
 const defined = <A extends object>(a: A): A =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as A
 
+/** Where a feedback comes from: an operator, a platform signal, a review decision, an appeal. */
+export type Origin = "manual" | "reversal" | "report" | "review" | "appeal"
+
+/** Who sends a feedback (the audit names them); automatic feedback is Warden's own. */
+export interface Sender {
+  readonly name: string
+  readonly role: string
+}
+
+/** The sender of automatic feedback (platform reversals and reports). */
+export const WARDEN: Sender = { name: "warden", role: "system" }
+
 /** Sends feedback on a recorded verdict, by reference. */
 export interface FeedbackServiceShape {
   /**
    * Sends feedback on a stored item version (the latest when `version` is undefined), quoting its
-   * stored request byte for byte; records what was sent (or why it failed). Refuses an item never
+   * stored request byte for byte; records what was sent (or why it failed), with its audit row
+   * (`feedback`, by `sender`, default Warden) in the same transaction. Refuses an item never
    * analysed, erased, without a verdict, or analysed by an endpoint without feedback.
    */
   readonly send: (options: {
     readonly reference: string
     readonly source?: string | undefined
     readonly version?: number | undefined
-    readonly origin: "manual" | "reversal" | "report"
+    readonly origin: Origin
     readonly input: FeedbackInput
+    readonly sender?: Sender | undefined
   }) => Effect.Effect<FeedbackSent, FeedbackRefused>
 }
 
@@ -78,6 +94,26 @@ const make = Effect.gen(function* () {
   const store = yield* ItemStore
   const feedbackStore = yield* FeedbackStore
   const client = yield* FeedbackV1.FeedbackV1
+  const sql = yield* SqlClient.SqlClient
+  const audit = yield* AuditStore
+
+  /** The feedback row and its audit row, in one transaction. */
+  const recorded = (row: StoredFeedback, sender: Sender) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* feedbackStore.recordFeedback(row)
+        yield* audit.record({
+          at: yield* Clock.currentTimeMillis,
+          actor: sender.name,
+          role: sender.role,
+          action: "feedback",
+          source: row.source,
+          reference: row.reference,
+          version: row.version,
+          detail: { origin: row.origin, status: row.status, id: row.feedbackId ?? null }
+        })
+      })
+    )
 
   const send: FeedbackServiceShape["send"] = (options) =>
     Effect.withSpan("FeedbackService.send", {
@@ -138,8 +174,8 @@ const make = Effect.gen(function* () {
             : client.imageWithRequest({ analyzeRequest: request, ...common } as FeedbackV1.ImageFeedbackInput)
         ).pipe(
           Effect.tapError((error) =>
-            feedbackStore
-              .recordFeedback({
+            recorded(
+              {
                 source: row.source,
                 reference: row.reference,
                 version: row.version,
@@ -148,8 +184,9 @@ const make = Effect.gen(function* () {
                 request: JSON.stringify(common),
                 status: "failed",
                 error: error.message
-              })
-              .pipe(Effect.ignore)
+              },
+              options.sender ?? WARDEN
+            ).pipe(Effect.ignore)
           ),
           Effect.mapError((error) => {
             const code = (error as { error?: { code?: string } }).error?.code ?? error._tag
@@ -161,8 +198,8 @@ const make = Effect.gen(function* () {
               : new FeedbackRefused({ status, code, reason: error.message })
           })
         )
-        yield* feedbackStore
-          .recordFeedback({
+        yield* recorded(
+          {
             source: row.source,
             reference: row.reference,
             version: row.version,
@@ -171,8 +208,9 @@ const make = Effect.gen(function* () {
             request: sent.request,
             status: "sent",
             error: undefined
-          })
-          .pipe(Effect.orDie)
+          },
+          options.sender ?? WARDEN
+        ).pipe(Effect.orDie)
         return {
           id: sent.response.id,
           source: row.source,

@@ -109,6 +109,7 @@ export const entryOf = (
       author: event.author?.identifier,
       authorKey,
       authorName: event.author?.username,
+      rule: decision.rule,
       analysedAt,
       createdAt: now
     },

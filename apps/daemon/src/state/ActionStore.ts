@@ -21,6 +21,10 @@ export interface ActionStoreShape {
   readonly retryAction: (action: ActionRow, error: string, retryAt: number) => Effect.Effect<void, SqlError.SqlError>
   /** When the source's soonest pending action that is not yet due falls due (epoch milliseconds), if any. */
   readonly nextRetryAt: (source: string) => Effect.Effect<Option.Option<number>, SqlError.SqlError>
+  /** The actions of several items (one statement per 200), by `source\u001freference`, oldest first. */
+  readonly ofItems: (
+    items: ReadonlyArray<{ readonly source: string; readonly reference: string }>
+  ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<ActionRow>>, SqlError.SqlError>
   /** The actions of a reference (of one source, or all), newest version first. */
   readonly actionsOf: (reference: string, source?: string) => Effect.Effect<ReadonlyArray<ActionRow>, SqlError.SqlError>
 }
@@ -46,6 +50,26 @@ export const rowsOf = (
     created_at: now
   }))
 
+/** The item version's last action number (`null`: none yet). */
+const decodeLastSeq = Rows.decode("warden_actions", Schema.Struct({ seq: Schema.NullOr(Rows.Int) }))
+
+/**
+ * The number of the next action of an item version (a moderator's, queued after its rule's): run it in
+ * the transaction that inserts the action.
+ */
+export const nextSeq = (
+  sql: SqlClient.SqlClient,
+  item: { readonly source: string; readonly reference: string; readonly version: number }
+) =>
+  Effect.map(
+    Effect.flatMap(
+      sql`SELECT MAX(seq) AS seq FROM warden_actions
+        WHERE source = ${item.source} AND reference = ${item.reference} AND version = ${item.version}`,
+      decodeLastSeq
+    ),
+    ([last]) => (last?.seq ?? 0) + 1
+  )
+
 const Row = Schema.Struct({
   source: Schema.String,
   reference: Schema.String,
@@ -67,7 +91,29 @@ const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const select = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
     Effect.map(Effect.flatMap(statement, decodeRows), (rows) => rows.map(toActionRow))
+  const ofItems = Effect.fn("ActionStore.ofItems")(function* (
+    items: ReadonlyArray<{ readonly source: string; readonly reference: string }>
+  ) {
+    const out = new Map<string, Array<ActionRow>>()
+    const unique = [...new Map(items.map((i) => [`${i.source}\u001f${i.reference}`, i])).values()]
+    for (let i = 0; i < unique.length; i += 200) {
+      const chunk = unique.slice(i, i + 200)
+      const rows =
+        yield* select(sql`SELECT source, reference, version, seq, rule, kind, params, reason, status, attempts,
+          last_error FROM warden_actions WHERE ${sql.or(
+            chunk.map((c) => sql`(source = ${c.source} AND reference = ${c.reference})`)
+          )} ORDER BY version, seq`)
+      for (const row of rows) {
+        const key = `${row.source}\u001f${row.reference}`
+        const list = out.get(key)
+        if (list === undefined) out.set(key, [row])
+        else list.push(row)
+      }
+    }
+    return out as ReadonlyMap<string, ReadonlyArray<ActionRow>>
+  })
   return ActionStore.of({
+    ofItems,
     pendingActions: Effect.fn("ActionStore.pendingActions")((source: string, limit: number) =>
       select(sql`SELECT source, reference, version, seq, rule, kind, params, reason, status, attempts, last_error
         FROM warden_actions WHERE source = ${source} AND status = 'pending' AND next_attempt_at <= ${Date.now()}

@@ -38,6 +38,13 @@ export interface FeedbackStoreShape {
     version: number,
     origin: string
   ) => Effect.Effect<boolean, SqlError.SqlError>
+  /** The feedback of several items (one statement per 200), by `source\u001freference`, oldest first. */
+  readonly ofItems: (
+    items: ReadonlyArray<{ readonly source: string; readonly reference: string }>
+  ) => Effect.Effect<
+    ReadonlyMap<string, ReadonlyArray<FeedbackEntry & { readonly reference: string }>>,
+    SqlError.SqlError
+  >
   /** The feedback of a reference (of one source, or all), oldest first. */
   readonly feedbackOf: (
     reference: string,
@@ -56,6 +63,20 @@ const Row = Schema.Struct({
   created_at: Rows.Int
 })
 const decodeRows = Rows.decode("warden_feedback", Row)
+const decodeItemRows = Rows.decode(
+  "warden_feedback",
+  Row.mapFields((fields) => ({ ...fields, reference: Schema.String }))
+)
+const toEntry = (r: typeof Row.Type): FeedbackEntry => ({
+  source: r.source,
+  version: r.version,
+  origin: r.origin,
+  id: r.feedback_id,
+  status: r.status,
+  error: r.error,
+  request: r.request,
+  createdAt: r.created_at
+})
 
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -90,18 +111,29 @@ const make = Effect.gen(function* () {
           FROM warden_feedback WHERE reference = ${reference}
           ${source === undefined ? sql`` : sql`AND source = ${source}`} ORDER BY created_at`
       )
-      return rows.map(
-        (r): FeedbackEntry => ({
-          source: r.source,
-          version: r.version,
-          origin: r.origin,
-          id: r.feedback_id,
-          status: r.status,
-          error: r.error,
-          request: r.request,
-          createdAt: r.created_at
-        })
-      )
+      return rows.map(toEntry)
+    }),
+    ofItems: Effect.fn("FeedbackStore.ofItems")(function* (
+      items: ReadonlyArray<{ readonly source: string; readonly reference: string }>
+    ) {
+      const out = new Map<string, Array<FeedbackEntry & { readonly reference: string }>>()
+      const unique = [...new Map(items.map((i) => [`${i.source}\u001f${i.reference}`, i])).values()]
+      for (let i = 0; i < unique.length; i += 200) {
+        const chunk = unique.slice(i, i + 200)
+        const rows = yield* decodeItemRows(
+          yield* sql`SELECT source, reference, version, origin, feedback_id, status, error, request, created_at
+            FROM warden_feedback WHERE ${sql.or(chunk.map((c) => sql`(source = ${c.source} AND reference = ${c.reference})`))}
+            ORDER BY created_at`
+        )
+        for (const row of rows) {
+          const key = `${row.source}\u001f${row.reference}`
+          const entry = { ...toEntry(row), reference: row.reference }
+          const list = out.get(key)
+          if (list === undefined) out.set(key, [entry])
+          else list.push(entry)
+        }
+      }
+      return out as ReadonlyMap<string, ReadonlyArray<FeedbackEntry & { readonly reference: string }>>
     })
   })
 })

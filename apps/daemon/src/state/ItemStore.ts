@@ -64,7 +64,11 @@ export const StoredItem = Schema.Struct({
   verdict: Schema.NullOr(Schema.fromJsonString(Verdict)),
   /** The source event (or, once erased, what Erasure leaves of it). */
   event: Schema.fromJsonString(Schema.Unknown),
-  erased_at: Schema.optionalKey(Rows.Text)
+  erased_at: Schema.optionalKey(Rows.Text),
+  created_at: Rows.Int,
+  /** The rule that matched (0011; absent on a state before it). */
+  rule: Schema.optionalKey(Rows.Text),
+  author_key: Schema.optionalKey(Rows.Text)
 })
 /** @see {@link StoredItem} */
 export type StoredItem = typeof StoredItem.Type
@@ -116,6 +120,17 @@ export interface ItemStoreShape {
     reference: string,
     version: number | undefined
   ) => Effect.Effect<Option.Option<StoredItem>, SqlError.SqlError>
+  /**
+   * Several stored item versions at once (a page of the review queue, an author's history), by
+   * `source\u001freference\u001fversion`, with the newest version of each item (`latest`, by
+   * `source\u001freference`): one statement per 200.
+   */
+  readonly versionsOf: (
+    keys: ReadonlyArray<{ readonly source: string; readonly reference: string; readonly version: number }>
+  ) => Effect.Effect<
+    { readonly rows: ReadonlyMap<string, StoredItem>; readonly latest: ReadonlyMap<string, number> },
+    SqlError.SqlError
+  >
   /** The platform deleted the item: its versions are marked, not removed. */
   readonly markDeleted: (source: string, reference: string) => Effect.Effect<void, SqlError.SqlError>
   /**
@@ -169,7 +184,8 @@ const itemRow = (item: ItemRecord) => {
     created_at: item.createdAt,
     author: ("author" in item ? item.author : authorOf(item.event)) ?? null,
     author_key: item.authorKey ?? null,
-    author_name: item.authorName ?? null
+    author_name: item.authorName ?? null,
+    rule: item.rule ?? null
   }
 }
 
@@ -383,7 +399,32 @@ const make = Effect.gen(function* () {
         )
   )
 
+  const versionsOf = Effect.fn("ItemStore.versionsOf")(function* (
+    keys: ReadonlyArray<{ readonly source: string; readonly reference: string; readonly version: number }>
+  ) {
+    const rows = new Map<string, StoredItem>()
+    const latest = new Map<string, number>()
+    const items = [...new Map(keys.map((k) => [`${k.source}\u001f${k.reference}`, k])).values()]
+    const wanted = new Set(keys.map((k) => `${k.source}\u001f${k.reference}\u001f${k.version}`))
+    for (let i = 0; i < items.length; i += 200) {
+      const chunk = items.slice(i, i + 200)
+      const found = yield* decodeItems(
+        yield* sql`SELECT * FROM warden_items WHERE ${sql.or(
+          chunk.map((c) => sql`(reference = ${c.reference} AND source = ${c.source})`)
+        )}`
+      )
+      for (const row of found) {
+        const item = `${row.source}\u001f${row.reference}`
+        latest.set(item, Math.max(latest.get(item) ?? 0, row.version))
+        const key = `${item}\u001f${row.version}`
+        if (wanted.has(key)) rows.set(key, row)
+      }
+    }
+    return { rows, latest } as const
+  })
+
   return ItemStore.of({
+    versionsOf,
     latestVersion: (source, reference) =>
       Effect.map(latestVersions(source, [reference]), (found) => Option.fromNullishOr(found.get(reference))),
     latestVersions,

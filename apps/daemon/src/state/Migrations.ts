@@ -301,7 +301,7 @@ const indexItemsByStatusAndAge = Effect.gen(function* () {
 })
 
 /**
- * Items by author (issue 37): the author key (`<platform>:<identifier>`, the same person across the
+ * Items by author (issue 37), and the rule that matched (issue 36): the author key (`<platform>:<identifier>`, the same person across the
  * sources of one platform) and the username as the event gave it, filled at record time. The index
  * serves an author's history newest first, the counts over a window, and the record transaction's read
  * of an author's recent items (`when.author`). Rows recorded before have neither: the source's platform
@@ -312,6 +312,8 @@ const addItemAuthors = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE warden_items ADD COLUMN author_key TEXT`
   yield* sql`ALTER TABLE warden_items ADD COLUMN author_name TEXT`
+  // The rule that matched (also one with no platform action: what the decisions list and page name).
+  yield* sql`ALTER TABLE warden_items ADD COLUMN rule TEXT`
   yield* sql`CREATE INDEX IF NOT EXISTS warden_items_author_key ON warden_items (author_key, created_at DESC)`
   // The rows AuthorBackfill has yet to fill (none once it ran: new rows get their key as they are recorded).
   yield* sql`CREATE INDEX IF NOT EXISTS warden_items_author_unkeyed ON warden_items (source)

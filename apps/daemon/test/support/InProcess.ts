@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { AdminServer } from "../../src/admin/AdminServer.ts"
+import type { ConfiguredModerator } from "../../src/admin/Moderators.ts"
 import * as Daemon from "../../src/Daemon.ts"
 import { buildOnTestClock, dateNowFollowsTestClock } from "./TestTime.ts"
 
@@ -16,12 +17,18 @@ const adminFetch = (adminUrl: string, path: string, init: RequestInit = {}) =>
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...init.headers }
   })
 
-/** Starts the daemon; `close` stops it as SIGTERM would. */
-export const startDaemonInProcess = async (spec: Omit<Daemon.DaemonSpec, "admin">) => {
+/** Starts the daemon (with the config file's named `moderators`, if given); `close` stops it as SIGTERM would. */
+export const startDaemonInProcess = async (
+  spec: Omit<Daemon.DaemonSpec, "admin">,
+  options: { readonly moderators?: ReadonlyArray<ConfiguredModerator> } = {}
+) => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
     Layer.buildWithScope(
-      Daemon.layer({ ...spec, admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN) } }),
+      Daemon.layer({
+        ...spec,
+        admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN), moderators: options.moderators }
+      }),
       scope
     )
   )
@@ -30,7 +37,15 @@ export const startDaemonInProcess = async (spec: Omit<Daemon.DaemonSpec, "admin"
     const res = await adminFetch(adminUrl, path, init)
     return { status: res.status, body: (await res.json()) as any }
   }
-  return { adminUrl, admin, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  /** An admin route called with `token` (a moderator's) instead of the shared one. */
+  const as = async (token: string, path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${adminUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers }
+    })
+    return { status: res.status, body: (await res.json()) as any }
+  }
+  return { adminUrl, admin, as, context, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
 /**
