@@ -222,7 +222,8 @@ export const layer = (spec: DaemonSpec) => {
               {
                 actions: s.connector.capabilities.actions,
                 autoFeedback: s.settings.autoFeedback === true,
-                dryRun: s.settings.dryRun
+                dryRun: s.settings.dryRun,
+                platform: s.settings.platform ?? s.connector.type
               }
             ])
           )

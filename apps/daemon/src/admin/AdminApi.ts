@@ -91,6 +91,58 @@ const OptionalText = Schema.optionalKey(Schema.String)
 /** A moderator's role. */
 export const Role = Schema.Literals(["viewer", "moderator", "admin"])
 
+/** The author of an item, as the review queue and the decisions show it. */
+export const ItemAuthor = Schema.Struct({
+  /** `<platform>:<identifier>`: the path segment of `GET /api/authors/{author}` (URL-encoded). */
+  key: Schema.NullOr(Text),
+  identifier: Schema.NullOr(Text),
+  username: Schema.NullOr(Text),
+  permalink: Schema.NullOr(Text)
+}).annotate({ identifier: "ItemAuthor" })
+
+/** An item in the review queue (`kind` item) or an appeal (`kind` appeal). */
+export const ReviewItem = Schema.Struct({
+  source: Text,
+  reference: Text,
+  version: Schema.Int,
+  kind: Schema.Literals(["item", "appeal"]),
+  /** `pending`, `approved`, `rejected`, `superseded` (a newer version came); an appeal's `upheld` / `denied`. */
+  state: Text,
+  rule: Schema.NullOr(Text),
+  verdict: Schema.Unknown,
+  createdAt: Text,
+  decidedAt: Schema.NullOr(Text),
+  decidedBy: Schema.NullOr(Text),
+  note: Schema.NullOr(Text),
+  classifications: Schema.NullOr(Schema.Array(Text)),
+  /** An appeal's statement (the author's words). */
+  statement: Schema.NullOr(Text),
+  content: Schema.Struct({ type: Text, text: OptionalText, url: OptionalText, username: OptionalText }),
+  language: Schema.NullOr(Text),
+  permalink: Schema.NullOr(Text),
+  author: Schema.NullOr(ItemAuthor),
+  post: Schema.NullOr(Schema.Struct({ title: Text, permalink: Schema.NullOr(Text) })),
+  /** What Warden holds on the platform, and what a decision can do there. */
+  platform: Schema.Struct({
+    held: Schema.Boolean,
+    canRemove: Schema.Boolean,
+    canRestore: Schema.Boolean,
+    note: OptionalText
+  }),
+  /** How many versions the item has (earlier ones: `GET /api/decisions/{reference}`). */
+  versions: Schema.Int
+}).annotate({ identifier: "ReviewItem" })
+
+/** What came of a decision: the review (if a rule sent it there) and each platform action's status. */
+export const DecisionOutcome = Schema.Struct({
+  review: Schema.NullOr(
+    Schema.Struct({ kind: Text, state: Text, decidedBy: Schema.NullOr(Text), decidedAt: Schema.NullOr(Text) })
+  ),
+  actions: Schema.Array(Schema.Struct({ kind: Text, status: Text, rule: Text, seq: Schema.Int })),
+  /** "not possible on this platform" where the connector can take no action (RSS), else null. */
+  platform: Schema.NullOr(Text)
+}).annotate({ identifier: "DecisionOutcome" })
+
 /** A recorded item version and its verdict: a row of `GET /api/decisions`. */
 export const Decision = Schema.Struct({
   source: Text,
@@ -100,14 +152,18 @@ export const Decision = Schema.Struct({
   contentType: Text,
   mode: Text,
   endpoint: Schema.NullOr(Text),
-  /** The exact request body sent to the API (feedback sends it back unchanged). */
-  request: Schema.NullOr(Text),
+  /** The exact request body sent to the API, as JSON (feedback sends it back unchanged); null once erased. */
+  request: Schema.Unknown,
   verdict: Schema.Unknown,
   error: Schema.Unknown,
   segments: Schema.Number,
   analysedAt: Schema.NullOr(Text),
-  createdAt: Schema.Number,
-  deletedAt: Schema.NullOr(Text)
+  createdAt: Text,
+  deletedAt: Schema.NullOr(Text),
+  /** The rule that matched, also one with no platform action (null: none matched). */
+  rule: Schema.NullOr(Text),
+  author: Schema.NullOr(Schema.Struct({ key: Text, username: Schema.NullOr(Text) })),
+  outcome: DecisionOutcome
 }).annotate({ identifier: "Decision" })
 
 /** An action Warden asked the platform to take, and its outcome. */
@@ -139,7 +195,11 @@ export const DecisionDetail = Schema.Struct({
   actions: Schema.Array(ActionRow),
   feedback: Schema.Array(FeedbackRow),
   /** What a moderator can ask of the platform now (`POST /api/decisions/{reference}/moderate`). */
-  platformActions: Schema.Array(PlatformAction)
+  platformActions: Schema.Array(PlatformAction),
+  /** The rule that matched the latest version (null: none), with or without platform actions. */
+  rule: Schema.NullOr(Text),
+  /** The item's review rows (the queue's and appeals), newest first. */
+  reviews: Schema.Array(ReviewItem)
 }).annotate({ identifier: "DecisionDetail" })
 
 /** The body of `POST /api/decisions/{reference}/moderate`. */
@@ -246,50 +306,11 @@ export const DecisionFilters = {
   actionStatus: OptionalText,
   q: OptionalText,
   classification: OptionalText,
-  action: OptionalText
+  action: OptionalText,
+  /** An author key (`<platform>:<identifier>`). */
+  author: OptionalText,
+  rule: OptionalText
 } as const
-
-/** The author of an item, as the review queue and the decisions show it. */
-export const ItemAuthor = Schema.Struct({
-  /** `<platform>:<identifier>`: the path segment of `GET /api/authors/{author}` (URL-encoded). */
-  key: Schema.NullOr(Text),
-  identifier: Schema.NullOr(Text),
-  username: Schema.NullOr(Text),
-  permalink: Schema.NullOr(Text)
-}).annotate({ identifier: "ItemAuthor" })
-
-/** An item in the review queue (`kind` item) or an appeal (`kind` appeal). */
-export const ReviewItem = Schema.Struct({
-  source: Text,
-  reference: Text,
-  version: Schema.Int,
-  kind: Schema.Literals(["item", "appeal"]),
-  /** `pending`, `approved`, `rejected`, `superseded` (a newer version came); an appeal's `upheld` / `denied`. */
-  state: Text,
-  rule: Schema.NullOr(Text),
-  verdict: Schema.Unknown,
-  createdAt: Text,
-  decidedAt: Schema.NullOr(Text),
-  decidedBy: Schema.NullOr(Text),
-  note: Schema.NullOr(Text),
-  classifications: Schema.NullOr(Schema.Array(Text)),
-  /** An appeal's statement (the author's words). */
-  statement: Schema.NullOr(Text),
-  content: Schema.Struct({ type: Text, text: OptionalText, url: OptionalText, username: OptionalText }),
-  language: Schema.NullOr(Text),
-  permalink: Schema.NullOr(Text),
-  author: Schema.NullOr(ItemAuthor),
-  post: Schema.NullOr(Schema.Struct({ title: Text, permalink: Schema.NullOr(Text) })),
-  /** What Warden holds on the platform, and what a decision can do there. */
-  platform: Schema.Struct({
-    held: Schema.Boolean,
-    canRemove: Schema.Boolean,
-    canRestore: Schema.Boolean,
-    note: OptionalText
-  }),
-  /** How many versions the item has (earlier ones: `GET /api/decisions/{reference}`). */
-  versions: Schema.Int
-}).annotate({ identifier: "ReviewItem" })
 
 /** `GET /api/review`. */
 export const ReviewPage = Schema.Struct({

@@ -4,6 +4,7 @@
  * pipeline and replay, and the sign-in form. Input problems fail with `AdminRefused`, answered as the
  * envelope with their status (`AdminError.answering`).
  */
+import { ANALYSIS_TYPES, SEVERITIES } from "@warden/core"
 import { RateLimiter } from "@warden/transport"
 import { Effect, Layer, Metric, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -21,6 +22,7 @@ import { CheckpointStore } from "../state/CheckpointStore.ts"
 import { type Decision, DecisionStore } from "../state/DecisionStore.ts"
 import { FeedbackStore } from "../state/FeedbackStore.ts"
 import { ItemStore } from "../state/ItemStore.ts"
+import { ReviewStore } from "../state/ReviewStore.ts"
 import { SourceErrorStore } from "../state/SourceErrorStore.ts"
 import { AdminApi, AdminCaller, type DecisionFilters, NotReady } from "./AdminApi.ts"
 import { AdminRefused, answering } from "./AdminError.ts"
@@ -32,6 +34,9 @@ import * as PipelineView from "./PipelineView.ts"
 import * as ProcessMetrics from "./ProcessMetrics.ts"
 import * as Readiness from "./Readiness.ts"
 import * as RequestInput from "./RequestInput.ts"
+import * as ReviewRoutes from "./ReviewRoutes.ts"
+import * as DecisionView from "./DecisionView.ts"
+import * as ReviewView from "./ReviewView.ts"
 
 /** A feedback refusal as the admin envelope. */
 export const fromFeedback = (refused: FeedbackRefused): AdminRefused =>
@@ -50,8 +55,30 @@ export const decisionFilters = (q: { readonly [K in keyof typeof DecisionFilters
   actionStatus: q.actionStatus,
   text: q.q,
   classification: q.classification,
-  action: q.action
+  action: q.action,
+  author: q.author,
+  rule: q.rule
 })
+
+/** The action statuses a platform action can be in. */
+export const ACTION_STATUSES = ["pending", "done", "failed", "would-do"] as const
+
+/**
+ * {@link decisionFilters}, with the values of the closed filters checked: a `type`, `severity`,
+ * `actionStatus` or `rule` that cannot match anything (`type=hateful`) is a 400 naming the values
+ * allowed, not an empty list that looks like "no such items". `rules` are the configured rule names.
+ */
+export const checkedFilters = (
+  q: { readonly [K in keyof typeof DecisionFilters]?: string },
+  rules: ReadonlyArray<string>
+) =>
+  Effect.gen(function* () {
+    yield* ReviewRoutes.oneOf("type", q.type, ANALYSIS_TYPES)
+    yield* ReviewRoutes.oneOf("severity", q.severity, SEVERITIES)
+    yield* ReviewRoutes.oneOf("actionStatus", q.actionStatus, ACTION_STATUSES)
+    yield* ReviewRoutes.oneOf("rule", q.rule, [...new Set([...rules, "failureMode"])])
+    return decisionFilters(q)
+  })
 
 /** `/healthz`. */
 export const health = HttpApiBuilder.group(AdminApi, "health", (handlers) =>
@@ -131,6 +158,8 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
 /** What the admin API knows of a configured source: its connector's action kinds and automatic feedback. */
 export interface SourceFacts {
   readonly actions: ReadonlyArray<string>
+  /** The connector's type (the platform of author keys); absent: the source id. */
+  readonly platform?: string | undefined
   readonly autoFeedback: boolean
   /** A dry run takes no action on its platform, from the console either. */
   readonly dryRun: boolean
@@ -146,13 +175,18 @@ const offered = (facts: SourceFacts, actions: ReadonlyArray<ActionRow>, latest: 
  * Decisions, one decision, feedback by reference, Restore / Remove, the limiter's view, source dead
  * letters.
  */
-export const decisions = (sources: ReadonlyMap<string, SourceFacts>) =>
+export const decisions = (sources: ReadonlyMap<string, SourceFacts>, rules: ReadonlyArray<string>) =>
   HttpApiBuilder.group(AdminApi, "decisions", (handlers) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const items = yield* ItemStore
       const decisionStore = yield* DecisionStore
       const actionStore = yield* ActionStore
+      const reviewStore = yield* ReviewStore
+      const platform: DecisionView.PlatformActions = new Map([...sources].map(([id, f]) => [id, f.actions]))
+      const reviewFacts = new Map(
+        [...sources].map(([id, f]) => [id, { platform: f.platform ?? id, actions: f.actions, dryRun: f.dryRun }])
+      )
       const feedbackStore = yield* FeedbackStore
       const sourceErrors = yield* SourceErrorStore
       const limiter = yield* RateLimiter.RateLimiter
@@ -182,7 +216,7 @@ export const decisions = (sources: ReadonlyMap<string, SourceFacts>) =>
             Effect.gen(function* () {
               const limit = yield* RequestInput.int("limit", query.limit, { min: 1, max: 1000, fallback: 100 })
               const rows = yield* decisionStore.decisions({
-                ...decisionFilters(query),
+                ...(yield* checkedFilters(query, rules)),
                 since: yield* RequestInput.instant("since", query.since),
                 limit: limit + 1,
                 after: yield* DecisionCursor.decode(query.cursor)
@@ -190,7 +224,7 @@ export const decisions = (sources: ReadonlyMap<string, SourceFacts>) =>
               const page = rows.slice(0, limit)
               const last = page.at(-1)
               return {
-                decisions: page,
+                decisions: yield* DecisionView.page({ actions: actionStore, reviews: reviewStore }, page, platform),
                 // More rows: pass it back as `cursor` for the next page (same filters).
                 nextCursor: rows.length > limit && last !== undefined ? DecisionCursor.encode(last) : null
               }
@@ -210,15 +244,31 @@ export const decisions = (sources: ReadonlyMap<string, SourceFacts>) =>
               const row = yield* items.item(latest.source, reference, latest.version)
               const event = Option.match(row, { onNone: () => null, onSome: (r) => r.event })
               const platformActions = offered(sources.get(latest.source) ?? NO_FACTS, actions, latest)
+              const mine = actions.filter((a) => a.source === latest.source)
+              const reviewRows = yield* reviewStore.ofItem(latest.source, reference)
+              const shown = versions.map((v) =>
+                DecisionView.show(v, mine, reviewRows.filter((r) => r.source === v.source), platform)
+              )
+              const stored = yield* items.versionsOf(reviewRows)
               return {
                 reference,
                 source: latest.source,
                 event,
-                latest,
-                versions,
+                latest: shown[0]!,
+                versions: shown,
                 actions,
                 feedback: sent,
-                platformActions
+                platformActions,
+                rule: latest.rule,
+                reviews: reviewRows.map((r) =>
+                  ReviewView.show(
+                    r,
+                    stored.rows.get(`${r.source}\u001f${r.reference}\u001f${r.version}`),
+                    mine,
+                    latest.version,
+                    reviewFacts.get(r.source)
+                  )
+                )
               }
             })
           )
@@ -401,4 +451,13 @@ export const layer = (options: {
   readonly sessions: ConsoleSession.Sessions
   readonly sinks: ReadonlyArray<string>
   readonly sources: ReadonlyMap<string, SourceFacts>
-}) => Layer.mergeAll(health, probes, decisions(options.sources), consoleGroup(options), signIn(options.sessions))
+  /** Every configured rule name (a `rule` filter naming another is a 400). */
+  readonly rules: ReadonlyArray<string>
+}) =>
+  Layer.mergeAll(
+    health,
+    probes,
+    decisions(options.sources, options.rules),
+    consoleGroup(options),
+    signIn(options.sessions)
+  )

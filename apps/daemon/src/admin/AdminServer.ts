@@ -134,9 +134,17 @@ export type NeededRateLimiter = RateLimiter.RateLimiter
 /** Starts the admin API for the layer's lifetime. */
 export const layer = (options: AdminOptions) => {
   const sessions = ConsoleSession.make()
+  const ruleNames = [...(options.rules ?? new Map<string, ReadonlyArray<Rule>>()).values()].flatMap((list) =>
+    list.map((r) => r.name)
+  )
   const api = HttpApiBuilder.layer(AdminApi, { openapiPath: "/api/openapi.json" }).pipe(
     Layer.provide([
-      AdminHandlers.layer({ sessions, sinks: options.sinks ?? [], sources: options.sources ?? new Map() }),
+      AdminHandlers.layer({
+        sessions,
+        sinks: options.sinks ?? [],
+        sources: options.sources ?? new Map(),
+        rules: ruleNames
+      }),
       GovernanceRoutes.layer(options.rules ?? new Map()),
       ClusterRoute.layer,
       ReviewRoutes.layer(
@@ -145,7 +153,15 @@ export const layer = (options: AdminOptions) => {
     ]),
     Layer.provide([authLayer({ sessions, public: options.public ?? [] }), inputLayer])
   )
-  const app = Layer.mergeAll(api, ConsoleRoutes.layer({ sessions }), envelopes)
+  const app = Layer.mergeAll(
+    api,
+    ConsoleRoutes.layer({
+      sessions,
+      rules: ruleNames,
+      platform: new Map([...(options.sources ?? new Map())].map(([id, f]) => [id, f.actions]))
+    }),
+    envelopes
+  )
   const served = HttpRouter.serve(app, { disableListenLog: true, disableLogger: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: options.port, host: options.host })),
     Layer.provide(Moderators.layer(options.token, options.moderators ?? []))

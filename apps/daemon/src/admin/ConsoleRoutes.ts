@@ -14,7 +14,10 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { DecisionStore } from "../state/DecisionStore.ts"
 import { DecisionFilters } from "./AdminApi.ts"
-import { decisionFilters } from "./AdminHandlers.ts"
+import { checkedFilters } from "./AdminHandlers.ts"
+import * as DecisionView from "./DecisionView.ts"
+import { ActionStore } from "../state/ActionStore.ts"
+import { ReviewStore } from "../state/ReviewStore.ts"
 import { authenticate } from "./AdminMiddleware.ts"
 import { type AdminRefused, envelopeResponse } from "./AdminError.ts"
 import * as ConsoleAssets from "./ConsoleAssets.ts"
@@ -27,8 +30,12 @@ import * as RequestInput from "./RequestInput.ts"
 const refused = (effect: Effect.Effect<HttpServerResponse.HttpServerResponse, AdminRefused>) =>
   Effect.catchTag(effect, "AdminRefused", (r) => Effect.succeed(envelopeResponse(r)))
 
-/** The routes, for the server's sessions. */
-export const layer = (options: { readonly sessions: ConsoleSession.Sessions }) => {
+/** The routes, for the server's sessions, the configured rule names and each source's connector actions. */
+export const layer = (options: {
+  readonly sessions: ConsoleSession.Sessions
+  readonly rules: ReadonlyArray<string>
+  readonly platform: DecisionView.PlatformActions
+}) => {
   const { sessions } = options
   const page = HttpRouter.add(
     "GET",
@@ -65,14 +72,17 @@ export const layer = (options: { readonly sessions: ConsoleSession.Sessions }) =
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const store = yield* DecisionStore
+      const stores = { actions: yield* ActionStore, reviews: yield* ReviewStore }
       const moderators = yield* Moderators
       return yield* refused(
         Effect.gen(function* () {
           yield* authenticate(request, sessions, moderators)
           const url = new URL(request.url, "http://admin")
           const q = yield* RequestInput.query(url.searchParams, Object.keys(DecisionFilters))
-          const filters = decisionFilters(Object.fromEntries(q))
-          return yield* DecisionStream.response(store, filters).pipe(Effect.orDie)
+          const filters = yield* checkedFilters(Object.fromEntries(q), options.rules)
+          return yield* DecisionStream.response(store, filters, (rows) =>
+            DecisionView.page(stores, rows, options.platform)
+          ).pipe(Effect.orDie)
         })
       )
     })

@@ -7,6 +7,7 @@
  */
 import { Effect, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
+import type { SqlError } from "effect/sql"
 import type { Decision, DecisionQuery, DecisionStoreShape } from "../state/DecisionStore.ts"
 
 /** How far back each poll looks for rows that committed late. */
@@ -18,12 +19,14 @@ const KEEPALIVE_EVERY = 15
 const key = (d: Decision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
 
 /**
- * The response streaming the decisions recorded from now on that match `filters`; the server ends
- * the stream (interrupts the poll) when the client goes away.
+ * The response streaming the decisions recorded from now on that match `filters`, each as `show`
+ * makes it (the API's row: DecisionView); the server ends the stream (interrupts the poll) when the
+ * client goes away.
  */
 export const response = (
   store: DecisionStoreShape,
   filters: Omit<DecisionQuery, "limit" | "after" | "since">,
+  show: (rows: ReadonlyArray<Decision>) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>,
   pollMillis = 1000
 ) =>
   Effect.gen(function* () {
@@ -45,7 +48,7 @@ export const response = (
     const next = Effect.gen(function* () {
       yield* Effect.sleep(pollMillis)
       tick++
-      const events = (yield* poll).map((d) => `event: decision\ndata: ${JSON.stringify(d)}\n\n`).join("")
+      const events = (yield* show(yield* poll)).map((d) => `event: decision\ndata: ${JSON.stringify(d)}\n\n`).join("")
       return tick % KEEPALIVE_EVERY === 0 ? `${events}: keepalive\n\n` : events
     }).pipe(Effect.orDie)
     const body = Stream.concat(Stream.succeed("retry: 2000\n\n"), Stream.fromEffectRepeat(next)).pipe(

@@ -21,6 +21,10 @@ export interface DecisionQuery {
   readonly severity?: string | undefined
   /** Only items with a platform action in this status (`pending`, `done`, `failed`, `would-do`). */
   readonly actionStatus?: string | undefined
+  /** Only items of this author (`<platform>:<identifier>`). */
+  readonly author?: string | undefined
+  /** Only items this rule matched. */
+  readonly rule?: string | undefined
   /**
    * Text in the reference or the request sent (case-insensitive substring); in the request, zero-width
    * and bidirectional characters are ignored on both sides (`SearchText`).
@@ -55,6 +59,10 @@ export interface Decision {
   readonly analysedAt: string | null
   readonly createdAt: number
   readonly deletedAt: string | null
+  /** The rule that matched (null: none, or recorded before rules were kept with items). */
+  readonly rule: string | null
+  readonly authorKey: string | null
+  readonly authorName: string | null
 }
 
 const Row = Schema.Struct({
@@ -71,7 +79,10 @@ const Row = Schema.Struct({
   segments: Rows.Int,
   analysed_at: Rows.Text,
   created_at: Rows.Int,
-  deleted_at: Rows.Text
+  deleted_at: Rows.Text,
+  rule: Rows.Text,
+  author_key: Rows.Text,
+  author_name: Rows.Text
 })
 const decodeRows = Rows.decode("warden_items", Row)
 
@@ -89,7 +100,10 @@ const toDecision = (row: typeof Row.Type): Decision => ({
   segments: row.segments,
   analysedAt: row.analysed_at,
   createdAt: row.created_at,
-  deletedAt: row.deleted_at
+  deletedAt: row.deleted_at,
+  rule: row.rule,
+  authorKey: row.author_key,
+  authorName: row.author_name
 })
 
 /** The decisions listing. */
@@ -118,6 +132,8 @@ const make = Effect.gen(function* () {
       ${query.since === undefined ? sql`` : sql`AND created_at >= ${query.since}`}
       ${query.classification === undefined ? sql`` : sql`AND classifications LIKE ${`%,${query.classification},%`}`}
       ${query.action === undefined ? sql`` : sql`AND recommended_action = ${query.action}`}
+      ${query.author === undefined ? sql`` : sql`AND author_key = ${query.author}`}
+      ${query.rule === undefined ? sql`` : sql`AND rule = ${query.rule}`}
       ${
         query.actionStatus === undefined
           ? sql``
