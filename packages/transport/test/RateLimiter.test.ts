@@ -432,7 +432,8 @@ const simulate = (options: {
       )
     )
     for (let s = 0; s <= options.seconds; s++) yield* TestClock.adjust(Duration.seconds(1))
-    yield* Fiber.join(fibers)
+    // callers still waiting for a ticket at the end would each need one (400 at 78/s: 5 s more)
+    yield* Fiber.interrupt(fibers)
     const sum = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0)
     const window = (from: number, to: number) => {
       const a = sum(accepted.slice(from, to))
@@ -455,6 +456,47 @@ describe("RateLimiter: runs against a simulated server (TestClock)", { timeout: 
         assert.isAtLeast(steady.accepted, 0.95 * 80, `accepted/s ${steady.accepted}`)
         assert.isAtMost(steady.refusedShare, 0.01, `refused ${run.refused.slice(10)}`)
       })
+  )
+
+  it.effect(
+    "unconfigured, a daemon's backlog (400 calls waiting at once): no burst in the first second, >= 0.9 Q within 10 s, then >= 0.95 Q with <= 1% refused",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* RateLimiter.make({})
+        // the daemon's 4 batches of 100 at once; 5 ms to the server and back (loopback under load)
+        const run = yield* simulate({ limiter, quota: () => 80, burst: 5, seconds: 40, concurrency: 400, latency: 5 })
+        const detail = `sent ${run.sent.slice(0, 5)}; accepted ${run.accepted.slice(0, 12)}; refused ${run.refused.slice(0, 12)}`
+        // unlimited until the first 429, the whole backlog went: 400 at once, every 5 ms until the answer
+        assert.isAtMost(run.sent[0]!, 1.25 * 80, detail)
+        assert.isAtMost(run.refused[0]!, 20, detail)
+        const firstGood = run.accepted.findIndex((n) => n >= 0.9 * 80)
+        assert.isAtMost(firstGood, 10, detail)
+        assert.isAtLeast(run.window(firstGood, 40).accepted, 0.95 * 80, detail)
+        assert.isAtMost(run.window(0, 40).refusedShare, 0.01, detail)
+      })
+  )
+
+  it.effect("unconfigured, several sources on one key (one limiter): the same", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({})
+      const run = yield* simulate({
+        limiters: [limiter, limiter, limiter],
+        quota: () => 80,
+        burst: 5,
+        seconds: 40,
+        concurrency: 100,
+        latency: 5
+      })
+      const detail = `sent ${run.sent.slice(0, 5)}; accepted ${run.accepted.slice(0, 12)}; refused ${run.refused.slice(0, 12)}`
+      assert.isAtMost(run.sent[0]!, 1.25 * 80, detail)
+      const firstGood = run.accepted.findIndex((n) => n >= 0.9 * 80)
+      assert.isAtMost(firstGood, 10, detail)
+      assert.isAtLeast(run.window(firstGood, 40).accepted, 0.95 * 80, detail)
+      assert.isAtMost(run.window(0, 40).refusedShare, 0.01, detail)
+      // the sources share the quota: none starves
+      const bySource = run.acceptedBy.map((xs) => xs.slice(10).reduce((x, y) => x + y, 0) / 30)
+      for (const rate of bySource) assert.isAtLeast(rate, 0.25 * 80, `per source ${bySource}`)
+    })
   )
 
   it.effect("configured at Q, full backlog from the start: no 429 and >= 0.95 Q from the second second", () =>
