@@ -18,6 +18,7 @@ const ALL = [
   "daemon-throughput",
   "daemon-quota",
   "daemon-quota-storm",
+  "daemon-quota-backlog",
   "daemon-memory",
   "daemon-soak",
   "daemon-idle"
