@@ -14,7 +14,7 @@
  *
  *   pnpm bench daemon-quota-backlog
  *   node --conditions=@warden/source bench/daemon-quota-backlog.ts [--source] [--rounds 1] [--seconds 30]
- *     [--case one-poll|small-polls|sources] [--no-write]
+ *     [--case one-poll|small-polls|sources] [--items 8000] [--verbose] [--no-write]
  */
 import {
   analyzeTextQuota,
@@ -42,7 +42,7 @@ import { between, perSecond, quotaLines, reach, refusedPerSecond, sampler } from
 
 const Q = 80
 const BURST = 5
-const ITEMS = 8_000
+const ITEMS = flag("items", 8_000)
 const SOURCES = 3
 const seconds = flag("seconds", 30)
 const rounds = flag("rounds", 1)

@@ -93,7 +93,7 @@ const CLIMB_INTERVAL_MAX_MS = 120_000
  * going while it is out, the spare token absorbs what the server threw away meanwhile.
  */
 const LEARNT_BURST = 2
-/** Answers kept to read the server's burst from (the first calls sent while unlimited). */
+/** Answers kept to read the server's burst from (the first calls accepted in slow start). */
 const EVIDENCE_MAX = 64
 /** Refill starts once a burst's requests are answered, or after this long without that. */
 const ANCHOR_TIMEOUT_MS = 2_000
@@ -178,7 +178,7 @@ export interface Status {
   readonly configuredRate: number | undefined
   /** The quota value the server named in its last 429, if any. */
   readonly learntRate: number | undefined
-  /** The rate enforced now (after the margin); `undefined` when unlimited. */
+  /** The rate enforced now (after the margin); `undefined` while no rate is known (slow start). */
   readonly currentRate: number | undefined
   /** Tokens available now. */
   readonly tokens: number
@@ -353,7 +353,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           : Math.min(b.configuredBurst, LEARNT_BURST)
 
     /**
-     * Reads the server's burst from the calls accepted while unlimited (see the module comment), once
+     * Reads the server's burst from the calls accepted in slow start (see the module comment), once
      * the quota is known, and sizes the bucket by it.
      */
     const learnBurst = (b: Bucket) => {
