@@ -19,6 +19,7 @@ const ALL = [
   "daemon-throughput",
   "daemon-quota",
   "daemon-quota-storm",
+  "daemon-quota-backlog",
   "daemon-memory",
   "daemon-soak",
   "daemon-idle"
