@@ -19,19 +19,23 @@ import { createHash, hash as oneShotHash } from "node:crypto"
 import { Backoff, Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
 import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
 import type * as EffectConfig from "effect/Config"
+import * as AuthorIdentifier from "./AuthorIdentifier.ts"
 import * as FeedFetcher from "./FeedFetcher.ts"
 import * as FeedParser from "./FeedParser.ts"
 import { toPlainText } from "./HtmlText.ts"
+import * as LanguageCode from "./LanguageCode.ts"
 import * as RssCheckpoint from "./RssCheckpoint.ts"
 import * as RssConfig from "./RssConfig.ts"
 
 const sha256 = (s: string): string => createHash("sha256").update(s).digest("hex")
 
-/** One configured feed, resolved: its id in references, URL and content field. */
+/** One configured feed, resolved: its id in references, URL, content field and language hint. */
 export interface FeedSpec {
   readonly id: string
   readonly url: string
   readonly content: RssConfig.ContentField
+  /** Whether items without a language of their own are sent with the feed's (`feed`) or with none (`item`, the default). */
+  readonly language?: RssConfig.LanguageSource | undefined
 }
 
 /** The feed id used in references when the config gives none: 12 hex digits of the URL's SHA-256. */
@@ -40,8 +44,13 @@ export const defaultFeedId = (url: string): string => sha256(url).slice(0, 12)
 const specs = (config: RssConfig.Config): Array<FeedSpec> =>
   config.feeds.map((f) =>
     typeof f === "string"
-      ? { id: defaultFeedId(f), url: f, content: config.content }
-      : { id: f.id ?? defaultFeedId(f.url), url: f.url, content: f.content ?? config.content }
+      ? { id: defaultFeedId(f), url: f, content: config.content, language: config.language }
+      : {
+          id: f.id ?? defaultFeedId(f.url),
+          url: f.url,
+          content: f.content ?? config.content,
+          language: f.language ?? config.language
+        }
   )
 
 /** An item ready to emit, with its identity and content hash. */
@@ -75,7 +84,9 @@ const fingerprint = (feed: FeedParser.Feed, item: FeedParser.FeedItem): string =
       item.publishedAt,
       item.author?.name,
       item.author?.uri,
-      item.language ?? feed.language
+      item.author?.email,
+      item.language,
+      feed.language
     ]),
     "base64"
   )
@@ -126,7 +137,9 @@ const prepare = (
   if (text === "") return undefined
   const hash = sha256(key).slice(0, 32)
   const title = plain(item.title)
-  const language = item.language ?? feed.language
+  // The item's own language; the feed's (the site's default) only when the config asks for it.
+  const language =
+    LanguageCode.isoCode(item.language) ?? (spec.language === "feed" ? LanguageCode.isoCode(feed.language) : undefined)
   const event: Omit<SourceEvent.Upsert, "checkpoint"> = {
     kind: "upsert",
     reference: `rss:${spec.id}/${hash}`,
@@ -138,6 +151,7 @@ const prepare = (
       ? {}
       : {
           author: {
+            identifier: AuthorIdentifier.identifier(spec.id, item.author),
             username: item.author.name,
             ...(item.author.uri === undefined ? {} : { permalink: item.author.uri })
           }

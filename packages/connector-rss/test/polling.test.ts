@@ -375,13 +375,17 @@ describe("fetching", () => {
         const server = yield* FeedServer.make(
           FeedServer.document(() => JSON.stringify(feed), { contentType: "application/feed+json" })
         )
-        const events = yield* collect({ feeds: [server.url("/feed.json")], ...fast }, (es) => upserts(es).length >= 1)
+        const events = yield* collect(
+          { feeds: [{ url: server.url("/feed.json"), id: "j" }], ...fast },
+          (es) => upserts(es).length >= 1
+        )
         const [e] = upserts(events)
         assert.strictEqual(text(e!), "Hello JSON")
         assert.strictEqual(e!.permalink, "https://example.test/j1")
         assert.strictEqual(e!.publishedAt, "2024-01-02T03:04:05.000Z")
-        assert.deepStrictEqual(e!.author, { username: "Ann" })
-        assert.strictEqual(e!.language, "en")
+        assert.deepStrictEqual(e!.author, { identifier: "name:j/ann", username: "Ann" })
+        // The feed's `language` is the site's default, not the item's (test/language.test.ts).
+        assert.isUndefined(e!.language)
       })
     )
   )
