@@ -211,16 +211,19 @@ interface FeedRuntime {
   readonly spec: FeedSpec
   nextAt: number
   failures: number
+  /** Items the last poll left for the next (`maxItemsPerPoll`), when it left any. */
+  backlog: number | undefined
 }
 
 /**
- * The outcome of one poll of one feed: the events, the feed's new state, whether it was truncated, and
- * its items as known for the next poll's diff.
+ * The outcome of one poll of one feed: the events, the feed's new state, whether it was truncated (and how
+ * many new or edited items it left for the next poll), and its items as known for the next poll's diff.
  */
 export interface PollOutcome {
   readonly events: ReadonlyArray<Omit<SourceEvent.Upsert, "checkpoint">>
   readonly state: RssCheckpoint.FeedState
   readonly truncated: boolean
+  readonly backlog: number
   readonly known: KnownItems
 }
 
@@ -233,8 +236,21 @@ interface Current {
 }
 
 /**
- * Diffs a parsed document against what was seen: new and edited items (oldest first, at most
- * `maxItems`), and the bounded new state. `options.known` is the last poll's {@link PollOutcome.known} of
+ * The items to emit, newest first: what was just posted is analysed first and a backlog (after a restart,
+ * a gap, a first poll) after it (issue 35 §7, docs/DECISIONS.md). By date when every one has a date;
+ * otherwise in the document's order, which is newest first in feeds (RSS and Atom say nothing, but
+ * every CMS writes them so).
+ */
+const newestFirst = (items: Array<Current>): Array<Current> =>
+  items.every((c) => c.item.publishedAt !== undefined)
+    ? items.sort((a, b) =>
+        a.item.publishedAt! < b.item.publishedAt! ? 1 : a.item.publishedAt! > b.item.publishedAt! ? -1 : 0
+      )
+    : items
+
+/**
+ * Diffs a parsed document against what was seen: new and edited items (newest first, at most
+ * `maxItems`: the newest), and the bounded new state. `options.known` is the last poll's {@link PollOutcome.known} of
  * the same feed: items it fingerprinted are not prepared again unless emitted. Pure; exported for tests
  * and the benchmark.
  */
@@ -268,8 +284,7 @@ export const diff = (
     current.push({ hash: p.hash, contentHash: p.contentHash, event: p.event, item })
   }
   const seen = previous.items
-  // Feeds list newest first: emit oldest first.
-  const pending = current.filter((p) => seen[p.hash] !== p.contentHash).reverse()
+  const pending = newestFirst(current.filter((p) => seen[p.hash] !== p.contentHash))
   const emitted = pending.slice(0, options.maxItems).map((p) => ({
     hash: p.hash,
     contentHash: p.contentHash,
@@ -288,7 +303,7 @@ export const diff = (
   }
   // When truncated, keep the old validators so the next poll gets the full document again.
   const state = withValidators(items, truncated ? previous : validators)
-  return { events: emitted.map((p) => p.event), state, truncated, known }
+  return { events: emitted.map((p) => p.event), state, truncated, backlog: pending.length - emitted.length, known }
 }
 
 /** The event of an item known from the last poll: it prepared then, so it prepares the same now. */
@@ -374,7 +389,12 @@ export const make = (
           const known: Record<string, KnownItems> = {}
           // Each feed's last parsed document, by digest, when its diff emitted all it had (not truncated).
           const lastDocuments: Record<string, string> = {}
-          const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({ spec, nextAt: 0, failures: 0 }))
+          const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({
+            spec,
+            nextAt: 0,
+            failures: 0,
+            backlog: undefined
+          }))
 
           // A span per feed polled: the fetch, the parse and the diff of one document.
           const poll = Effect.fn("RssConnector.poll")(function* (rt: FeedRuntime) {
@@ -440,7 +460,12 @@ export const make = (
               retain: config.retain,
               known: known[rt.spec.id]
             })
-            rt.nextAt = now + interval
+            // A backlog cut by maxItemsPerPoll is read on at once (after the feeds already due), not
+            // pollInterval later, while it shrinks: a feed whose items change at every fetch never
+            // drains, and waits the interval.
+            const draining = outcome.truncated && outcome.backlog < (rt.backlog ?? Number.POSITIVE_INFINITY)
+            rt.backlog = outcome.truncated ? outcome.backlog : undefined
+            rt.nextAt = draining ? now : now + interval
             seen[rt.spec.id] = outcome.state
             known[rt.spec.id] = outcome.known
             // A truncated poll left items for the next: the same document must be diffed again then.

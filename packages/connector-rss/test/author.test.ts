@@ -91,13 +91,13 @@ describe("author.identifier", () => {
         assert.deepStrictEqual(
           upserts(events).map((e) => e.author),
           [
-            { identifier: "name:blog/anonymous", username: "Anonymous" },
             // A relative <uri> is resolved against xml:base: it is the author's profile and identifier.
             {
               identifier: "https://blog.example/people/ann",
               username: "Ann",
               permalink: "https://blog.example/people/ann"
-            }
+            },
+            { identifier: "name:blog/anonymous", username: "Anonymous" }
           ]
         )
       })

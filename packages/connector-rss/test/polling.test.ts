@@ -31,8 +31,8 @@ describe("polling", () => {
         assert.strictEqual(first!.headers["accept-encoding"], "gzip, deflate, br")
         assert.deepStrictEqual(
           upserts(events).map(text),
-          ["Title 1\n\nBody 1 & more", "Title 2\n\nBody 2 & more"],
-          "oldest first, HTML to text, then nothing more"
+          ["Title 2\n\nBody 2 & more", "Title 1\n\nBody 1 & more"],
+          "newest first, HTML to text, then nothing more"
         )
         assert.strictEqual(errors(events).length, 0)
       })
@@ -53,10 +53,56 @@ describe("polling", () => {
         })
         assert.deepStrictEqual(
           upserts(events).map((e) => e.post?.title),
-          ["Title 1", "Title 2", "Title 3", "Title 4", "Title 5"],
-          "two a poll, oldest first, each once"
+          ["Title 5", "Title 4", "Title 3", "Title 2", "Title 1"],
+          "two a poll, newest first, each once"
         )
         assert.strictEqual(errors(events).length, 0)
+      })
+    )
+  )
+
+  it.live("a backlog beyond maxItemsPerPoll is read on at once, newest first, not a pollInterval later", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* FeedServer.make(FeedServer.document(() => FeedServer.rss(items(5))))
+        const events = yield* collect(
+          { feeds: [server.url("/feed")], pollInterval: "1 hour", maxItemsPerPoll: 2 },
+          (es) => upserts(es).length >= 5
+        )
+        assert.deepStrictEqual(
+          upserts(events).map((e) => e.post?.title),
+          ["Title 5", "Title 4", "Title 3", "Title 2", "Title 1"]
+        )
+        // Three polls of two items at most, back to back; the validators were held back until the last.
+        assert.strictEqual(server.requests.length, 3)
+        assert.isUndefined(server.requests[2]!.headers["if-none-match"])
+      })
+    )
+  )
+
+  it.live("a backlog that does not shrink (items that change at every fetch) waits for pollInterval", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // Every answer gives each item a new body: each poll finds all three changed, and emits one.
+        const server = yield* FeedServer.make((req, res) =>
+          FeedServer.document(() =>
+            FeedServer.rss(items(3).map((i) => ({ ...i, description: `${i.description} ${server.requests.length}` })))
+          )(req, res)
+        )
+        const events = yield* collect(
+          { feeds: [server.url("/feed")], pollInterval: "1 hour", maxItemsPerPoll: 1 },
+          () => false,
+          {
+            // Two polls, then long enough for a loop that does not wait to have polled many times over.
+            stopWhen: Effect.gen(function* () {
+              while (server.requests.length < 2) yield* Effect.sleep("10 millis")
+              yield* Effect.sleep("300 millis")
+            })
+          }
+        )
+        // The first poll left 2, the second (at once) 2 again: no progress, so no third poll this hour.
+        assert.strictEqual(server.requests.length, 2)
+        assert.strictEqual(upserts(events).length, 2)
       })
     )
   )
@@ -226,10 +272,10 @@ describe("polling", () => {
           assert.deepStrictEqual(
             upserts(second).map((e) => [refs.indexOf(e.reference), text(e)]),
             [
-              [0, "Title 1 (updated)\n\nBody 1 & more"],
+              [-1, "Title 4\n\nnew"],
+              [0, "Title 3\n\nBody 3 & more"],
               [1, "Title 2\n\nBody 2 & more"],
-              [2, "Title 3\n\nBody 3 & more"],
-              [-1, "Title 4\n\nnew"]
+              [2, "Title 1 (updated)\n\nBody 1 & more"]
             ]
           )
         })
