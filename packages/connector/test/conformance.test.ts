@@ -56,7 +56,7 @@ const hoarding = Connector.make({
         const cursor = Option.map(from, (c) => (c as { cursor: unknown }).cursor)
         return source.events(cursor as never).pipe(
           Stream.map((e) => {
-            if (e.kind === "error") return e
+            if (!SourceEvent.isItemEvent(e)) return e
             seen.push(e.reference)
             return { ...e, checkpoint: { cursor: e.checkpoint, seen: [...seen] } }
           })

@@ -58,6 +58,10 @@ export class ConformanceFailure extends Schema.TaggedError<ConformanceFailure>()
 const referenceOf = (event: SourceEvent.SourceEvent): string | undefined =>
   SourceEvent.isItemEvent(event) ? event.reference : undefined
 
+/** An event with a checkpoint, for failure messages: its reference, or that it is a `progress` event. */
+const nameOf = (event: SourceEvent.Positioned): string =>
+  SourceEvent.isItemEvent(event) ? event.reference : "a progress event"
+
 const distinctReferences = (events: ReadonlyArray<SourceEvent.SourceEvent>): Array<string> => [
   ...new Set(events.flatMap((e) => referenceOf(e) ?? []))
 ]
@@ -198,9 +202,9 @@ export const validEvents = (options: Options): Effect.Effect<void, ConformanceFa
         if (Exit.isFailure(exit)) {
           return yield* fail(check, `invalid event ${JSON.stringify(event)}: ${Cause.pretty(exit.cause)}`)
         }
-        if (SourceEvent.isItemEvent(event)) {
+        if (SourceEvent.isPositioned(event)) {
           const roundTrip = yield* Effect.exit(Checkpoint.roundTrip(event.checkpoint))
-          if (Exit.isFailure(roundTrip)) return yield* fail(check, `checkpoint of ${event.reference} is not JSON`)
+          if (Exit.isFailure(roundTrip)) return yield* fail(check, `checkpoint of ${nameOf(event)} is not JSON`)
         }
       }
     })
@@ -237,7 +241,7 @@ export const resume = (options: Options): Effect.Effect<void, ConformanceFailure
       const harness = yield* setupHarness(options, check)
       const first = yield* firstRun(options, harness, check, 3)
       const { seen } = first
-      const last = first.events.filter(SourceEvent.isItemEvent).at(-1)!
+      const last = first.events.filter(SourceEvent.isPositioned).at(-1)!
       const checkpoint = yield* Checkpoint.roundTrip(last.checkpoint).pipe(
         Effect.mapError(() => new ConformanceFailure({ check, message: "checkpoint is not JSON" }))
       )
@@ -328,12 +332,12 @@ export const boundedCheckpoint = (options: Options): Effect.Effect<void, Conform
         ""
       )
       for (const event of [...first.events, ...second.events]) {
-        if (!SourceEvent.isItemEvent(event)) continue
+        if (!SourceEvent.isPositioned(event)) continue
         const size = Checkpoint.byteLength(event.checkpoint)
         if (size > Checkpoint.maxBytes) {
           return yield* fail(
             check,
-            `the checkpoint of ${event.reference} is ${size} bytes, above the contract's ${Checkpoint.maxBytes}`
+            `the checkpoint of ${nameOf(event)} is ${size} bytes, above the contract's ${Checkpoint.maxBytes}`
           )
         }
       }
@@ -348,8 +352,9 @@ export const boundedCheckpoint = (options: Options): Effect.Effect<void, Conform
     })
   )
 
+/** The last checkpoint among `events`: an item event's or a `progress` event's (the daemon commits both). */
 const checkpointAfter = (events: ReadonlyArray<SourceEvent.SourceEvent>): Checkpoint.Checkpoint | undefined =>
-  events.filter(SourceEvent.isItemEvent).at(-1)?.checkpoint
+  events.filter(SourceEvent.isPositioned).at(-1)?.checkpoint
 
 const resourceCounts = (): Map<string, number> => {
   const counts = new Map<string, number>()
@@ -489,7 +494,8 @@ export const upstreamDown = (options: Options): Effect.Effect<void, ConformanceF
       if (a === undefined || b === undefined || b.attempt <= a.attempt) {
         return yield* fail(check, "consecutive error events must count attempts up")
       }
-      if (events.some((e) => e.kind !== "error" && e.kind !== "upsert")) {
+      // A poll that succeeds once the upstream is back may find nothing yet: `progress` is expected too.
+      if (events.some((e) => e.kind !== "error" && e.kind !== "upsert" && e.kind !== "progress")) {
         return yield* fail(check, "unexpected event kinds while upstream was down")
       }
     })
