@@ -8,7 +8,8 @@
  * goes on. The stream fails (with a `ConnectorError`) only on a checkpoint it cannot read.
  *
  * Delivery: all events of one poll but the last carry the checkpoint from before the poll, the last
- * one the checkpoint after it (the same two objects for the whole poll). The checkpoint holds each
+ * one the checkpoint after it (the same two objects for the whole poll); a poll that finds nothing to
+ * emit hands over a `progress` event with the checkpoint instead. The checkpoint holds each
  * feed's HTTP validators only; what was seen is kept in memory, so after a restart the first changed
  * document is emitted whole once (`duplicates: "possible"`, the daemon dedupes by reference + content
  * hash and re-analyses edits).
@@ -339,6 +340,13 @@ const handOver = <A>(events: Array<A | undefined>): Stream.Stream<A> =>
     handOverChunk
   )
 
+/**
+ * What a poll that found nothing to emit (a 304, the same document, nothing new or edited) hands over:
+ * the source's checkpoint, which the daemon commits once what came before is handled, so that its
+ * checkpoint lag counts from the last successful poll (a quiet feed is not a stuck pipeline).
+ */
+const caughtUp = (checkpoint: RssCheckpoint.State): SourceEvent.SourceEvent => ({ kind: "progress", checkpoint })
+
 const invalidCheckpoint = (message: string) =>
   new ConnectorError.ConnectorError({ source: "rss", reason: "InvalidCheckpoint", retryable: false, message })
 
@@ -446,14 +454,14 @@ export const make = (
             const fetched = result.success
             if (fetched._tag === "NotModified") {
               rt.nextAt = now + interval
-              return [] as Array<SourceEvent.SourceEvent>
+              return [caughtUp(checkpoint)]
             }
             if (fetched._tag === "Unchanged") {
               // What its diff would find: nothing to emit, the same items, the answer's validators.
               rt.nextAt = now + interval
               seen[rt.spec.id] = withValidators(previous.items, fetched.validators)
               checkpoint = RssCheckpoint.fromFeeds(seen)
-              return [] as Array<SourceEvent.SourceEvent>
+              return [caughtUp(checkpoint)]
             }
             const outcome = diff(rt.spec, fetched.feed, previous, fetched.validators, {
               maxItems: config.maxItemsPerPoll,
@@ -476,6 +484,7 @@ export const make = (
             checkpoint = after
             // The checkpoint is set on the poll's own event objects in place: a copy of each is a few MB
             // more at the poll's peak (20,000 items), when the parsed document is still about.
+            if (outcome.events.length === 0) return [caughtUp(after)]
             const events = outcome.events as Array<Omit<SourceEvent.Upsert, "checkpoint"> & { checkpoint?: unknown }>
             const last = events.length - 1
             for (let i = 0; i <= last; i++) events[i]!.checkpoint = i === last ? after : before

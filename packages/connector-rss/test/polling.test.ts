@@ -1,6 +1,6 @@
 import * as Zlib from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
-import { Connector, ConnectorError } from "@warden/connector"
+import { Connector, ConnectorError, type SourceEvent } from "@warden/connector"
 import { Effect, Option, Stream } from "effect"
 import { connector, FeedParser, RssConnector } from "../src/index.ts"
 import * as FeedServer from "./fixtures/FeedServer.ts"
@@ -35,6 +35,48 @@ describe("polling", () => {
           "newest first, HTML to text, then nothing more"
         )
         assert.strictEqual(errors(events).length, 0)
+      })
+    )
+  )
+
+  it.live("a poll that finds nothing to emit hands over a progress event with the checkpoint", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        let doc = items(2)
+        const server = yield* FeedServer.make((req, res) => {
+          // /etag answers 304 to its validators; /plain sends none (the same document every time);
+          // /shrinking drops an item after the first poll (a new document with nothing new in it).
+          if (req.url === "/plain") FeedServer.document(() => FeedServer.rss(items(2)), { validators: false })(req, res)
+          else if (req.url === "/shrinking") FeedServer.document(() => FeedServer.rss(doc))(req, res)
+          else FeedServer.document(() => FeedServer.rss(items(2)))(req, res)
+        })
+        const quiet = (path: string, id: string) =>
+          collect({ feeds: [{ url: server.url(path), id }], ...fast }, (es) => {
+            if (id === "shrinking" && upserts(es).length === 2) doc = items(1)
+            return es.filter((e) => e.kind === "progress").length >= 2
+          })
+        for (const [path, id] of [
+          ["/etag", "etag"],
+          ["/plain", "plain"],
+          ["/shrinking", "shrinking"]
+        ] as const) {
+          const events = yield* quiet(path, id)
+          assert.deepStrictEqual(
+            events.map((e) => e.kind),
+            ["upsert", "upsert", "progress", "progress"],
+            path
+          )
+          const last = upserts(events)[1]!.checkpoint as { feeds: Record<string, { etag?: string }> }
+          const progress = events[2] as SourceEvent.Progress
+          if (id === "shrinking") {
+            // A new document: its validators are the new checkpoint.
+            assert.notStrictEqual(
+              (progress.checkpoint as typeof last).feeds.shrinking!.etag,
+              last.feeds.shrinking!.etag
+            )
+          } else assert.deepStrictEqual(progress.checkpoint, last, path)
+        }
+        assert.isTrue(server.requests.some((r) => r.path === "/etag" && r.headers["if-none-match"] !== undefined))
       })
     )
   )
@@ -76,6 +118,32 @@ describe("polling", () => {
         // Three polls of two items at most, back to back; the validators were held back until the last.
         assert.strictEqual(server.requests.length, 3)
         assert.isUndefined(server.requests[2]!.headers["if-none-match"])
+      })
+    )
+  )
+
+  it.live("a restart in the middle of a backlog reads the older items not yet emitted: none is skipped", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* FeedServer.make(FeedServer.document(() => FeedServer.rss(items(5))))
+        const config = { feeds: [{ url: server.url("/feed"), id: "blog" }], pollInterval: "1 hour", maxItemsPerPoll: 2 }
+        // The first run stops (a crash) once the newest two were emitted: the daemon has committed the
+        // checkpoint of the last of them.
+        const first = yield* collect(config, (es) => upserts(es).length >= 2)
+        assert.deepStrictEqual(
+          upserts(first).map((e) => e.post?.title),
+          ["Title 5", "Title 4"]
+        )
+        const checkpoint = JSON.parse(JSON.stringify(upserts(first).at(-1)!.checkpoint))
+        const restartedAt = server.requests.length
+        const second = yield* collect(config, (es) => upserts(es).length >= 5, { from: checkpoint })
+        // The checkpoint kept the validators from before the backlog: the whole document again, newest
+        // first (the daemon drops 5 and 4, analysed already), and the older three with it.
+        assert.deepStrictEqual(
+          upserts(second).map((e) => e.post?.title),
+          ["Title 5", "Title 4", "Title 3", "Title 2", "Title 1"]
+        )
+        assert.isUndefined(server.requests[restartedAt]!.headers["if-none-match"])
       })
     )
   )
