@@ -482,9 +482,9 @@ export const make = (
             const before = checkpoint
             const after = RssCheckpoint.fromFeeds(seen)
             checkpoint = after
+            if (outcome.events.length === 0) return [caughtUp(after)]
             // The checkpoint is set on the poll's own event objects in place: a copy of each is a few MB
             // more at the poll's peak (20,000 items), when the parsed document is still about.
-            if (outcome.events.length === 0) return [caughtUp(after)]
             const events = outcome.events as Array<Omit<SourceEvent.Upsert, "checkpoint"> & { checkpoint?: unknown }>
             const last = events.length - 1
             for (let i = 0; i <= last; i++) events[i]!.checkpoint = i === last ? after : before
