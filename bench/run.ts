@@ -10,6 +10,7 @@ import { existsSync } from "node:fs"
 
 const ALL = [
   "rss-parse",
+  "rss-backlog",
   "sqlite-items",
   "decision-search",
   "sandbox-throughput",

@@ -4,14 +4,14 @@
  */
 import { assert, it as effectIt } from "@effect/vitest"
 import { Sandbox } from "@warden/sandbox"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { DecisionStore } from "../src/state/DecisionStore.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { daemonOnTestClock } from "./support/InProcess.ts"
 import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
-import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+import { platformSource, startPlatform, TestPlatformConfig } from "./support/TestPlatform.ts"
 import { adjustTo, passUntil } from "./support/TestTime.ts"
 
 describe("the admin API", () => {
@@ -176,19 +176,32 @@ describe("/metrics on the TestClock", () => {
    * their verdict, `gauge(name, label)` reads a gauge from /metrics (undefined when it is not there).
    * /metrics reads the time with Date.now(), which follows the TestClock here.
    */
-  const metricsOnTestClock = (source: string) =>
+  const metricsOnTestClock = (source: string, options: { readonly progress?: boolean } = {}) =>
     Effect.gen(function* () {
       const sandbox = yield* Sandbox.start()
       const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))
+      const spec = platformSource(platform.url, { id: source })
       const daemon = yield* daemonOnTestClock({
         api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-        sources: [platformSource(platform.url, { id: source })],
+        sources: [
+          options.progress === true
+            ? {
+                ...spec,
+                config: Schema.decodeUnknownSync(TestPlatformConfig)({
+                  url: platform.url,
+                  pollMillis: 50,
+                  progress: true
+                })
+              }
+            : spec
+        ],
         sinks: Layer.succeed(SinkList, []),
         sinkNames: [],
         includeContent: false
       })
       const decisions = Context.get(daemon.context, DecisionStore)
       return {
+        sandbox,
         platform,
         decided: (n: number) => Effect.map(decisions.decisions({ limit: 10 }), (rows) => rows.length === n),
         gauge: (name: string, label: string) =>
@@ -209,11 +222,12 @@ describe("/metrics on the TestClock", () => {
       [name, label]: readonly [string, string],
       body: (
         t: Effect.Success<ReturnType<typeof metricsOnTestClock>> & { readonly read: Effect.Effect<number | undefined> }
-      ) => Effect.Effect<void, E>
+      ) => Effect.Effect<void, E>,
+      options: { readonly progress?: boolean } = {}
     ) =>
     () =>
       Effect.scoped(
-        Effect.flatMap(metricsOnTestClock(source), (t) => {
+        Effect.flatMap(metricsOnTestClock(source, options), (t) => {
           t.platform.publish({ kind: "upsert", reference: `${source}/1`, text: "Thank you, lovely article" })
           return body({ ...t, read: t.gauge(name, label) })
         })
@@ -257,6 +271,61 @@ describe("/metrics on the TestClock", () => {
           "lag/2 committed"
         )
       })
+    )
+  )
+
+  effectIt.effect(
+    "a source that says its quiet polls found nothing (progress): the lag counts from its last successful poll",
+    withGauge(
+      "quiet",
+      ["warden_checkpoint_lag_seconds", 'source="quiet"'],
+      (t) =>
+        Effect.gen(function* () {
+          yield* passUntil(
+            Effect.map(t.read, (s) => s !== undefined),
+            "quiet/1 committed"
+          )
+          const committedAt = (yield* Clock.currentTimeMillis) - Math.round((yield* t.read)! * 1000)
+          // Nothing new for 90 s: the polls go on, find nothing and say so; the last one is committed.
+          yield* adjustTo(committedAt + 90_000)
+          yield* passUntil(
+            Effect.map(t.read, (s) => s !== undefined && s < 1),
+            "a quiet poll's progress committed"
+          )
+        }),
+      { progress: true }
+    )
+  )
+
+  effectIt.effect(
+    "a stuck pipeline still looks stuck: quiet polls behind an item the API has not taken do not reset the lag",
+    withGauge(
+      "stuck",
+      ["warden_checkpoint_lag_seconds", 'source="stuck"'],
+      (t) =>
+        Effect.gen(function* () {
+          yield* passUntil(
+            Effect.map(t.read, (s) => s !== undefined),
+            "stuck/1 committed"
+          )
+          const committedAt = (yield* Clock.currentTimeMillis) - Math.round((yield* t.read)! * 1000)
+          // The API answers 503 from now on: stuck/2 is handed back again and again, and the polls after
+          // it, which find nothing, say so behind it.
+          yield* t.sandbox.setFaults({ transient: 1 })
+          t.platform.publish({ kind: "upsert", reference: "stuck/2", text: "Interesting point about the budget." })
+          yield* adjustTo(committedAt + 90_000)
+          for (let i = 0; i < 50; i++) yield* passUntil(Effect.succeed(true), "a step", "100 millis")
+          assert.isAtLeast((yield* t.read)!, 90)
+          // The API is back: stuck/2 is analysed, and its commit (or a later poll's) brings the lag back.
+          yield* t.sandbox.setFaults({})
+          // (its hand-back backoff has grown meanwhile: half a second of the clock a step)
+          yield* passUntil(t.decided(2), "stuck/2's verdict", "500 millis")
+          yield* passUntil(
+            Effect.map(t.read, (s) => s !== undefined && s < 1),
+            "stuck/2 committed"
+          )
+        }),
+      { progress: true }
     )
   )
 })

@@ -243,6 +243,12 @@ export const make = (
               ...outcome.events,
               ...reversals
             ]
+            // A poll that found nothing hands over where the source stands: the daemon commits it, and its
+            // checkpoint lag counts from the last successful poll (a quiet channel is not a stuck pipeline).
+            if (items.length === 0) {
+              const caughtUp: SourceEvent.Progress = { kind: "progress", checkpoint: afterCheckpoint }
+              return [caughtUp] as ReadonlyArray<SourceEvent.SourceEvent>
+            }
             const last = items.length - 1
             return items.map(
               (e, i): SourceEvent.SourceEvent =>

@@ -21,6 +21,9 @@ import type { SourceEvent } from "./SourceEvent.ts"
  *   checkpoint, revoked credentials); `retryable` tells the daemon whether restarting later may help;
  * - a defect is a bug.
  *
+ * A poll-based source ends a poll that succeeded but found nothing to emit with a `progress` event
+ * carrying its checkpoint: the daemon commits it in order, so a quiet source does not look stuck.
+ *
  * `act` is present when the connector declares action capabilities.
  *
  * `pollOnce` is present on poll-based sources (RSS, YouTube): one round of `events` (every feed or
