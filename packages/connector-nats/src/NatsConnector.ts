@@ -103,8 +103,7 @@ const connectionOptions = (
     const base: ConnectionOptions = {
       servers: [...config.servers],
       name: "warden",
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: Duration.toMillis(config.retry.initial)
+      maxReconnectAttempts: -1
     }
     if (config.token !== undefined) return { ...base, token: Redacted.value(config.token) }
     if (config.user !== undefined && config.password !== undefined)
@@ -165,14 +164,12 @@ export const make = (
         Effect.gen(function* () {
           // The durable consumer is where a start resumes: a checkpoint only has to be ours.
           yield* Checkpoint.decode(NatsCheckpoint.Checkpoint, TYPE)(from)
-          const options = yield* connectionOptions(config)
 
           /** Consecutive failures: the attempt of the next error event. */
           let failures = 0
-          /** Reports a retryable failure as an error event and waits its backoff; fails on the others. */
-          const retryAfter = (error: ConnectorError.ConnectorError) =>
+          /** Reports a failure as an error event (and a warning); answers the wait before the next try. */
+          const report = (error: ConnectorError.ConnectorError) =>
             Effect.gen(function* () {
-              if (!error.retryable) return yield* error
               failures++
               const wait = Backoff.delayMillis(config.retry, failures)
               yield* Effect.logWarning(`nats: ${error.message}; retrying in ${wait} ms`).pipe(
@@ -186,8 +183,13 @@ export const make = (
                 attempt: failures,
                 retryInMillis: wait
               })
-              yield* Effect.sleep(Duration.millis(wait))
+              return wait
             })
+          /** Reports a retryable failure and waits its backoff; fails with the others. */
+          const retryAfter = (error: ConnectorError.ConnectorError) =>
+            error.retryable
+              ? Effect.flatMap(report(error), (wait) => Effect.sleep(Duration.millis(wait)))
+              : Effect.fail(error)
           /** Runs `effect` until it succeeds, each retryable failure an error event and a backoff. */
           const persist = <A>(effect: Effect.Effect<A, ConnectorError.ConnectorError>) =>
             Effect.gen(function* () {
@@ -198,6 +200,11 @@ export const make = (
               }
             })
 
+          const options: ConnectionOptions = {
+            ...(yield* connectionOptions(config)),
+            // The client's reconnection waits as the SDK's backoff says, by the attempts reported below.
+            reconnectDelayHandler: () => Backoff.delayMillis(config.retry, Math.max(1, failures))
+          }
           const pending = PendingAcks.make()
           /** The pull request in progress. */
           let pulling: ConsumerMessages | undefined
@@ -212,6 +219,23 @@ export const make = (
           current = pending
           failures = 0
           const js = jetstream(nc)
+
+          // While the connection is down a pull waits without an error (the client pauses its heartbeat
+          // checks until it is back): each disconnect and reconnection attempt is an error event here.
+          yield* Effect.forkScoped(
+            Stream.fromAsyncIterable(nc.status(), () => undefined).pipe(
+              Stream.runForEach((status) => {
+                if (status.type === "reconnect")
+                  return Effect.sync(() => {
+                    failures = 0
+                  })
+                if (status.type !== "disconnect" && status.type !== "reconnecting") return Effect.void
+                const what = status.type === "disconnect" ? `disconnected from ${status.server}` : "reconnecting"
+                return report(failure("Unavailable", true, `${what} (${where})`))
+              }),
+              Effect.ignore
+            )
+          )
 
           const ensureConsumer = Effect.fn("NatsConnector.ensureConsumer")(() =>
             attempt(where, async () => {
@@ -229,16 +253,20 @@ export const make = (
               if (decoded._tag === "Malformed") {
                 yield* Queue.offer(queue, decoded.event)
                 try {
-                  message.term(`malformed: ${decoded.problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`)
+                  // Without a reason: nats-server 2.9 does not take "+TERM <reason>" (the message stays pending).
+                  message.term()
                 } catch {
                   // the connection is gone: the message comes again after ackWait and is terminated then
                 }
                 return
               }
               // Delivered again while the daemon still works on it (ackWait passed): its ack comes.
-              if (!pending.hold({ seq: message.seq, ack: () => message.ack(), nak: () => message.nak(releaseDelay) }))
-                return
-              yield* Queue.offer(queue, decoded.event)
+              const held = pending.hold({
+                seq: message.seq,
+                ack: () => message.ack(),
+                nak: () => message.nak(releaseDelay)
+              })
+              if (held) yield* Queue.offer(queue, decoded.event)
             })
 
           /** One pull request: its messages as they come, until it is filled or expires. */

@@ -12,7 +12,7 @@ let streams = 0
  * same port and store. No `remove`: the message format has no deletes.
  */
 const setup: Effect.Effect<Conformance.Harness, never, Scope.Scope> = Effect.gen(function* () {
-  const server = yield* NatsServer.scoped
+  const server = yield* NatsServer.scoped()
   const stream = `CONFORMANCE_${++streams}`
   yield* Effect.promise(() => NatsServer.createStream(server.url, { name: stream, subjects: [`${stream}.>`] }))
   let published = 0

@@ -56,9 +56,9 @@ const freePort = () =>
   })
 
 /** Starts the process and waits for "Server is ready" (JetStream recovered); rejects with its output if it exits. */
-const launch = (file: string, port: number, store: string) =>
+const launch = (file: string, port: number, store: string, args: ReadonlyArray<string>) =>
   new Promise<ChildProcess>((resolve, reject) => {
-    const child = spawn(file, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", store], {
+    const child = spawn(file, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", store, ...args], {
       stdio: ["ignore", "pipe", "pipe"]
     })
     let output = ""
@@ -79,12 +79,15 @@ const launch = (file: string, port: number, store: string) =>
     child.once("exit", onExit)
   })
 
-/** Starts a server with JetStream on a free port, in a fresh store directory. */
-export const start = async (): Promise<NatsServer> => {
+/**
+ * Starts a server with JetStream on a free port, in a fresh store directory; `args` are more
+ * `nats-server` flags (`["--auth", "s3cret"]` for token authentication).
+ */
+export const start = async (args: ReadonlyArray<string> = []): Promise<NatsServer> => {
   const file = binary()
   const store = mkdtempSync(join(tmpdir(), "warden-nats-"))
   const port = await freePort()
-  let child: ChildProcess | undefined = await launch(file, port, store)
+  let child: ChildProcess | undefined = await launch(file, port, store, args)
   const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
     const running = child
     child = undefined
@@ -98,7 +101,7 @@ export const start = async (): Promise<NatsServer> => {
     port,
     stop,
     start: async () => {
-      if (child === undefined) child = await launch(file, port, store)
+      if (child === undefined) child = await launch(file, port, store, args)
     },
     close: async () => {
       await stop("SIGKILL")
@@ -108,17 +111,19 @@ export const start = async (): Promise<NatsServer> => {
 }
 
 /** {@link start} in a scope: the server is closed with it. */
-export const scoped: Effect.Effect<NatsServer, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.promise(start),
-  (server) => Effect.promise(server.close)
-)
+export const scoped = (args: ReadonlyArray<string> = []): Effect.Effect<NatsServer, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.promise(() => start(args)),
+    (server) => Effect.promise(server.close)
+  )
 
 /** Runs `f` with a connection to `url`, closed after it. */
 const withConnection = async <A>(
   url: string,
-  f: (nc: Awaited<ReturnType<typeof connect>>) => Promise<A>
+  f: (nc: Awaited<ReturnType<typeof connect>>) => Promise<A>,
+  token?: string
 ): Promise<A> => {
-  const nc = await connect({ servers: url })
+  const nc = await connect({ servers: url, ...(token === undefined ? {} : { token }) })
   try {
     return await f(nc)
   } finally {
@@ -126,20 +131,28 @@ const withConnection = async <A>(
   }
 }
 
-/** Creates a stream (`{ name, subjects }` and any other settings). */
-export const createStream = (url: string, config: Partial<StreamConfig> & { readonly name: string }) =>
-  withConnection(url, async (nc) => {
-    const manager = await jetstreamManager(nc)
-    await manager.streams.add(config)
-  })
+/** Creates a stream (`{ name, subjects }` and any other settings); `token` for a server started with `--auth`. */
+export const createStream = (url: string, config: Partial<StreamConfig> & { readonly name: string }, token?: string) =>
+  withConnection(
+    url,
+    async (nc) => {
+      const manager = await jetstreamManager(nc)
+      await manager.streams.add(config)
+    },
+    token
+  )
 
 /** Publishes each body (an object is sent as JSON) on `subject`, waiting for the stream's acks. */
-export const publish = (url: string, subject: string, bodies: ReadonlyArray<unknown>) =>
-  withConnection(url, async (nc) => {
-    const js = jetstream(nc)
-    for (const body of bodies) await js.publish(subject, typeof body === "string" ? body : JSON.stringify(body))
-  })
+export const publish = (url: string, subject: string, bodies: ReadonlyArray<unknown>, token?: string) =>
+  withConnection(
+    url,
+    async (nc) => {
+      const js = jetstream(nc)
+      for (const body of bodies) await js.publish(subject, typeof body === "string" ? body : JSON.stringify(body))
+    },
+    token
+  )
 
 /** The server's view of a consumer (`num_ack_pending`, `num_pending`, `delivered`...). */
-export const consumerInfo = (url: string, stream: string, durable: string): Promise<ConsumerInfo> =>
-  withConnection(url, async (nc) => (await jetstreamManager(nc)).consumers.info(stream, durable))
+export const consumerInfo = (url: string, stream: string, durable: string, token?: string): Promise<ConsumerInfo> =>
+  withConnection(url, async (nc) => (await jetstreamManager(nc)).consumers.info(stream, durable), token)
