@@ -4,8 +4,8 @@
  *
  * Delivery: at-least-once across restarts. A message is acked (`AckExplicit`, one ack each) when the
  * daemon calls `acknowledge` with a checkpoint at or after it, that is once every event up to it is
- * recorded. What was delivered and not acknowledged when the source stops is nak-ed (delivered again at
- * once); after a crash the server delivers it again once `ackWait` has passed. The daemon drops the
+ * recorded. What was delivered and not acknowledged when the source stops is nak-ed (delivered again
+ * within 2.5 s); after a crash the server delivers it again once `ackWait` has passed. The daemon drops the
  * repeats by reference + content hash (`duplicates: "possible"`).
  *
  * A malformed message (not a JSON object, no reference or content, a field of the wrong type, a
@@ -24,7 +24,6 @@ import { readFile } from "node:fs/promises"
 import {
   AckPolicy,
   type Consumer,
-  type ConsumerMessages,
   DeliverPolicy,
   JetStreamApiCodes,
   JetStreamApiError,
@@ -121,14 +120,12 @@ const connectionOptions = (
   })
 
 /**
- * Stops a connection: ends the pull request in progress, naks what the daemon has not recorded
- * (delivered again to the next start after {@link releaseDelay} rather than `ackWait`), then drains,
- * or closes if draining takes longer than 5 s (a server that is down).
+ * Stops a connection (its pull already ended): naks what the daemon has not recorded (delivered again to
+ * the next start after {@link releaseDelay} rather than `ackWait`), then drains, or closes if draining
+ * takes longer than 5 s (a server that is down).
  */
-const release = (nc: NatsConnection, pending: PendingAcks.PendingAcks, pulling: () => ConsumerMessages | undefined) =>
+const release = (nc: NatsConnection, pending: PendingAcks.PendingAcks) =>
   Effect.gen(function* () {
-    pulling()?.stop()
-    yield* Effect.promise(() => nc.flush().catch(() => undefined)).pipe(Effect.timeoutOption("5 seconds"))
     pending.releaseAll()
     yield* Effect.promise(() => nc.drain().catch(() => undefined)).pipe(Effect.timeoutOption("5 seconds"))
     if (!nc.isClosed()) yield* Effect.promise(() => nc.close().catch(() => undefined))
@@ -159,7 +156,7 @@ export const make = (
       queue: Queue.Queue<SourceEvent.SourceEvent, ConnectorError.ConnectorError | Cause.Done>
     ) =>
       // Its own scope, closed as its fiber is interrupted: the pull in progress ends first, then the
-      // connection (in the stream's scope, the connection closed under a pull still running).
+      // connection. (In the stream's scope the connection was released first, under a running pull.)
       Effect.scoped(
         Effect.gen(function* () {
           // The durable consumer is where a start resumes: a checkpoint only has to be ours.
@@ -206,14 +203,12 @@ export const make = (
             reconnectDelayHandler: () => Backoff.delayMillis(config.retry, Math.max(1, failures))
           }
           const pending = PendingAcks.make()
-          /** The pull request in progress. */
-          let pulling: ConsumerMessages | undefined
           const nc = yield* Effect.acquireRelease(
             persist(attempt(`connecting to ${config.servers.join(", ")}`, () => connect(options))),
             (nc) =>
               Effect.suspend(() => {
                 if (current === pending) current = undefined
-                return release(nc, pending, () => pulling)
+                return release(nc, pending)
               })
           )
           current = pending
@@ -275,7 +270,6 @@ export const make = (
               attempt(where, () => consumer.fetch({ max_messages: config.batch, expires: pullExpiry })),
               (messages) =>
                 Effect.gen(function* () {
-                  pulling = messages
                   const iterator = messages[Symbol.asyncIterator]()
                   while (true) {
                     const next = yield* attempt(where, () => iterator.next())
@@ -284,11 +278,7 @@ export const make = (
                     yield* deliver(next.value)
                   }
                 }),
-              (messages) =>
-                Effect.sync(() => {
-                  if (pulling === messages) pulling = undefined
-                  messages.stop()
-                })
+              (messages) => Effect.sync(() => messages.stop())
             )
           )
 

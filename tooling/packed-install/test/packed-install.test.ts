@@ -4,7 +4,7 @@
  *
  * - an operator: `@warden/daemon` + `@warden/connector-rss` -> `warden config check`, `warden source
  *   preview` on a feed served on loopback; the daemon's declarations type-check a program embedding it; `type: discord` refused naming its package, then loaded once
- *   the Discord tarball is installed;
+ *   the Discord tarball is installed; the same for `type: nats` (and its `/testing` helpers load);
  * - a plugin author: a connector built against the packed `@warden/connector` in its own folder, with
  *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview); the SDK's
  *   shipped change-log example built there too and run by `warden run` against `warden sandbox`,
@@ -321,6 +321,33 @@ describe("an operator installs the daemon with npm", () => {
     const loaded = await checkPasses("discord.yaml", token)
     expect(loaded.stdout).toContain("server (discord)")
     expect(copiesOf(daemon, "effect")).toHaveLength(1)
+  })
+
+  it("installs the NATS connector from its tarball next to the daemon: config check accepts a nats source", async () => {
+    writeConfig(
+      daemon,
+      "nats.yaml",
+      "bus",
+      "type: nats",
+      `      servers: [nats://127.0.0.1:4222]
+      stream: COMMENTS
+      subject: comments.new
+      token: \${env:NATS_TOKEN}
+`
+    )
+    const token = { NATS_TOKEN: "placeholder-token" }
+    const missing = await warden(["config", "check", "nats.yaml"], token)
+    expect(missing.code).toBe(78)
+    expect(missing.stderr).toContain(
+      "sources.0.type: connector type 'nats' is the npm package @warden/connector-nats, which is not installed"
+    )
+
+    await npmInstall(daemon, [tgz("@warden/connector-nats")])
+    const loaded = await checkPasses("nats.yaml", token)
+    expect(loaded.stdout).toContain("bus (nats)")
+    expect(copiesOf(daemon, "effect")).toHaveLength(1)
+    // its test helpers ship built too
+    await ok(process.execPath, ["--input-type=module", "-e", 'await import("@warden/connector-nats/testing")'], daemon)
   })
 
   describe(`a plugin built in its own folder with effect ${OTHER_EFFECT}`, () => {
