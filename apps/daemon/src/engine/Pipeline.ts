@@ -476,6 +476,23 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         })
       }
       yield* status.set(id, { state: "running" })
+      /**
+       * Tells the source (a message bus) that every event up to a committed checkpoint is recorded
+       * (Source.acknowledge). A failure is logged once per start and never stops the source: what was
+       * not acknowledged is delivered again, and the dedupe makes that free.
+       */
+      let ackFailed = false
+      const acknowledge = (checkpoint: Checkpoint.Checkpoint) =>
+        source.acknowledge === undefined
+          ? Effect.void
+          : source.acknowledge(checkpoint).pipe(
+              Effect.catchCause((cause) => {
+                if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+                if (ackFailed) return Effect.void
+                ackFailed = true
+                return Effect.logWarning("the source's acknowledge failed (logged once)", cause)
+              })
+            )
       // Per start of the source: a claim of a stream that failed is dropped with it.
       const sendOrder = ReferenceOrder.make()
       yield* Effect.forkScoped(ActionExecutor.run(id, source))
@@ -498,6 +515,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
           checkpoint === undefined
             ? Effect.void
             : commit(checkpoint).pipe(
+                Effect.andThen(acknowledge(checkpoint)),
                 Effect.andThen(status.committed(id)),
                 Effect.andThen(
                   Effect.sync(() => {
