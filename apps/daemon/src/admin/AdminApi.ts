@@ -36,7 +36,7 @@ import {
   UnsupportedMediaType,
   Upstream
 } from "./AdminError.ts"
-import * as ConsoleSession from "./ConsoleSession.ts"
+import * as ConsoleCookie from "./ConsoleCookie.ts"
 import * as Action from "../domain/Action.ts"
 import { ClusterOverview } from "../state/ClusterStatus.ts"
 import { noControlCharacters } from "./RequestInput.ts"
@@ -47,7 +47,7 @@ import { noControlCharacters } from "./RequestInput.ts"
 /** Who made a request: an API client with the bearer token, or a signed-in console. */
 export type Caller =
   | { readonly via: "bearer" }
-  | { readonly via: "cookie"; readonly session: ConsoleSession.Session & { readonly id: string } }
+  | { readonly via: "cookie"; readonly session: ConsoleCookie.Session & { readonly id: string } }
 
 /** The authenticated caller of the current request. */
 export class AdminCaller extends Context.Service<AdminCaller, Caller>()("@warden/daemon/AdminCaller") {}
@@ -61,7 +61,7 @@ export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth, { provides: 
   {
     security: {
       bearer: HttpApiSecurity.bearer,
-      session: HttpApiSecurity.apiKey({ key: ConsoleSession.COOKIE, in: "cookie" })
+      session: HttpApiSecurity.apiKey({ key: ConsoleCookie.COOKIE, in: "cookie" })
     },
     error: [Unauthenticated, CrossSiteRefused]
   }
