@@ -19,7 +19,18 @@ describe("the admin API", () => {
   let daemon: typeof started.daemon
 
   beforeAll(async () => {
-    started = await startSandboxDaemon({ sources: ([url]) => [platformSource(url!, { id: "plat" })] })
+    started = await startSandboxDaemon({
+      sources: ([url]) => [
+        platformSource(url!, {
+          id: "plat",
+          rules: [
+            // A rule without a platform action (it only routes): still the rule that matched.
+            { name: "flag-threats", when: { classifications: { anyOf: ["THREAT"] } }, actions: [], sinks: [] },
+            { name: "hide-insults", when: { classifications: { anyOf: ["INSULT"] } }, actions: [{ kind: "hide" }] }
+          ]
+        })
+      ]
+    })
     daemon = started.daemon
     const platform = started.platforms[0]!
     platform.publish({ kind: "upsert", reference: "a/1", text: "[[THREAT]] I know where you live" })
@@ -84,6 +95,33 @@ describe("the admin API", () => {
     expect((await daemon.admin("/api/decisions/unknown")).status).toBe(404)
   })
 
+  it("names the rule that matched, with or without platform actions, and lists each action's outcome", async () => {
+    await waitFor(
+      async () => started.platforms[0]!.executed.some((a) => a.kind === "hide" && a.reference === "a/3"),
+      20_000,
+      "the hide of a/3"
+    )
+    await waitFor(
+      async () =>
+        (await daemon.admin("/api/decisions")).body.decisions.some(
+          (d: { actions: Array<{ status: string }> }) => d.actions[0]?.status === "done"
+        ),
+      20_000,
+      "the hide recorded done"
+    )
+    const rows = (await daemon.admin("/api/decisions")).body.decisions as Array<Record<string, unknown>>
+    const byReference = Object.fromEntries(rows.map((d) => [d.reference, { rule: d.rule, actions: d.actions }]))
+    expect(byReference).toEqual({
+      "a/1": { rule: "flag-threats", actions: [] },
+      "a/2": { rule: null, actions: [] },
+      "a/3": { rule: "hide-insults", actions: [{ rule: "hide-insults", kind: "hide", status: "done" }] }
+    })
+    // The decision page's answer names it too, though the rule took no action on a/1.
+    const one = await daemon.admin("/api/decisions/a%2F1")
+    expect(one.body.latest.rule).toBe("flag-threats")
+    expect(one.body.actions).toEqual([])
+  })
+
   it("serves the OpenAPI document of its HttpApi declaration at /api/openapi.json", async () => {
     const res = await fetch(`${daemon.adminUrl}/api/openapi.json`)
     expect(res.status).toBe(200)
@@ -131,7 +169,7 @@ describe("the admin API", () => {
         method: "POST",
         body: JSON.stringify(body)
       })
-    // Nothing of Warden's to reverse on a2 (this source has no rules): Restore is refused, Remove offered.
+    // Nothing of Warden's to reverse on a2 (no rule matched it): Restore is refused, Remove offered.
     const detail = await daemon.admin("/api/decisions/a%2F2")
     expect(detail.body.platformActions).toEqual(["remove"])
     const restore = await post("a/2", { action: "restore" })

@@ -36,7 +36,7 @@ import {
   UnsupportedMediaType,
   Upstream
 } from "./AdminError.ts"
-import * as ConsoleSession from "./ConsoleSession.ts"
+import * as ConsoleCookie from "./ConsoleCookie.ts"
 import * as Action from "../domain/Action.ts"
 import { ClusterOverview } from "../state/ClusterStatus.ts"
 import { noControlCharacters } from "./RequestInput.ts"
@@ -47,7 +47,7 @@ import { noControlCharacters } from "./RequestInput.ts"
 /** Who made a request: an API client with the bearer token, or a signed-in console. */
 export type Caller =
   | { readonly via: "bearer" }
-  | { readonly via: "cookie"; readonly session: ConsoleSession.Session & { readonly id: string } }
+  | { readonly via: "cookie"; readonly session: ConsoleCookie.Session & { readonly id: string } }
 
 /** The authenticated caller of the current request. */
 export class AdminCaller extends Context.Service<AdminCaller, Caller>()("@warden/daemon/AdminCaller") {}
@@ -61,7 +61,7 @@ export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth, { provides: 
   {
     security: {
       bearer: HttpApiSecurity.bearer,
-      session: HttpApiSecurity.apiKey({ key: ConsoleSession.COOKIE, in: "cookie" })
+      session: HttpApiSecurity.apiKey({ key: ConsoleCookie.COOKIE, in: "cookie" })
     },
     error: [Unauthenticated, CrossSiteRefused]
   }
@@ -81,7 +81,7 @@ export class InputValidation extends HttpApiMiddleware.Service<InputValidation>(
 const Text = Schema.String
 const OptionalText = Schema.optionalKey(Schema.String)
 
-/** A recorded item version and its verdict: a row of `GET /api/decisions`. */
+/** A recorded item version and its verdict. */
 export const Decision = Schema.Struct({
   source: Text,
   reference: Text,
@@ -97,8 +97,28 @@ export const Decision = Schema.Struct({
   segments: Schema.Number,
   analysedAt: Schema.NullOr(Text),
   createdAt: Schema.Number,
-  deletedAt: Schema.NullOr(Text)
+  deletedAt: Schema.NullOr(Text),
+  /**
+   * The source's rule that matched (`failureMode` for the failure mode's action), with or without
+   * platform actions; null when none did (or, for a version recorded before the daemon kept it, when
+   * its rule took no action).
+   */
+  rule: Schema.NullOr(Text)
 }).annotate({ identifier: "Decision" })
+
+/** What became of one platform action of a listed decision. */
+export const ActionOutcome = Schema.Struct({
+  rule: Text,
+  kind: Text,
+  /** `pending`, `done`, `failed` or `would-do` (a dry run). */
+  status: Text
+}).annotate({ identifier: "ActionOutcome" })
+
+/** A row of `GET /api/decisions` (and an event of its stream): the decision and its actions' outcomes. */
+export const ListedDecision = Schema.Struct({
+  ...Decision.fields,
+  actions: Schema.Array(ActionOutcome)
+}).annotate({ identifier: "ListedDecision" })
 
 /** An action Warden asked the platform to take, and its outcome. */
 export const ActionRow = Action.ActionRow.annotate({ identifier: "Action" })
@@ -262,7 +282,7 @@ export class ProbesGroup extends HttpApiGroup.make("probes").add(
 export class DecisionsGroup extends HttpApiGroup.make("decisions").add(
   HttpApiEndpoint.get("list", "/api/decisions", {
     query: { ...DecisionFilters, since: OptionalText, limit: OptionalText, cursor: OptionalText },
-    success: Schema.Struct({ decisions: Schema.Array(Decision), nextCursor: Schema.NullOr(Text) })
+    success: Schema.Struct({ decisions: Schema.Array(ListedDecision), nextCursor: Schema.NullOr(Text) })
   }).annotate(OpenApi.Summary, "Decisions, newest first, a page and the cursor of the next"),
   HttpApiEndpoint.get("one", "/api/decisions/:reference", {
     params: { reference: Schema.String },

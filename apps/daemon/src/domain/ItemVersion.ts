@@ -63,6 +63,8 @@ export const ItemRecord = Schema.Struct({
    * batch processor: no parsing `event` back per item); left out, it is read from `event`.
    */
   author: Schema.optionalKey(Schema.UndefinedOr(Schema.String)),
+  /** The source's rule that matched (`failureMode` for the failure mode's action); none when none did. */
+  rule: Schema.optionalKey(Schema.UndefinedOr(Schema.String)),
   analysedAt: Schema.UndefinedOr(Schema.String),
   createdAt: Schema.Number
 })

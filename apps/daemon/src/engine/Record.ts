@@ -79,6 +79,7 @@ export const entryOf = (
       segments: outcome.status === "analysed" ? outcome.segments : [],
       event: JSON.stringify(event),
       author: event.author?.identifier,
+      rule: decision.rule,
       analysedAt,
       createdAt: Date.now()
     },

@@ -127,7 +127,8 @@ const itemRow = (item: ItemRecord) => {
     classifications: v === undefined ? null : `,${v.classifications.join(",")},`,
     analysed_at: item.analysedAt ?? null,
     created_at: item.createdAt,
-    author: ("author" in item ? item.author : authorOf(item.event)) ?? null
+    author: ("author" in item ? item.author : authorOf(item.event)) ?? null,
+    rule: item.rule ?? null
   }
 }
 

@@ -300,6 +300,33 @@ const indexItemsByStatusAndAge = Effect.gen(function* () {
   yield* sql`DROP INDEX IF EXISTS warden_items_status`
 })
 
+/** Column names of warden_items (SQLite's table_info, PostgreSQL's catalogue). */
+const decodeColumns = Rows.decode("warden_items columns", Schema.Struct({ name: Schema.String }))
+
+/**
+ * The rule that matched each item version (issue 36): the console's Outcome column and decision page
+ * name it even when the rule takes no platform action (it only routes to sinks, or sends to review),
+ * which no other table records. Versions recorded before get the rule of their actions where they had
+ * one (a moderator's `console` action is not a rule); the others stay NULL: which rule, if any, matched
+ * them is not known. Adding a nullable column rewrites no row on either database. The column is added
+ * only when absent, so a state where another migration added it already goes on.
+ */
+const addItemsRule = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const listed = sql.onDialectOrElse({
+    pg: () => sql`SELECT column_name AS name FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name = 'warden_items'`,
+    orElse: () => sql`SELECT name FROM pragma_table_info('warden_items')`
+  })
+  const columns = yield* decodeColumns(yield* listed)
+  if (columns.some((c) => c.name === "rule")) return
+  yield* sql`ALTER TABLE warden_items ADD COLUMN rule TEXT`
+  yield* sql`UPDATE warden_items SET rule = (SELECT MIN(a.rule) FROM warden_actions a
+      WHERE a.source = warden_items.source AND a.reference = warden_items.reference
+      AND a.version = warden_items.version AND a.rule <> 'console')
+    WHERE (source, reference, version) IN (SELECT source, reference, version FROM warden_actions WHERE rule <> 'console')`
+})
+
 /** The state store's migrations by id, in order; `run` applies the pending ones. */
 export const migrations = {
   "0001_items_outbox_checkpoints": createItems,
@@ -311,7 +338,8 @@ export const migrations = {
   "0007_owner": createOwner,
   "0008_items_keyed_by_reference": keyItemsByReference,
   "0009_items_status_index": indexItemsByStatus,
-  "0010_items_status_created_index": indexItemsByStatusAndAge
+  "0010_items_status_created_index": indexItemsByStatusAndAge,
+  "0011_items_rule": addItemsRule
 } as const
 
 /** Runs the pending ones of `record`, recorded in `warden_migrations`. */
