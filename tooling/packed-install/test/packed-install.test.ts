@@ -349,7 +349,12 @@ describe("an operator installs the daemon with npm", () => {
     beforeAll(async () => {
       plugin = await fixtureProject(
         "plugin",
-        { "@warden/connector": `file:${tgz("@warden/connector")}`, effect: OTHER_EFFECT },
+        // Until it is on the registry, the SDK's own @warden dependency comes from its tarball too.
+        {
+          "@warden/connector": `file:${tgz("@warden/connector")}`,
+          "@warden/core": `file:${tgz("@warden/core")}`,
+          effect: OTHER_EFFECT
+        },
         ["@types/node@24"]
       )
       // The SDK's shipped example (a change log with creates, edits, deletes and a hide action), as an
