@@ -10,6 +10,7 @@ import { existsSync } from "node:fs"
 
 const ALL = [
   "rss-parse",
+  "rss-backlog",
   "sqlite-items",
   "decision-search",
   "sandbox-throughput",
@@ -19,6 +20,7 @@ const ALL = [
   "daemon-throughput",
   "daemon-quota",
   "daemon-quota-storm",
+  "daemon-quota-backlog",
   "daemon-memory",
   "daemon-soak",
   "daemon-idle"

@@ -46,7 +46,7 @@ describe("a reference recorded by several sources", () => {
     expect(a.body.versions.map((v: { source: string }) => v.source)).toEqual(["one"])
     const b = await daemon.admin("/api/decisions/shared%2F1?source=two")
     expect(b.body.versions.map((v: { source: string }) => v.source)).toEqual(["two"])
-    expect(JSON.parse(b.body.latest.request).text).toBe("Thank you, lovely article")
+    expect(b.body.latest.request.text).toBe("Thank you, lovely article")
     const sent = await daemon.admin("/api/feedback", {
       method: "POST",
       body: JSON.stringify({ reference: "shared/1", source: "one", notes: "banter" })

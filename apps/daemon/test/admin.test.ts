@@ -4,14 +4,14 @@
  */
 import { assert, it as effectIt } from "@effect/vitest"
 import { Sandbox } from "@warden/sandbox"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { DecisionStore } from "../src/state/DecisionStore.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { daemonOnTestClock } from "./support/InProcess.ts"
 import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
-import { platformSource, startPlatform } from "./support/TestPlatform.ts"
+import { platformSource, startPlatform, TestPlatformConfig } from "./support/TestPlatform.ts"
 import { adjustTo, passUntil } from "./support/TestTime.ts"
 
 describe("the admin API", () => {
@@ -19,7 +19,18 @@ describe("the admin API", () => {
   let daemon: typeof started.daemon
 
   beforeAll(async () => {
-    started = await startSandboxDaemon({ sources: ([url]) => [platformSource(url!, { id: "plat" })] })
+    started = await startSandboxDaemon({
+      sources: ([url]) => [
+        platformSource(url!, {
+          id: "plat",
+          rules: [
+            // A rule without a platform action (it only routes): still the rule that matched.
+            { name: "flag-threats", when: { classifications: { anyOf: ["THREAT"] } }, actions: [], sinks: [] },
+            { name: "hide-insults", when: { classifications: { anyOf: ["INSULT"] } }, actions: [{ kind: "hide" }] }
+          ]
+        })
+      ]
+    })
     daemon = started.daemon
     const platform = started.platforms[0]!
     platform.publish({ kind: "upsert", reference: "a/1", text: "[[THREAT]] I know where you live" })
@@ -80,8 +91,44 @@ describe("the admin API", () => {
       status: "analysed",
       endpoint: "/analyze/v1/text"
     })
-    expect(JSON.parse(one.body.latest.request)).toMatchObject({ text: "Thank you, lovely article", reference: "a/2" })
+    // the request sent as JSON, times as ISO strings
+    expect(one.body.latest.request).toMatchObject({ text: "Thank you, lovely article", reference: "a/2" })
+    expect(one.body.latest.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+    // a filter value that cannot match is refused, naming the values allowed (was: 200 and an empty list)
+    const lower = await daemon.admin("/api/decisions?type=hateful")
+    expect(lower.status).toBe(400)
+    expect(lower.body.error).toMatchObject({ code: "BAD_REQUEST", parameter: "type" })
+    expect(lower.body.error.message).toContain("HATEFUL, SUPPORTIVE, NEUTRAL")
+    for (const bad of ["severity=HIGHEST", "actionStatus=ok", "rule=nope"])
+      expect((await daemon.admin(`/api/decisions?${bad}`)).status).toBe(400)
     expect((await daemon.admin("/api/decisions/unknown")).status).toBe(404)
+  })
+
+  it("names the rule that matched, with or without platform actions, and lists each action's outcome", async () => {
+    await waitFor(
+      async () => started.platforms[0]!.executed.some((a) => a.kind === "hide" && a.reference === "a/3"),
+      20_000,
+      "the hide of a/3"
+    )
+    await waitFor(
+      async () =>
+        (await daemon.admin("/api/decisions")).body.decisions.some(
+          (d: { actions: Array<{ status: string }> }) => d.actions[0]?.status === "done"
+        ),
+      20_000,
+      "the hide recorded done"
+    )
+    const rows = (await daemon.admin("/api/decisions")).body.decisions as Array<Record<string, unknown>>
+    const byReference = Object.fromEntries(rows.map((d) => [d.reference, { rule: d.rule, actions: d.actions }]))
+    expect(byReference).toEqual({
+      "a/1": { rule: "flag-threats", actions: [] },
+      "a/2": { rule: null, actions: [] },
+      "a/3": { rule: "hide-insults", actions: [{ rule: "hide-insults", kind: "hide", status: "done" }] }
+    })
+    // The decision page's answer names it too, though the rule took no action on a/1.
+    const one = await daemon.admin("/api/decisions/a%2F1")
+    expect(one.body.latest.rule).toBe("flag-threats")
+    expect(one.body.actions).toEqual([])
   })
 
   it("serves the OpenAPI document of its HttpApi declaration at /api/openapi.json", async () => {
@@ -131,7 +178,7 @@ describe("the admin API", () => {
         method: "POST",
         body: JSON.stringify(body)
       })
-    // Nothing of Warden's to reverse on a2 (this source has no rules): Restore is refused, Remove offered.
+    // Nothing of Warden's to reverse on a2 (no rule matched it): Restore is refused, Remove offered.
     const detail = await daemon.admin("/api/decisions/a%2F2")
     expect(detail.body.platformActions).toEqual(["remove"])
     const restore = await post("a/2", { action: "restore" })
@@ -176,19 +223,32 @@ describe("/metrics on the TestClock", () => {
    * their verdict, `gauge(name, label)` reads a gauge from /metrics (undefined when it is not there).
    * /metrics reads the time with Date.now(), which follows the TestClock here.
    */
-  const metricsOnTestClock = (source: string) =>
+  const metricsOnTestClock = (source: string, options: { readonly progress?: boolean } = {}) =>
     Effect.gen(function* () {
       const sandbox = yield* Sandbox.start()
       const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))
+      const spec = platformSource(platform.url, { id: source })
       const daemon = yield* daemonOnTestClock({
         api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-        sources: [platformSource(platform.url, { id: source })],
+        sources: [
+          options.progress === true
+            ? {
+                ...spec,
+                config: Schema.decodeUnknownSync(TestPlatformConfig)({
+                  url: platform.url,
+                  pollMillis: 50,
+                  progress: true
+                })
+              }
+            : spec
+        ],
         sinks: Layer.succeed(SinkList, []),
         sinkNames: [],
         includeContent: false
       })
       const decisions = Context.get(daemon.context, DecisionStore)
       return {
+        sandbox,
         platform,
         decided: (n: number) => Effect.map(decisions.decisions({ limit: 10 }), (rows) => rows.length === n),
         gauge: (name: string, label: string) =>
@@ -209,11 +269,12 @@ describe("/metrics on the TestClock", () => {
       [name, label]: readonly [string, string],
       body: (
         t: Effect.Success<ReturnType<typeof metricsOnTestClock>> & { readonly read: Effect.Effect<number | undefined> }
-      ) => Effect.Effect<void, E>
+      ) => Effect.Effect<void, E>,
+      options: { readonly progress?: boolean } = {}
     ) =>
     () =>
       Effect.scoped(
-        Effect.flatMap(metricsOnTestClock(source), (t) => {
+        Effect.flatMap(metricsOnTestClock(source, options), (t) => {
           t.platform.publish({ kind: "upsert", reference: `${source}/1`, text: "Thank you, lovely article" })
           return body({ ...t, read: t.gauge(name, label) })
         })
@@ -257,6 +318,61 @@ describe("/metrics on the TestClock", () => {
           "lag/2 committed"
         )
       })
+    )
+  )
+
+  effectIt.effect(
+    "a source that says its quiet polls found nothing (progress): the lag counts from its last successful poll",
+    withGauge(
+      "quiet",
+      ["warden_checkpoint_lag_seconds", 'source="quiet"'],
+      (t) =>
+        Effect.gen(function* () {
+          yield* passUntil(
+            Effect.map(t.read, (s) => s !== undefined),
+            "quiet/1 committed"
+          )
+          const committedAt = (yield* Clock.currentTimeMillis) - Math.round((yield* t.read)! * 1000)
+          // Nothing new for 90 s: the polls go on, find nothing and say so; the last one is committed.
+          yield* adjustTo(committedAt + 90_000)
+          yield* passUntil(
+            Effect.map(t.read, (s) => s !== undefined && s < 1),
+            "a quiet poll's progress committed"
+          )
+        }),
+      { progress: true }
+    )
+  )
+
+  effectIt.effect(
+    "a stuck pipeline still looks stuck: quiet polls behind an item the API has not taken do not reset the lag",
+    withGauge(
+      "stuck",
+      ["warden_checkpoint_lag_seconds", 'source="stuck"'],
+      (t) =>
+        Effect.gen(function* () {
+          yield* passUntil(
+            Effect.map(t.read, (s) => s !== undefined),
+            "stuck/1 committed"
+          )
+          const committedAt = (yield* Clock.currentTimeMillis) - Math.round((yield* t.read)! * 1000)
+          // The API answers 503 from now on: stuck/2 is handed back again and again, and the polls after
+          // it, which find nothing, say so behind it.
+          yield* t.sandbox.setFaults({ transient: 1 })
+          t.platform.publish({ kind: "upsert", reference: "stuck/2", text: "Interesting point about the budget." })
+          yield* adjustTo(committedAt + 90_000)
+          for (let i = 0; i < 50; i++) yield* passUntil(Effect.succeed(true), "a step", "100 millis")
+          assert.isAtLeast((yield* t.read)!, 90)
+          // The API is back: stuck/2 is analysed, and its commit (or a later poll's) brings the lag back.
+          yield* t.sandbox.setFaults({})
+          // (its hand-back backoff has grown meanwhile: half a second of the clock a step)
+          yield* passUntil(t.decided(2), "stuck/2's verdict", "500 millis")
+          yield* passUntil(
+            Effect.map(t.read, (s) => s !== undefined && s < 1),
+            "stuck/2 committed"
+          )
+        }),
+      { progress: true }
     )
   )
 })

@@ -229,7 +229,7 @@ describe("loadConfig: broken files", () => {
     [
       "an unknown connector type",
       `${api}sources:\n${source("", "nosuch")}`,
-      "sources.0.type: unknown connector type 'nosuch' (first-party types: rss, discord, youtube; type 'nosuch' would be the npm package @warden/connector-nosuch"
+      "sources.0.type: unknown connector type 'nosuch' (first-party types: rss, discord, youtube, nats; type 'nosuch' would be the npm package @warden/connector-nosuch"
     ],
     [
       "an action the connector cannot do",

@@ -8,6 +8,14 @@
  * zero-width characters marked and seen through by the search, a 26,000-character comment clamped in
  * the list; and a moderator signs in with the token form, sends feedback and signs out (and a sign-out
  * the stopped daemon cannot answer is said so). Every request the page makes goes to 127.0.0.1.
+ *
+ * For the keyboard and screen readers (issue 36): focus goes to each new view's heading and back to the
+ * row opened (the filters in the address), never to the body after Send, Cancel, Restore or "Show
+ * older"; arrivals and results are announced in the live region; new rows wait behind "Show N new"
+ * while focus is in the list; content carries its language; the focus ring's contrast is computed
+ * from the styles; the pipeline's tables scroll from the keyboard on a phone; and axe-core (WCAG 2.1
+ * AA, in a `bypassCSP` context only) finds nothing serious or critical on any page. The Outcome column
+ * and the decision page name the rule that matched, with or without a platform action.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
@@ -18,6 +26,14 @@ import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildConsole } from "../console/build.ts"
+import {
+  announced,
+  type FocusRing,
+  focused,
+  focusedKey,
+  focusRing,
+  seriousViolations
+} from "./support/Accessibility.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
@@ -51,9 +67,12 @@ const launch = () =>
     ]
   })
 
-/** A new page that records every request it makes. */
-const newPage = async (): Promise<Page> => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+/**
+ * A new page that records every request it makes. `bypassCSP` only for the axe audit, whose injected
+ * script the console's Content-Security-Policy refuses.
+ */
+const newPage = async (options: { bypassCSP?: boolean } = {}): Promise<Page> => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, ...options })
   const page = await context.newPage()
   page.on("request", (r) => requested.push(r.url()))
   return page
@@ -91,6 +110,23 @@ const sandboxFeedback = async (url: string): Promise<Array<{ rawBody: string }>>
   ((await (await fetch(`${url}/_sandbox/feedback`)).json()) as { feedback: Array<{ rawBody: string }> }).feedback
 
 describe("review console in Chromium against warden demo", () => {
+  /** A signed-in page of the demo's list filtered by Type HATEFUL, once at least `rows` are shown. */
+  const hatefulOnly = async (rows: number) => {
+    const page = await newPage()
+    await page.goto(consoleLink)
+    await page.locator("tbody tr").first().waitFor()
+    await page.getByLabel("Type", { exact: true }).selectOption("HATEFUL")
+    await waitFor(
+      async () => {
+        const types = await page.locator('tbody td[data-label="Type"]').allTextContents()
+        return types.length >= rows && types.every((t) => t === "HATEFUL")
+      },
+      20_000,
+      "only HATEFUL rows"
+    )
+    return page
+  }
+
   it("without the token the page asks for it and shows no data", async () => {
     const page = await newPage()
     await page.goto(`${origin()}/`)
@@ -119,18 +155,7 @@ describe("review console in Chromium against warden demo", () => {
   })
 
   it("filters by Type, opens a threat, marks it wrong: the sandbox gets the exact stored request", async () => {
-    const page = await newPage()
-    await page.goto(consoleLink)
-    await page.locator("tbody tr").first().waitFor()
-    await page.getByLabel("Type", { exact: true }).selectOption("HATEFUL")
-    await waitFor(
-      async () => {
-        const types = await page.locator('tbody td[data-label="Type"]').allTextContents()
-        return types.length > 0 && types.every((t) => t === "HATEFUL")
-      },
-      20_000,
-      "only HATEFUL rows"
-    )
+    const page = await hatefulOnly(1)
     const threat = page.locator("tbody tr", {
       has: page.locator('td[data-label="Classifications"]', { hasText: "THREAT" })
     })
@@ -157,6 +182,154 @@ describe("review console in Chromium against warden demo", () => {
     // Byte for byte: the stored request text is the analyzeRequest sent.
     expect(list[0]!.rawBody).toContain(`"analyzeRequest":${detail.latest.request}`)
     expect(JSON.parse(list[0]!.rawBody).classificationsToRemove).toContain("THREAT")
+    await page.context().close()
+  })
+
+  it("focus: every navigation puts it on the new view's heading; back on the list, on the row opened, the filters kept in the address", async () => {
+    const page = await hatefulOnly(3)
+    expect(new URL(page.url()).hash).toBe("#/?type=HATEFUL")
+    // The third row, opened from the keyboard.
+    const link = page.locator("tbody tr").nth(2).getByRole("link")
+    const key = await link.getAttribute("data-key")
+    await link.focus()
+    await page.keyboard.press("Enter")
+    await page.getByRole("heading", { name: "Verdict" }).waitFor()
+    expect(await focused(page)).toMatch(/^H1 Decision /u)
+    // The way back names the filtered list.
+    expect(await page.getByRole("link", { name: "← Decisions" }).getAttribute("href")).toBe("#/?type=HATEFUL")
+    await page.goBack()
+    await waitFor(async () => (await focusedKey(page)) === key, 10_000, "focus back on the opened row")
+    expect(new URL(page.url()).hash).toBe("#/?type=HATEFUL")
+    expect(await page.getByLabel("Type", { exact: true }).inputValue()).toBe("HATEFUL")
+    // The header's links move it too.
+    await page.getByRole("link", { name: "Pipeline", exact: true }).focus()
+    await page.keyboard.press("Enter")
+    await waitFor(async () => (await focused(page)) === "H1 Pipeline", 10_000, "focus on the pipeline's heading")
+    await page.context().close()
+  })
+
+  it("focus is never left on the body: Cancel gives it back to the button that opened the form, Send keeps it", async () => {
+    const page = await newPage()
+    await page.goto(consoleLink)
+    const first = page.locator("tbody tr").first().getByRole("link")
+    await first.click()
+    await page.getByRole("heading", { name: "Verdict" }).waitFor()
+    await page.getByRole("button", { name: "Send feedback" }).click()
+    // The form opens on its first checkbox.
+    expect(await focused(page)).toMatch(/^INPUT/u)
+    await page.getByRole("button", { name: "Cancel" }).focus()
+    await page.keyboard.press("Enter")
+    await waitFor(async () => (await focused(page)) === "BUTTON Send feedback", 5_000, "focus on Send feedback")
+    await page.getByRole("button", { name: "Mark wrong" }).focus()
+    await page.keyboard.press("Enter")
+    await page.getByRole("button", { name: "Send", exact: true }).focus()
+    await page.keyboard.press("Enter")
+    await page.getByRole("status").filter({ hasText: "Feedback sent" }).waitFor()
+    expect(await focused(page)).toBe("BUTTON Send")
+    await page.context().close()
+  })
+
+  it("'Show older' moves focus to the first older row and says how many it added", async () => {
+    const all = async () => {
+      const res = await fetch(`${origin()}/api/decisions?limit=1000`, {
+        headers: { authorization: `Bearer ${new URL(consoleLink).searchParams.get("token")}` }
+      })
+      return ((await res.json()) as { decisions: Array<unknown> }).decisions.length
+    }
+    // Every demo comment recorded (60): the list's first page is 50 of them.
+    await waitFor(async () => (await all()) === 60, 60_000, "the demo's 60 decisions")
+    const page = await newPage()
+    await page.goto(consoleLink)
+    await waitFor(async () => (await page.locator("tbody tr").count()) === 50, 20_000, "the first page")
+    await page.getByRole("button", { name: "Show older" }).focus()
+    await page.keyboard.press("Enter")
+    await waitFor(async () => (await page.locator("tbody tr").count()) === 60, 10_000, "the older rows")
+    const eleventh = await page.locator("tbody tr").nth(50).getByRole("link").getAttribute("data-key")
+    await waitFor(async () => (await focusedKey(page)) === eleventh, 5_000, "focus on the first older row")
+    await waitFor(async () => (await announced(page)) === "10 older shown: the oldest", 5_000, "the announcement")
+    // The last page: the button is gone, focus was not on it.
+    expect(await page.getByRole("button", { name: "Show older" }).count()).toBe(0)
+    await page.context().close()
+  })
+
+  it("the focus ring stands out 3:1 from the light backgrounds it is drawn on, for every Tab stop of the list and a decision", async () => {
+    const page = await newPage()
+    await page.goto(consoleLink)
+    await page.locator("tbody tr").first().waitFor()
+    const rings: Array<FocusRing> = []
+    /** Up to `stops` Tab stops on, until the end of the page. */
+    const tabThrough = async (stops: number) => {
+      for (let i = 0; i < stops; i++) {
+        await page.keyboard.press("Tab")
+        if ((await focused(page)) === "BODY") return
+        rings.push(await focusRing(page))
+      }
+    }
+    await tabThrough(14)
+    await page.locator("tbody tr").first().getByRole("link").click()
+    await page.getByRole("heading", { name: "Verdict" }).waitFor()
+    await page.getByRole("button", { name: "Send feedback" }).click()
+    await tabThrough(30)
+    // The header's links (dark background) and the page's controls (light) alike.
+    expect(rings.filter((r) => r.style === "none" || r.width < 2 || r.contrast < 3)).toEqual([])
+    expect(rings.some((r) => r.element.startsWith("SELECT"))).toBe(true)
+    expect(rings.some((r) => r.element.startsWith("INPUT"))).toBe(true)
+    await page.context().close()
+  })
+
+  it("on a phone the pipeline's tables scroll sideways in boxes a keyboard can reach and scroll", async () => {
+    const page = await newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(consoleLink)
+    await page.getByRole("link", { name: "Pipeline", exact: true }).click()
+    const box = page.getByRole("region", { name: "API quota table" })
+    await box.waitFor()
+    expect(await box.getAttribute("tabindex")).toBe("0")
+    // Reached by Tab from the heading, like any control.
+    await page.getByRole("heading", { name: "Pipeline" }).focus()
+    await waitFor(
+      async () => {
+        await page.keyboard.press("Tab")
+        return (await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))) === "API quota table"
+      },
+      10_000,
+      "Tab reaching the quota table"
+    )
+    await page.keyboard.press("ArrowRight")
+    await page.keyboard.press("ArrowRight")
+    await waitFor(async () => (await box.evaluate((e) => e.scrollLeft)) > 0, 5_000, "the table scrolled")
+    await page.context().close()
+  })
+
+  it("axe-core finds no serious or critical WCAG 2.1 AA violation on any page, desktop or phone", async () => {
+    const page = await newPage({ bypassCSP: true })
+    const problems: Record<string, Array<string>> = {}
+    await page.goto(`${origin()}/`)
+    await page.getByLabel("Admin token").waitFor()
+    problems["sign-in"] = await seriousViolations(page)
+    await page.goto(consoleLink)
+    await page.locator("tbody tr").first().waitFor()
+    problems.decisions = await seriousViolations(page)
+    await page.locator("tbody tr").first().getByRole("link").click()
+    await page.getByRole("heading", { name: "Verdict" }).waitFor()
+    await page.getByRole("button", { name: "Mark wrong" }).click()
+    problems.decision = await seriousViolations(page)
+    await page.getByRole("link", { name: "Pipeline", exact: true }).click()
+    await page.getByRole("cell", { name: "/analyze/v1/text" }).waitFor()
+    problems.pipeline = await seriousViolations(page)
+    await page.setViewportSize({ width: 390, height: 844 })
+    problems["pipeline on a phone"] = await seriousViolations(page)
+    await page.getByRole("link", { name: "Decisions", exact: true }).click()
+    await page.locator("tbody tr").first().waitFor()
+    problems["decisions on a phone"] = await seriousViolations(page)
+    expect(problems).toEqual({
+      "sign-in": [],
+      decisions: [],
+      decision: [],
+      pipeline: [],
+      "pipeline on a phone": [],
+      "decisions on a phone": []
+    })
     await page.context().close()
   })
 
@@ -231,18 +404,25 @@ describe("review console in Chromium against warden demo", () => {
   })
 })
 
+/** A daemon reading one RSS feed (source `news`, polled every 200 ms) whose items the test sets. */
+const feedDaemon = async (items: Parameters<typeof startFeedServer>[0]) => {
+  const feed = await startFeedServer(items)
+  const started = await startSandboxDaemon({
+    platforms: 0,
+    sources: () => [
+      rssSource(
+        { feeds: [{ url: feed.url, id: "f", content: "summary" }], pollInterval: "200 millis" },
+        { id: "news", channelId: "00000000-0000-4000-8000-000000000001" }
+      )
+    ]
+  })
+  return { feed, started }
+}
+
 describe("review console live list", () => {
   it("a decision recorded after the page loaded appears without a reload", async () => {
-    const feed = await startFeedServer([{ guid: "g1", title: "first", description: "The first comment." }])
-    const { daemon, close } = await startSandboxDaemon({
-      platforms: 0,
-      sources: () => [
-        rssSource(
-          { feeds: [{ url: feed.url, id: "f", content: "summary" }], pollInterval: "200 millis" },
-          { id: "news", channelId: "00000000-0000-4000-8000-000000000001" }
-        )
-      ]
-    })
+    const { feed, started } = await feedDaemon([{ guid: "g1", title: "first", description: "The first comment." }])
+    const daemon = started.daemon
     try {
       const page = await newPage()
       await page.goto(`${daemon.adminUrl}/?token=${ADMIN_TOKEN}`)
@@ -262,10 +442,79 @@ describe("review console live list", () => {
       )
       await page.context().close()
     } finally {
-      await close()
+      await started.close()
       await feed.close()
     }
   }, 60_000)
+
+  it("announces arrivals politely, holds new rows behind 'Show N new' while focus is in the list, announces a filter's results, and marks content with its language", async () => {
+    const first = { guid: "g1", title: "first", description: "The first comment." }
+    const german = {
+      guid: "de",
+      title: "de",
+      description: "Du bist ein Idiot und deine Artikel sind wirklich schlecht geschrieben."
+    }
+    const { feed, started } = await feedDaemon([first])
+    const daemon = started.daemon
+    try {
+      const page = await newPage()
+      await page.goto(`${daemon.adminUrl}/?token=${ADMIN_TOKEN}`)
+      await page.getByText("The first comment.").waitFor({ timeout: 30_000 })
+      await page.getByText("Live: new decisions appear").waitFor()
+      const rows = page.locator("tbody tr")
+
+      // Focus outside the list: a new decision goes straight to the top, and is announced.
+      feed.setItems([first, german])
+      await waitFor(async () => (await rows.count()) === 2, 30_000, "the German comment")
+      await waitFor(async () => (await announced(page)) === "1 new, 1 HATEFUL", 10_000, "'1 new, 1 HATEFUL'")
+      // WCAG 3.1.2: the content carries the language the API detected.
+      const germanCell = page.locator('tbody td[data-label="Content"]', { hasText: "Du bist ein Idiot" })
+      expect(await germanCell.getAttribute("lang")).toBe("de")
+      expect(
+        await page.locator('tbody td[data-label="Content"]', { hasText: "The first comment." }).getAttribute("lang")
+      ).toBe("en")
+
+      // Focus in the list: six more wait behind a button instead of moving the row being read.
+      const reading = rows.nth(1).getByRole("link")
+      const key = await reading.getAttribute("data-key")
+      await reading.focus()
+      const six = [
+        "You are an idiot",
+        "You stupid moron",
+        "Thank you, lovely article",
+        "Does anyone know when the works start?",
+        "A quiet evening at the lake.",
+        "The bus was late again today."
+      ].map((description, i) => ({ guid: `n${i}`, title: `n${i}`, description }))
+      feed.setItems([first, german, ...six])
+      const show = page.getByRole("button", { name: "Show 6 new" })
+      await show.waitFor({ timeout: 30_000 })
+      await waitFor(async () => (await announced(page)) === "6 new, 2 HATEFUL", 10_000, "'6 new, 2 HATEFUL'")
+      expect(await rows.count()).toBe(2)
+      expect(await focusedKey(page)).toBe(key)
+      // Shown on request: at the top, focus on the newest.
+      await show.focus()
+      await page.keyboard.press("Enter")
+      await waitFor(async () => (await rows.count()) === 8, 5_000, "the six shown")
+      const newest = await rows.first().getByRole("link").getAttribute("data-key")
+      await waitFor(async () => (await focusedKey(page)) === newest, 5_000, "focus on the newest row")
+      expect(await page.getByRole("button", { name: /^Show \d+ new$/u }).count()).toBe(0)
+
+      // A filter's result is announced, focus stays in the search box, and the address keeps it.
+      await page.getByLabel("Search").fill("idiot")
+      await waitFor(async () => (await announced(page)) === "2 results", 10_000, "'2 results'")
+      expect(await focused(page)).toBe("INPUT")
+      expect(new URL(page.url()).hash).toBe("#/?q=idiot")
+
+      // The decision page marks the content too.
+      await page.locator("tbody a", { hasText: "Du bist ein Idiot" }).click()
+      expect(await page.locator("blockquote.content-text").getAttribute("lang")).toBe("de")
+      await page.context().close()
+    } finally {
+      await started.close()
+      await feed.close()
+    }
+  }, 90_000)
 })
 
 describe("review console with content from hostile strangers, and the token form", () => {
@@ -318,9 +567,9 @@ describe("review console with content from hostile strangers, and the token form
     )
     pageOf = async (start) => {
       const { decisions } = (await daemon.admin("/api/decisions")).body as {
-        decisions: Array<{ source: string; reference: string; request: string }>
+        decisions: Array<{ source: string; reference: string; request: { text: string } }>
       }
-      const d = decisions.find((x) => (JSON.parse(x.request).text as string).startsWith(start))!
+      const d = decisions.find((x) => x.request.text.startsWith(start))!
       return `${daemon.adminUrl}/#/decision/${encodeURIComponent(d.source)}/${encodeURIComponent(d.reference)}`
     }
   }, 90_000)
@@ -452,7 +701,9 @@ describe("review console Restore / Remove against the test platform", () => {
           id: "plat",
           autoFeedback: true,
           rules: [
-            { name: "hide-threats", when: { classifications: { anyOf: ["THREAT"] } }, actions: [{ kind: "hide" }] }
+            { name: "hide-threats", when: { classifications: { anyOf: ["THREAT"] } }, actions: [{ kind: "hide" }] },
+            // Only routes (no platform action): still the rule that matched, and said so.
+            { name: "flag-insults", when: { classifications: { anyOf: ["INSULT"] } }, actions: [], sinks: [] }
           ]
         })
       ]
@@ -461,24 +712,56 @@ describe("review console Restore / Remove against the test platform", () => {
     try {
       platform.publish({ kind: "upsert", reference: "r/threat", text: "[[THREAT]] I know where you live" })
       platform.publish({ kind: "upsert", reference: "r/missed", text: "Thank you, lovely article" })
+      platform.publish({ kind: "upsert", reference: "r/insult", text: "You are an idiot" })
       await waitFor(
         () => platform.executed.some((a) => a.kind === "hide" && a.reference === "r/threat"),
         30_000,
         "the hide"
       )
+      await waitFor(
+        async () =>
+          (await daemon.admin("/api/decisions")).body.decisions?.some(
+            (d: { reference: string; actions: Array<{ status: string }> }) =>
+              d.reference === "r/threat" && d.actions[0]?.status === "done"
+          ),
+        30_000,
+        "the hide recorded done"
+      )
       const page = await newPage()
       await page.goto(`${daemon.adminUrl}/?token=${ADMIN_TOKEN}`)
       await page.getByRole("heading", { name: "Decisions" }).waitFor()
+      // The Outcome column: what was done, apart from what the API recommends ("REMOVE" is not "removed").
+      const outcomeOf = (reference: string) =>
+        page.locator(`tbody tr[data-reference="${reference}"] td[data-label="Outcome"]`)
+      await outcomeOf("r/insult").waitFor({ timeout: 30_000 })
+      // Each part of the cell: the rule, then each action and its status (or none).
+      const parts = (reference: string) => outcomeOf(reference).locator(".rule, li, .muted").allTextContents()
+      expect(await parts("r/threat")).toEqual(["Rule hide-threats", "hide: done"])
+      expect(await parts("r/insult")).toEqual(["Rule flag-insults", "no platform action"])
+      expect(
+        await page.locator('tbody tr[data-reference="r/insult"] td[data-label="API recommends"]').textContent()
+      ).toBe("REMOVE")
+      expect(await parts("r/missed")).toEqual(["Nothing done: no rule matched"])
+      await page.screenshot({ path: join(SCREENSHOTS, "console-outcomes.png") })
+
+      // A rule without a platform action is named on the decision's page, not "no rule matched".
+      await page.goto(`${daemon.adminUrl}/#/decision/plat/${encodeURIComponent("r/insult")}`)
+      const insultWhy = page.getByRole("region", { name: "Why: the rule that matched" })
+      await insultWhy.waitFor()
+      expect(await insultWhy.locator("p").textContent()).toBe("Rule flag-insults matched. It takes no platform action.")
 
       // Warden hid the threat: Restore shows it again and tells the API the verdict was wrong.
       await page.goto(`${daemon.adminUrl}/#/decision/plat/${encodeURIComponent("r/threat")}`)
       await page.getByRole("heading", { name: "On the platform" }).waitFor()
       expect(await page.getByRole("button", { name: "Remove" }).count()).toBe(0)
       await page.getByRole("button", { name: "Restore" }).click()
-      await page
-        .getByRole("status")
-        .filter({ hasText: "Restored on the platform (restore). Automatic feedback sent" })
-        .waitFor()
+      // The button is replaced by the answer: focus goes to the outcome it reports.
+      await page.getByText("Restored on the platform (restore). Automatic feedback sent").waitFor()
+      await waitFor(
+        async () => (await focused(page)).startsWith("P Restored on the platform"),
+        5_000,
+        "focus on the outcome"
+      )
       expect(platform.executed.filter((a) => a.reference === "r/threat").map((a) => a.kind)).toEqual([
         "hide",
         "restore"
@@ -489,7 +772,7 @@ describe("review console Restore / Remove against the test platform", () => {
       await page.getByRole("cell", { name: "console", exact: true }).first().waitFor()
       // The moderator's action is listed with the actions, not as a rule that matched.
       const why = page.getByRole("region", { name: "Why: the rule that matched" })
-      expect(await why.getByRole("listitem").allTextContents()).toEqual(["hide-threats"])
+      expect(await why.locator("p").textContent()).toBe("Rule hide-threats matched; its actions are below.")
       await page.screenshot({ path: join(SCREENSHOTS, "console-restore.png") })
 
       const received = await sandboxFeedback(sandbox.url)
@@ -504,10 +787,7 @@ describe("review console Restore / Remove against the test platform", () => {
       await page.goto(`${daemon.adminUrl}/#/decision/plat/${encodeURIComponent("r/missed")}`)
       await page.getByRole("heading", { name: "On the platform" }).waitFor()
       await page.getByRole("button", { name: "Remove" }).click()
-      await page
-        .getByRole("status")
-        .filter({ hasText: "Removed on the platform (hide). Automatic feedback sent" })
-        .waitFor()
+      await page.getByText("Removed on the platform (hide). Automatic feedback sent").waitFor()
       expect(platform.executed.filter((a) => a.reference === "r/missed").map((a) => a.kind)).toEqual(["hide"])
       await page.getByRole("button", { name: "Restore" }).waitFor()
       expect(await sandboxFeedback(sandbox.url)).toHaveLength(2)

@@ -141,7 +141,7 @@ for (const [name, location] of stateBackends()) {
           return { rows, shape, duplicate, latest, found, sources, rowsAfter: yield* allRows }
         }).pipe(Effect.provide(StateStore.layer))
       )
-      // Later migrations (0011: the author key and name, the rule) add columns, empty on the rows from before.
+      // Later migrations (0011: the rule, 0012: the author key and name) add columns, empty on the rows from before.
       const asBefore = (rows: ReadonlyArray<Record<string, unknown>>) =>
         rows.map(({ author_key, author_name, rule, ...row }) => {
           expect([author_key, author_name, rule]).toEqual([null, null, null])

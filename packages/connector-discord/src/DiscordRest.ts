@@ -1,6 +1,6 @@
 /**
- * The REST side of Discord, wrapped in Effect: a scoped `@discordjs/rest` client (its own undici agent,
- * destroyed on release with the sweeper timers) and the typed `@discordjs/core` API over it. Every call
+ * The REST side of Discord, wrapped in Effect: a scoped `@discordjs/rest` client (sending on a pool of
+ * the SDK's `Http`, closed on release, and its sweeper timers cleared) and the typed `@discordjs/core` API over it. Every call
  * becomes an Effect failing with a {@link DiscordRestError}; every answer is decoded with a Schema.
  *
  * Rate limits are left to `@discordjs/rest`: it queues per route and honours `Retry-After` on 429.
@@ -8,11 +8,9 @@
  * @since 0.1.0
  */
 import { API } from "@discordjs/core"
-import { DiscordAPIError, HTTPError, RateLimitError, REST } from "@discordjs/rest"
+import { DiscordAPIError, HTTPError, RateLimitError, REST, type RESTOptions } from "@discordjs/rest"
+import { Http } from "@warden/connector"
 import { Context, Duration, Effect, Layer, Redacted, Result, Schema, type Scope } from "effect"
-import { Agent, EnvHttpProxyAgent } from "undici"
-
-const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const
 
 /**
  * A REST call failed. `status` is the HTTP status (absent for network errors and timeouts), `code`
@@ -97,25 +95,25 @@ export const toRestError = (operation: string, error: unknown): DiscordRestError
   return new DiscordRestError({ operation, message: `${operation}: ${message}` })
 }
 
-/** Acquires the REST client in the scope; releasing destroys its agent (sockets) and sweeper timers. */
+/**
+ * The pool's `fetch` as `@discordjs/rest` types it: with the Fetch API types of its own undici (6),
+ * which TypeScript tells apart from the global ones in buffer and iterator details only; what it
+ * sends (JSON string bodies, header records) and reads (status, headers, `json()`) is the same API.
+ */
+const restFetch = (pool: Http.Pool): RESTOptions["makeRequest"] => pool.fetch as unknown as RESTOptions["makeRequest"]
+
+/** Acquires the REST client in the scope; releasing closes its pool (sockets) and clears its sweeper timers. */
 export const make = (options: Options): Effect.Effect<DiscordRestShape, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const agent = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        // Through HTTP_PROXY/HTTPS_PROXY when set (NO_PROXY honoured), as the API client does.
-        const settings = { connect: { timeout: Duration.toMillis(options.requestTimeout) } }
-        return PROXY_VARIABLES.some((name) => (process.env[name] ?? "") !== "")
-          ? new EnvHttpProxyAgent(settings)
-          : new Agent(settings)
-      }),
-      (agent) => Effect.promise(() => agent.destroy().catch(() => undefined))
-    )
+    // The SDK's pool (through HTTP_PROXY/HTTPS_PROXY when set, NO_PROXY honoured, as the API client
+    // goes), closed with the scope; `@discordjs/rest` sends with its `fetch`.
+    const pool = yield* Http.pool({ connectTimeout: options.requestTimeout })
     const rest = yield* Effect.acquireRelease(
       Effect.sync(() =>
         new REST({
           api: options.apiBaseUrl.replace(/\/+$/u, ""),
           version: "10",
-          agent,
+          makeRequest: restFetch(pool),
           retries: options.retries ?? 1,
           timeout: Duration.toMillis(options.requestTimeout),
           userAgentAppendix: "Warden"

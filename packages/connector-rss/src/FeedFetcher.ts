@@ -3,17 +3,17 @@
  * redirects, a size cap enforced while streaming, a timeout, charset from the HTTP header, a BOM or
  * the XML declaration, and `Retry-After` read from 429/503 answers.
  *
- * Built on node:http/https with an agent per source, destroyed with the source's scope, so no socket
- * outlives a source.
+ * Built on the connector SDK's `Http.client` (undici, through `HTTP(S)_PROXY` with `NO_PROXY` honoured,
+ * as every Warden client goes), a pool per source closed with the source's scope, so no socket
+ * outlives a source. The client decompresses the body (`Accept-Encoding` is ours) and follows no
+ * redirect: they are followed here, bounded and `http(s):` only.
  *
  * @since 0.1.0
  */
-import * as Http from "node:http"
-import * as Https from "node:https"
-import type { Readable } from "node:stream"
-import * as Zlib from "node:zlib"
-import { ConnectorError } from "@warden/connector"
-import { Duration, Effect, Redacted, Schema, type Scope } from "effect"
+import { STATUS_CODES } from "node:http"
+import { ConnectorError, Http } from "@warden/connector"
+import { Clock, Duration, Effect, Redacted, Schema, type Scope, Stream } from "effect"
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 
 /** Per-request settings. */
 export interface FetchOptions {
@@ -90,153 +90,92 @@ export const decodeBody = (bytes: Uint8Array, contentType: string | undefined): 
   return text.replace(/^(\s*<\?xml[^>]*?)\s+encoding\s*=\s*["'][^"']*["']/, "$1")
 }
 
-const decompress = (res: Http.IncomingMessage): Readable => {
-  switch ((res.headers["content-encoding"] ?? "identity").toLowerCase().trim()) {
-    case "gzip":
-    case "x-gzip":
-      return res.pipe(Zlib.createGunzip())
-    case "deflate":
-      // Some servers send raw deflate instead of zlib-wrapped: inflateRaw would be needed then.
-      return res.pipe(Zlib.createInflate())
-    case "br":
-      return res.pipe(Zlib.createBrotliDecompress())
-    default:
-      return res
-  }
-}
-
-/** A fetcher bound to a pair of keep-alive agents that are destroyed when the scope closes. */
+/** A fetcher bound to a keep-alive pool that is closed when the scope closes. */
 export interface Fetcher {
   readonly fetch: (url: string, validators: Validators) => Effect.Effect<FetchResult, FetchError>
 }
 
+type Hop = { readonly _tag: "Redirect"; readonly location: string } | FetchResult
+
+/** Reads what is left of a short answer whose body is not wanted (a redirect, a 304), so that its connection serves again. */
+const discard = (response: HttpClientResponse.HttpClientResponse) => Effect.ignore(Stream.runDrain(response.stream))
+
 /** Makes a fetcher whose sockets live in the given scope. */
 export const make = (options: FetchOptions): Effect.Effect<Fetcher, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const agents = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        // Node's own proxy support (24.5+, 22.21+): HTTP_PROXY/HTTPS_PROXY honoured, NO_PROXY too, as the
-        // API client does (hence `engines`: an older Node would ignore the option and connect directly).
-        const settings = { keepAlive: true, maxSockets: 4, proxyEnv: process.env }
-        return { http: new Http.Agent(settings), https: new Https.Agent(settings) }
-      }),
-      (a) =>
-        Effect.sync(() => {
-          a.http.destroy()
-          a.https.destroy()
-        })
+    // The client's own span is off: its attributes would carry the feed URL, which may carry a token
+    // (this module's `FeedFetcher.fetch` span has none).
+    const client = (yield* Http.client({ connections: 4 })).pipe(
+      HttpClient.transformResponse(Effect.provideService(HttpClient.TracerDisabledWhen, () => true)),
+      HttpClient.withScope
     )
 
-    const once = (url: URL, validators: Validators) =>
-      Effect.callback<{ readonly _tag: "Redirect"; readonly location: string } | FetchResult, FetchError>(
-        (resume, signal) => {
-          const headers: Record<string, string> = {
-            accept:
-              "application/rss+xml, application/atom+xml, application/rdf+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5",
-            "accept-encoding": "gzip, deflate, br",
-            "user-agent": options.userAgent
-          }
-          for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = Redacted.value(v)
-          if (validators.etag !== undefined) headers["if-none-match"] = validators.etag
-          if (validators.lastModified !== undefined) headers["if-modified-since"] = validators.lastModified
-          const isHttps = url.protocol === "https:"
-          const request = (isHttps ? Https.request : Http.request)(url, {
-            method: "GET",
-            headers,
-            agent: isHttps ? agents.https : agents.http,
-            signal
-          })
-          let settled = false
-          const done = (effect: Effect.Effect<any, FetchError>) => {
-            if (settled) return
-            settled = true
-            resume(effect)
-          }
-          const failWith = (error: FetchError) => {
-            done(Effect.fail(error))
-            request.destroy()
-          }
-          request.on("error", (error: NodeJS.ErrnoException) => {
-            if (signal.aborted) return
-            done(Effect.fail(new FetchError({ reason: "Network", message: networkMessage(error) })))
-          })
-          request.on("response", (res) => {
-            const status = res.statusCode ?? 0
-            if (status >= 300 && status < 400 && status !== 304) {
-              const location = res.headers.location
-              res.resume()
-              if (location === undefined) {
-                return failWith(
-                  new FetchError({ reason: "InvalidResponse", status, message: `${status} without Location` })
-                )
-              }
-              return done(Effect.succeed({ _tag: "Redirect", location }))
-            }
-            if (status === 304) {
-              res.resume()
-              return done(Effect.succeed({ _tag: "NotModified" }))
-            }
-            if (status !== 200) {
-              res.resume()
-              const retryAfterMillis = parseRetryAfter(res.headers["retry-after"], Date.now())
-              return failWith(
-                new FetchError({
-                  reason: "Status",
-                  status,
-                  message: `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ""}`,
-                  ...(retryAfterMillis === undefined ? {} : { retryAfterMillis })
-                })
-              )
-            }
-            const declared = Number(res.headers["content-length"])
-            if (Number.isFinite(declared) && declared > options.maxBytes) {
-              res.destroy()
-              return failWith(
-                new FetchError({
-                  reason: "TooLarge",
-                  message: `Content-Length ${declared} over the cap of ${options.maxBytes} bytes`
-                })
-              )
-            }
-            const body = decompress(res)
-            const chunks: Array<Buffer> = []
-            let size = 0
-            body.on("data", (chunk: Buffer) => {
-              size += chunk.length
-              if (size > options.maxBytes) {
-                body.destroy()
-                res.destroy()
-                failWith(
-                  new FetchError({ reason: "TooLarge", message: `body over the cap of ${options.maxBytes} bytes` })
-                )
-                return
-              }
-              chunks.push(chunk)
-            })
-            body.on("error", (error: Error) => {
-              failWith(new FetchError({ reason: "InvalidResponse", message: `body: ${error.message}` }))
-            })
-            body.on("end", () => {
-              const contentType = res.headers["content-type"]
-              const bytes = Buffer.concat(chunks)
-              // The chunks stay reachable from this listener as long as the response does: drop them.
-              chunks.length = 0
-              done(
-                Effect.succeed({
-                  _tag: "Fetched",
-                  body: decodeBody(bytes, contentType),
-                  url: url.toString(),
-                  contentType,
-                  validators: {
-                    etag: res.headers.etag,
-                    lastModified: res.headers["last-modified"]
-                  }
-                })
-              )
-            })
-          })
-          request.end()
+    const once = (url: URL, validators: Validators): Effect.Effect<Hop, FetchError> =>
+      Effect.gen(function* () {
+        const headers: Record<string, string> = {
+          accept:
+            "application/rss+xml, application/atom+xml, application/rdf+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5",
+          "accept-encoding": "gzip, deflate, br",
+          "user-agent": options.userAgent
         }
+        for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = Redacted.value(v)
+        if (validators.etag !== undefined) headers["if-none-match"] = validators.etag
+        if (validators.lastModified !== undefined) headers["if-modified-since"] = validators.lastModified
+        const res = yield* client
+          .execute(HttpClientRequest.get(url, { headers }))
+          .pipe(
+            Effect.mapError((error) => new FetchError({ reason: "Network", message: Http.failureMessage(url, error) }))
+          )
+        const status = res.status
+        if (status >= 300 && status < 400 && status !== 304) {
+          const location = res.headers.location
+          yield* discard(res)
+          if (location === undefined) {
+            return yield* new FetchError({ reason: "InvalidResponse", status, message: `${status} without Location` })
+          }
+          return { _tag: "Redirect", location } as const
+        }
+        if (status === 304) {
+          yield* discard(res)
+          return { _tag: "NotModified" } as const
+        }
+        if (status !== 200) {
+          const retryAfterMillis = parseRetryAfter(res.headers["retry-after"], yield* Clock.currentTimeMillis)
+          return yield* new FetchError({
+            reason: "Status",
+            status,
+            message: `HTTP ${status}${STATUS_CODES[status] === undefined ? "" : ` ${STATUS_CODES[status]}`}`,
+            ...(retryAfterMillis === undefined ? {} : { retryAfterMillis })
+          })
+        }
+        const declared = Number(res.headers["content-length"])
+        if (Number.isFinite(declared) && declared > options.maxBytes) {
+          return yield* new FetchError({
+            reason: "TooLarge",
+            message: `Content-Length ${declared} over the cap of ${options.maxBytes} bytes`
+          })
+        }
+        const bytes = yield* Http.readBody(res.stream, options.maxBytes).pipe(
+          Effect.mapError((error) =>
+            error._tag === "BodyTooLarge"
+              ? new FetchError({ reason: "TooLarge", message: `body over the cap of ${options.maxBytes} bytes` })
+              : new FetchError({
+                  reason: "InvalidResponse",
+                  message: `body: ${Http.failureMessage(url, error)}`
+                })
+          )
+        )
+        const contentType = res.headers["content-type"]
+        return {
+          _tag: "Fetched",
+          body: decodeBody(bytes, contentType),
+          url: url.toString(),
+          contentType,
+          validators: { etag: res.headers.etag, lastModified: res.headers["last-modified"] }
+        } as const
+      }).pipe(
+        // The answer's lifetime: an unread body is dropped with its connection when this hop ends.
+        Effect.scoped
       )
 
     // A span per fetch (no attributes: a feed URL may carry a token).
@@ -278,19 +217,6 @@ export const make = (options: FetchOptions): Effect.Effect<Fetcher, never, Scope
 
     return { fetch }
   })
-
-const TLS_CODE = /^(EPROTO|ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_(GET|VERIFY)_)/u
-
-/**
- * One line an operator can act on: the code alone (`EPROTO`) says little, so Node's sentence is kept
- * (its first line: OpenSSL appends a multi-line trace) and a TLS failure says it is one.
- */
-const networkMessage = (error: NodeJS.ErrnoException): string => {
-  const first = (error.message.split("\n")[0] ?? "").trim()
-  const code = error.code
-  const text = code === undefined || first.includes(code) ? first : `${code}: ${first}`
-  return code !== undefined && TLS_CODE.test(code) ? `TLS handshake failed: ${text}` : text
-}
 
 /** Maps a fetch failure to the connector's error vocabulary (for `error` events). */
 export const toConnectorError = (feed: string, error: FetchError): ConnectorError.ConnectorError =>

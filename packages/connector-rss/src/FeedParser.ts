@@ -11,6 +11,16 @@ import * as FeedXml from "./FeedXml.ts"
 /** The feed formats understood. */
 export type Format = "rss" | "atom" | "rdf" | "json"
 
+/**
+ * Who wrote an item, as the feed says: a name, and where the format has them, a URI (Atom `uri`, JSON
+ * Feed `url`; absolute) and an email address (Atom `email`, RSS `author`'s `email (Name)`).
+ */
+export interface FeedAuthor {
+  readonly name: string
+  readonly uri?: string | undefined
+  readonly email?: string | undefined
+}
+
 /** One feed item, normalised across formats. Strings are raw (may hold HTML); URLs are absolute. */
 export interface FeedItem {
   readonly guid?: string | undefined
@@ -20,7 +30,12 @@ export interface FeedItem {
   readonly content?: string | undefined
   readonly commentsUrl?: string | undefined
   readonly publishedAt?: string | undefined
-  readonly author?: { readonly name: string; readonly uri?: string | undefined } | undefined
+  readonly author?: FeedAuthor | undefined
+  /**
+   * The item's own language, as written (`en-US`): `dc:language` on an RSS or RDF item, `xml:lang` on an
+   * Atom entry's content (or summary, without content) or on the entry, JSON Feed's item `language`.
+   * Never the feed's: that is {@link Feed.language}.
+   */
   readonly language?: string | undefined
 }
 
@@ -28,6 +43,10 @@ export interface FeedItem {
 export interface Feed {
   readonly format: Format
   readonly title?: string | undefined
+  /**
+   * The feed's language, as written: RSS `<language>`, Atom `xml:lang` on `<feed>`, RDF `dc:language`
+   * on the channel, JSON Feed's `language`. The site's default, not each item's.
+   */
   readonly language?: string | undefined
   readonly items: ReadonlyArray<FeedItem>
 }
@@ -57,9 +76,25 @@ const isoDate = (...candidates: ReadonlyArray<string | undefined>): string | und
   return undefined
 }
 
-/** An author known only by a name (RSS `author`, `dc:creator`, `itunes:author`). */
-const namedAuthor = (value: string | undefined): FeedItem["author"] =>
-  value === undefined ? undefined : { name: value }
+/** `lawyer@boyer.net (Lawyer Boyer)` (RSS 2.0's form) or a bare address. */
+const emailFirst = /^(?:mailto:)?([^\s()<>@]+@[^\s()<>@]+)\s*(?:\((.*)\))?$/su
+/** `Lawyer Boyer <lawyer@boyer.net>`, `Simon St.Laurent (mailto:simonstl@simonstl.com)`. */
+const nameFirst = /^(.*?)\s*[<(](?:mailto:)?([^\s()<>@]+@[^\s()<>@]+)[>)]$/su
+
+/**
+ * An author written as one string (RSS `author`, `dc:creator`, `itunes:author`): a name, or an email
+ * address with the name in parentheses (`lawyer@boyer.net (Lawyer Boyer)`, RSS 2.0's form), or a name
+ * with the address in angle brackets or parentheses (`Lawyer Boyer <lawyer@boyer.net>`,
+ * `Simon St.Laurent (mailto:simonstl@simonstl.com)`). The name is the address when there is no other.
+ */
+export const namedAuthor = (value: string | undefined): FeedAuthor | undefined => {
+  if (value === undefined) return undefined
+  const first = emailFirst.exec(value)
+  if (first !== null) return { name: first[2]?.trim() || first[1]!, email: first[1]! }
+  const second = nameFirst.exec(value)
+  if (second !== null) return { name: second[1]!.trim() || second[2]!, email: second[2]! }
+  return { name: value }
+}
 
 /** A child's text (first occurrence). */
 const field = (node: FeedXml.XmlNode, key: string): string | undefined => FeedXml.text(node.raw[key])
@@ -92,14 +127,23 @@ const rssItem = (i: FeedXml.XmlNode, base: string | undefined): FeedItem => {
   }
 }
 
-const atomPerson = (people: ReadonlyArray<Map<string, string>>): FeedItem["author"] => {
+/** An Atom person construct: `name`, `uri` (0.3: `url`, resolved against the entry's base) and `email`. */
+const atomPerson = (people: ReadonlyArray<Map<string, string>>, base: string | undefined): FeedAuthor | undefined => {
   const p = people[0]
   if (p === undefined) return undefined
-  const personName = FeedXml.text(p.get("name")) ?? FeedXml.text(p.get("email"))
+  const email = FeedXml.text(p.get("email"))
+  const personName = FeedXml.text(p.get("name")) ?? email
   return personName === undefined
     ? undefined
-    : { name: personName, uri: FeedXml.text(p.get("uri")) ?? FeedXml.text(p.get("url")) }
+    : { name: personName, uri: absolute(FeedXml.text(p.get("uri")) ?? FeedXml.text(p.get("url")), base), email }
 }
+
+/**
+ * The language of an entry's text: `xml:lang` on its content (or, when it has none, its summary), else
+ * on the entry itself (XML's inheritance, stopping short of the feed's).
+ */
+const atomLanguage = (e: FeedXml.XmlNode): string | undefined =>
+  e.attributes[e.raw.content !== undefined ? "content" : "summary"]?.["xml:lang"] || e.own["xml:lang"] || undefined
 
 const atomLink = (links: FeedXml.XmlNode["links"], base: string | undefined): string | undefined => {
   const own = links.filter((l) => l.name === "link")
@@ -125,8 +169,8 @@ const atomItem = (e: FeedXml.XmlNode, base: string | undefined): FeedItem => {
       field(e, "modified"),
       field(e, "created")
     ),
-    author: atomPerson(e.people) ?? namedAuthor(field(e, "dc:creator")),
-    language: e.own["xml:lang"] || undefined
+    author: atomPerson(e.people, itemBase) ?? namedAuthor(field(e, "dc:creator")),
+    language: atomLanguage(e)
   }
 }
 
@@ -148,11 +192,11 @@ type Json = Record<string, unknown>
 const jsonText = (v: unknown): string | undefined =>
   typeof v === "string" ? v.trim() || undefined : typeof v === "number" ? String(v) : undefined
 
-const jsonPerson = (p: unknown): FeedItem["author"] => {
+const jsonPerson = (p: unknown, base: string | undefined): FeedAuthor | undefined => {
   if (typeof p !== "object" || p === null) return undefined
   const o = p as Json
   const personName = jsonText(o.name)
-  return personName === undefined ? undefined : { name: personName, uri: jsonText(o.url) }
+  return personName === undefined ? undefined : { name: personName, uri: absolute(jsonText(o.url), base) }
 }
 
 const jsonItem = (i: Json, base: string | undefined): FeedItem => ({
@@ -163,7 +207,7 @@ const jsonItem = (i: Json, base: string | undefined): FeedItem => ({
   content: jsonText(i.content_html) ?? jsonText(i.content_text),
   commentsUrl: undefined,
   publishedAt: isoDate(jsonText(i.date_published), jsonText(i.date_modified)),
-  author: jsonPerson(Array.isArray(i.authors) ? i.authors[0] : undefined) ?? jsonPerson(i.author),
+  author: jsonPerson(Array.isArray(i.authors) ? i.authors[0] : undefined, base) ?? jsonPerson(i.author, base),
   language: jsonText(i.language)
 })
 

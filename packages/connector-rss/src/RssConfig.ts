@@ -35,11 +35,26 @@ export const ContentField = Schema.Literals(["auto", "title", "summary", "conten
 /** @see {@link ContentField} */
 export type ContentField = typeof ContentField.Type
 
+/**
+ * Which language hint an item is sent with (the API's `language`, ISO 639-1: `en-US` is sent as `en`,
+ * a tag without a 2-letter code is dropped):
+ * - `item` (default): the item's own only (`xml:lang` on an Atom entry or its content, `dc:language` on an
+ *   RSS or RDF item, a JSON Feed item's `language`). An item without one is sent without a hint and
+ *   the API detects its language. A feed's language is the site's default, not each comment's: a
+ *   French comment under an English article is French;
+ * - `feed`: the item's own, else the feed's (RSS `<language>`, Atom `xml:lang` on `<feed>`, JSON Feed
+ *   `language`), for a feed known to be written in one language.
+ */
+export const LanguageSource = Schema.Literals(["item", "feed"])
+/** @see {@link LanguageSource} */
+export type LanguageSource = typeof LanguageSource.Type
+
 /** One feed, long form. */
 export const FeedEntry = Schema.Struct({
   url: FeedUrl,
   id: Schema.optionalKey(FeedId),
-  content: Schema.optionalKey(ContentField)
+  content: Schema.optionalKey(ContentField),
+  language: Schema.optionalKey(LanguageSource)
 })
 
 const duration = ConfigDuration.withDefault
@@ -50,10 +65,10 @@ const int = (min: number, max: number, value: number) =>
 
 /** The whole RSS source config; every field but `feeds` has a default. */
 export const Config = Schema.Struct({
-  /** Feed URLs, or `{ url, id?, content? }` entries. */
+  /** Feed URLs, or `{ url, id?, content?, language? }` entries. */
   feeds: Schema.Array(Schema.Union([FeedUrl, FeedEntry]))
     .check(Schema.isMinLength(1))
-    .annotate({ description: "Feed URLs, or `{ url, id?, content? }` entries." }),
+    .annotate({ description: "Feed URLs, or `{ url, id?, content?, language? }` entries." }),
   /** Time between two polls of one feed (default 5 minutes). */
   pollInterval: duration("5 minutes", "50 millis").annotate({
     description: "Time between two polls of one feed (default 5 minutes)."
@@ -61,6 +76,11 @@ export const Config = Schema.Struct({
   /** Default content field of every feed (default `auto`). */
   content: ContentField.pipe(Schema.withDecodingDefaultKey(Effect.succeed("auto" as const))).annotate({
     description: "Default content field of every feed (default `auto`)."
+  }),
+  /** Default language hint of every feed's items (default `item`: an item's own language only). */
+  language: LanguageSource.pipe(Schema.withDecodingDefaultKey(Effect.succeed("item" as const))).annotate({
+    description:
+      "Language hint of every feed's items: `item` (default) sends an item's own language only (Atom `xml:lang` on the entry, `dc:language`, JSON Feed item `language`); `feed` falls back to the feed's language (RSS `<language>`, Atom `xml:lang` on `<feed>`), for a feed written in one language."
   }),
   /** At most this many items are emitted per poll of a feed; the rest come with the next polls (default 100). */
   maxItemsPerPoll: int(1, 100_000, 100).annotate({

@@ -8,7 +8,8 @@
  * goes on. The stream fails (with a `ConnectorError`) only on a checkpoint it cannot read.
  *
  * Delivery: all events of one poll but the last carry the checkpoint from before the poll, the last
- * one the checkpoint after it (the same two objects for the whole poll). The checkpoint holds each
+ * one the checkpoint after it (the same two objects for the whole poll); a poll that finds nothing to
+ * emit hands over a `progress` event with the checkpoint instead. The checkpoint holds each
  * feed's HTTP validators only; what was seen is kept in memory, so after a restart the first changed
  * document is emitted whole once (`duplicates: "possible"`, the daemon dedupes by reference + content
  * hash and re-analyses edits).
@@ -19,19 +20,23 @@ import { createHash, hash as oneShotHash } from "node:crypto"
 import { Backoff, Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
 import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
 import type * as EffectConfig from "effect/Config"
+import * as AuthorIdentifier from "./AuthorIdentifier.ts"
 import * as FeedFetcher from "./FeedFetcher.ts"
 import * as FeedParser from "./FeedParser.ts"
 import { toPlainText } from "./HtmlText.ts"
+import * as LanguageCode from "./LanguageCode.ts"
 import * as RssCheckpoint from "./RssCheckpoint.ts"
 import * as RssConfig from "./RssConfig.ts"
 
 const sha256 = (s: string): string => createHash("sha256").update(s).digest("hex")
 
-/** One configured feed, resolved: its id in references, URL and content field. */
+/** One configured feed, resolved: its id in references, URL, content field and language hint. */
 export interface FeedSpec {
   readonly id: string
   readonly url: string
   readonly content: RssConfig.ContentField
+  /** Whether items without a language of their own are sent with the feed's (`feed`) or with none (`item`, the default). */
+  readonly language?: RssConfig.LanguageSource | undefined
 }
 
 /** The feed id used in references when the config gives none: 12 hex digits of the URL's SHA-256. */
@@ -40,8 +45,13 @@ export const defaultFeedId = (url: string): string => sha256(url).slice(0, 12)
 const specs = (config: RssConfig.Config): Array<FeedSpec> =>
   config.feeds.map((f) =>
     typeof f === "string"
-      ? { id: defaultFeedId(f), url: f, content: config.content }
-      : { id: f.id ?? defaultFeedId(f.url), url: f.url, content: f.content ?? config.content }
+      ? { id: defaultFeedId(f), url: f, content: config.content, language: config.language }
+      : {
+          id: f.id ?? defaultFeedId(f.url),
+          url: f.url,
+          content: f.content ?? config.content,
+          language: f.language ?? config.language
+        }
   )
 
 /** An item ready to emit, with its identity and content hash. */
@@ -75,7 +85,9 @@ const fingerprint = (feed: FeedParser.Feed, item: FeedParser.FeedItem): string =
       item.publishedAt,
       item.author?.name,
       item.author?.uri,
-      item.language ?? feed.language
+      item.author?.email,
+      item.language,
+      feed.language
     ]),
     "base64"
   )
@@ -126,7 +138,9 @@ const prepare = (
   if (text === "") return undefined
   const hash = sha256(key).slice(0, 32)
   const title = plain(item.title)
-  const language = item.language ?? feed.language
+  // The item's own language; the feed's (the site's default) only when the config asks for it.
+  const language =
+    LanguageCode.isoCode(item.language) ?? (spec.language === "feed" ? LanguageCode.isoCode(feed.language) : undefined)
   const event: Omit<SourceEvent.Upsert, "checkpoint"> = {
     kind: "upsert",
     reference: `rss:${spec.id}/${hash}`,
@@ -138,6 +152,7 @@ const prepare = (
       ? {}
       : {
           author: {
+            identifier: AuthorIdentifier.identifier(spec.id, item.author),
             username: item.author.name,
             ...(item.author.uri === undefined ? {} : { permalink: item.author.uri })
           }
@@ -197,16 +212,19 @@ interface FeedRuntime {
   readonly spec: FeedSpec
   nextAt: number
   failures: number
+  /** Items the last poll left for the next (`maxItemsPerPoll`), when it left any. */
+  backlog: number | undefined
 }
 
 /**
- * The outcome of one poll of one feed: the events, the feed's new state, whether it was truncated, and
- * its items as known for the next poll's diff.
+ * The outcome of one poll of one feed: the events, the feed's new state, whether it was truncated (and how
+ * many new or edited items it left for the next poll), and its items as known for the next poll's diff.
  */
 export interface PollOutcome {
   readonly events: ReadonlyArray<Omit<SourceEvent.Upsert, "checkpoint">>
   readonly state: RssCheckpoint.FeedState
   readonly truncated: boolean
+  readonly backlog: number
   readonly known: KnownItems
 }
 
@@ -219,8 +237,21 @@ interface Current {
 }
 
 /**
- * Diffs a parsed document against what was seen: new and edited items (oldest first, at most
- * `maxItems`), and the bounded new state. `options.known` is the last poll's {@link PollOutcome.known} of
+ * The items to emit, newest first: what was just posted is analysed first and a backlog (after a restart,
+ * a gap, a first poll) after it (issue 35 §7, docs/DECISIONS.md). By date when every one has a date;
+ * otherwise in the document's order, which is newest first in feeds (RSS and Atom say nothing, but
+ * every CMS writes them so).
+ */
+const newestFirst = (items: Array<Current>): Array<Current> =>
+  items.every((c) => c.item.publishedAt !== undefined)
+    ? items.sort((a, b) =>
+        a.item.publishedAt! < b.item.publishedAt! ? 1 : a.item.publishedAt! > b.item.publishedAt! ? -1 : 0
+      )
+    : items
+
+/**
+ * Diffs a parsed document against what was seen: new and edited items (newest first, at most
+ * `maxItems`: the newest), and the bounded new state. `options.known` is the last poll's {@link PollOutcome.known} of
  * the same feed: items it fingerprinted are not prepared again unless emitted. Pure; exported for tests
  * and the benchmark.
  */
@@ -254,8 +285,7 @@ export const diff = (
     current.push({ hash: p.hash, contentHash: p.contentHash, event: p.event, item })
   }
   const seen = previous.items
-  // Feeds list newest first: emit oldest first.
-  const pending = current.filter((p) => seen[p.hash] !== p.contentHash).reverse()
+  const pending = newestFirst(current.filter((p) => seen[p.hash] !== p.contentHash))
   const emitted = pending.slice(0, options.maxItems).map((p) => ({
     hash: p.hash,
     contentHash: p.contentHash,
@@ -274,7 +304,7 @@ export const diff = (
   }
   // When truncated, keep the old validators so the next poll gets the full document again.
   const state = withValidators(items, truncated ? previous : validators)
-  return { events: emitted.map((p) => p.event), state, truncated, known }
+  return { events: emitted.map((p) => p.event), state, truncated, backlog: pending.length - emitted.length, known }
 }
 
 /** The event of an item known from the last poll: it prepared then, so it prepares the same now. */
@@ -309,6 +339,13 @@ const handOver = <A>(events: Array<A | undefined>): Stream.Stream<A> =>
     })(),
     handOverChunk
   )
+
+/**
+ * What a poll that found nothing to emit (a 304, the same document, nothing new or edited) hands over:
+ * the source's checkpoint, which the daemon commits once what came before is handled, so that its
+ * checkpoint lag counts from the last successful poll (a quiet feed is not a stuck pipeline).
+ */
+const caughtUp = (checkpoint: RssCheckpoint.State): SourceEvent.SourceEvent => ({ kind: "progress", checkpoint })
 
 const invalidCheckpoint = (message: string) =>
   new ConnectorError.ConnectorError({ source: "rss", reason: "InvalidCheckpoint", retryable: false, message })
@@ -360,7 +397,12 @@ export const make = (
           const known: Record<string, KnownItems> = {}
           // Each feed's last parsed document, by digest, when its diff emitted all it had (not truncated).
           const lastDocuments: Record<string, string> = {}
-          const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({ spec, nextAt: 0, failures: 0 }))
+          const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({
+            spec,
+            nextAt: 0,
+            failures: 0,
+            backlog: undefined
+          }))
 
           // A span per feed polled: the fetch, the parse and the diff of one document.
           const poll = Effect.fn("RssConnector.poll")(function* (rt: FeedRuntime) {
@@ -412,21 +454,26 @@ export const make = (
             const fetched = result.success
             if (fetched._tag === "NotModified") {
               rt.nextAt = now + interval
-              return [] as Array<SourceEvent.SourceEvent>
+              return [caughtUp(checkpoint)]
             }
             if (fetched._tag === "Unchanged") {
               // What its diff would find: nothing to emit, the same items, the answer's validators.
               rt.nextAt = now + interval
               seen[rt.spec.id] = withValidators(previous.items, fetched.validators)
               checkpoint = RssCheckpoint.fromFeeds(seen)
-              return [] as Array<SourceEvent.SourceEvent>
+              return [caughtUp(checkpoint)]
             }
             const outcome = diff(rt.spec, fetched.feed, previous, fetched.validators, {
               maxItems: config.maxItemsPerPoll,
               retain: config.retain,
               known: known[rt.spec.id]
             })
-            rt.nextAt = now + interval
+            // A backlog cut by maxItemsPerPoll is read on at once (after the feeds already due), not
+            // pollInterval later, while it shrinks: a feed whose items change at every fetch never
+            // drains, and waits the interval.
+            const draining = outcome.truncated && outcome.backlog < (rt.backlog ?? Number.POSITIVE_INFINITY)
+            rt.backlog = outcome.truncated ? outcome.backlog : undefined
+            rt.nextAt = draining ? now : now + interval
             seen[rt.spec.id] = outcome.state
             known[rt.spec.id] = outcome.known
             // A truncated poll left items for the next: the same document must be diffed again then.
@@ -435,6 +482,7 @@ export const make = (
             const before = checkpoint
             const after = RssCheckpoint.fromFeeds(seen)
             checkpoint = after
+            if (outcome.events.length === 0) return [caughtUp(after)]
             // The checkpoint is set on the poll's own event objects in place: a copy of each is a few MB
             // more at the poll's peak (20,000 items), when the parsed document is still about.
             const events = outcome.events as Array<Omit<SourceEvent.Upsert, "checkpoint"> & { checkpoint?: unknown }>

@@ -4,6 +4,9 @@
  * @since 0.1.0
  */
 
+/** The stable identifier of a feed's author (`author.identifier`). */
+export * as AuthorIdentifier from "./AuthorIdentifier.ts"
+
 /** Polite HTTP fetching of feeds. */
 export * as FeedFetcher from "./FeedFetcher.ts"
 
@@ -12,6 +15,9 @@ export * as FeedParser from "./FeedParser.ts"
 
 /** HTML to plain text. */
 export * as HtmlText from "./HtmlText.ts"
+
+/** Feed language tags to the API's ISO 639-1 codes. */
+export * as LanguageCode from "./LanguageCode.ts"
 
 /** The checkpoint schema. */
 export * as RssCheckpoint from "./RssCheckpoint.ts"

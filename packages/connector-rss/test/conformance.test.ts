@@ -6,8 +6,8 @@ import * as FeedServer from "./fixtures/FeedServer.ts"
 import { fast } from "./fixtures/run.ts"
 
 /**
- * A real feed server: `publish` adds items to the document, `edit` changes one's description (same
- * guid), `stop` makes it answer 503. No `remove`: an item leaving a feed is not a deletion (feeds drop
+ * A real feed server: `publish` adds items to the document (each with its author, as `dc:creator`),
+ * `edit` changes one's description (same guid), `stop` makes it answer 503. No `remove`: an item leaving a feed is not a deletion (feeds drop
  * old items), so the source emits no deletes.
  */
 const setup: Effect.Effect<Conformance.Harness, never, Scope.Scope> = Effect.gen(function* () {
@@ -25,7 +25,12 @@ const setup: Effect.Effect<Conformance.Harness, never, Scope.Scope> = Effect.gen
         Effect.sync(() => {
           for (let i = 0; i < count; i++) {
             const n = published.length + 1
-            published.unshift({ guid: `g${n}`, title: `Item ${n}`, description: `<p>body ${n}</p>` })
+            published.unshift({
+              guid: `g${n}`,
+              title: `Item ${n}`,
+              description: `<p>body ${n}</p>`,
+              author: `Reader ${n}`
+            })
           }
         }),
       edit: (index) =>

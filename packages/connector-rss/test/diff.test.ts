@@ -37,19 +37,43 @@ describe("diff", () => {
     assert.strictEqual(Object.keys(a.state.items).length, 5)
   })
 
-  it("maxItems: oldest first, the rest on the next poll, validators held back until caught up", () => {
+  it("maxItems: newest first, the older rest on the next poll, validators held back until caught up", () => {
     const options = { maxItems: 2, retain: 100 }
     const a = RssConnector.diff(spec, feed([5, 4, 3, 2, 1]), { items: {} }, { etag: '"v1"' }, options)
     assert.deepStrictEqual(
       a.events.map((e) => (e.content.type === "text" ? e.content.text : "")),
-      ["T1\n\nbody 1", "T2\n\nbody 2"]
+      ["T5\n\nbody 5", "T4\n\nbody 4"]
     )
     assert.isTrue(a.truncated)
     assert.isUndefined(a.state.etag)
     const b = RssConnector.diff(spec, feed([5, 4, 3, 2, 1]), a.state, { etag: '"v1"' }, options)
     const c = RssConnector.diff(spec, feed([5, 4, 3, 2, 1]), b.state, { etag: '"v1"' }, options)
     assert.deepStrictEqual([b.events.length, c.events.length], [2, 1])
+    assert.deepStrictEqual(
+      [...b.events, ...c.events].map((e) => e.post?.title),
+      ["T3", "T2", "T1"]
+    )
     assert.strictEqual(c.state.etag, '"v1"')
+  })
+
+  it("newest first by date when every item has one, whatever the document's order", () => {
+    const dated = (order: ReadonlyArray<number>): FeedParser.Feed => ({
+      format: "rss",
+      items: order.map((g) => ({
+        guid: `g${g}`,
+        title: `T${g}`,
+        summary: `body ${g}`,
+        publishedAt: new Date(Date.UTC(2025, 0, g)).toISOString()
+      }))
+    })
+    const titles = (f: FeedParser.Feed) =>
+      RssConnector.diff(spec, f, { items: {} }, {}, { maxItems: 100, retain: 100 }).events.map((e) => e.post?.title)
+    // A forum that lists its comments oldest first.
+    assert.deepStrictEqual(titles(dated([1, 2, 3])), ["T3", "T2", "T1"])
+    assert.deepStrictEqual(titles(dated([2, 3, 1])), ["T3", "T2", "T1"])
+    // One item without a date: the document's order (feeds list newest first).
+    const undated = { ...dated([1, 3]), items: [...dated([1, 3]).items, { guid: "g9", title: "T9", summary: "b" }] }
+    assert.deepStrictEqual(titles(undated), ["T1", "T3", "T9"])
   })
 })
 
@@ -110,9 +134,9 @@ describe("diff with the last poll's known items", () => {
     const b = RssConnector.diff(spec, feed([4, 3, 2, 1]), a.state, {}, { ...options, known: a.known })
     assert.deepStrictEqual(
       b.events.map((e) => (e.content.type === "text" ? e.content.text : "")),
-      ["T3\n\nbody 3", "T4\n\nbody 4"]
+      ["T2\n\nbody 2", "T1\n\nbody 1"]
     )
-    assert.strictEqual(b.events[0]?.post?.title, "T3")
+    assert.strictEqual(b.events[0]?.post?.title, "T2")
   })
 })
 

@@ -1,6 +1,6 @@
 import * as Zlib from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
-import { Connector, ConnectorError } from "@warden/connector"
+import { Connector, ConnectorError, type SourceEvent } from "@warden/connector"
 import { Effect, Option, Stream } from "effect"
 import { connector, FeedParser, RssConnector } from "../src/index.ts"
 import * as FeedServer from "./fixtures/FeedServer.ts"
@@ -31,10 +31,52 @@ describe("polling", () => {
         assert.strictEqual(first!.headers["accept-encoding"], "gzip, deflate, br")
         assert.deepStrictEqual(
           upserts(events).map(text),
-          ["Title 1\n\nBody 1 & more", "Title 2\n\nBody 2 & more"],
-          "oldest first, HTML to text, then nothing more"
+          ["Title 2\n\nBody 2 & more", "Title 1\n\nBody 1 & more"],
+          "newest first, HTML to text, then nothing more"
         )
         assert.strictEqual(errors(events).length, 0)
+      })
+    )
+  )
+
+  it.live("a poll that finds nothing to emit hands over a progress event with the checkpoint", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        let doc = items(2)
+        const server = yield* FeedServer.make((req, res) => {
+          // /etag answers 304 to its validators; /plain sends none (the same document every time);
+          // /shrinking drops an item after the first poll (a new document with nothing new in it).
+          if (req.url === "/plain") FeedServer.document(() => FeedServer.rss(items(2)), { validators: false })(req, res)
+          else if (req.url === "/shrinking") FeedServer.document(() => FeedServer.rss(doc))(req, res)
+          else FeedServer.document(() => FeedServer.rss(items(2)))(req, res)
+        })
+        const quiet = (path: string, id: string) =>
+          collect({ feeds: [{ url: server.url(path), id }], ...fast }, (es) => {
+            if (id === "shrinking" && upserts(es).length === 2) doc = items(1)
+            return es.filter((e) => e.kind === "progress").length >= 2
+          })
+        for (const [path, id] of [
+          ["/etag", "etag"],
+          ["/plain", "plain"],
+          ["/shrinking", "shrinking"]
+        ] as const) {
+          const events = yield* quiet(path, id)
+          assert.deepStrictEqual(
+            events.map((e) => e.kind),
+            ["upsert", "upsert", "progress", "progress"],
+            path
+          )
+          const last = upserts(events)[1]!.checkpoint as { feeds: Record<string, { etag?: string }> }
+          const progress = events[2] as SourceEvent.Progress
+          if (id === "shrinking") {
+            // A new document: its validators are the new checkpoint.
+            assert.notStrictEqual(
+              (progress.checkpoint as typeof last).feeds.shrinking!.etag,
+              last.feeds.shrinking!.etag
+            )
+          } else assert.deepStrictEqual(progress.checkpoint, last, path)
+        }
+        assert.isTrue(server.requests.some((r) => r.path === "/etag" && r.headers["if-none-match"] !== undefined))
       })
     )
   )
@@ -53,10 +95,82 @@ describe("polling", () => {
         })
         assert.deepStrictEqual(
           upserts(events).map((e) => e.post?.title),
-          ["Title 1", "Title 2", "Title 3", "Title 4", "Title 5"],
-          "two a poll, oldest first, each once"
+          ["Title 5", "Title 4", "Title 3", "Title 2", "Title 1"],
+          "two a poll, newest first, each once"
         )
         assert.strictEqual(errors(events).length, 0)
+      })
+    )
+  )
+
+  it.live("a backlog beyond maxItemsPerPoll is read on at once, newest first, not a pollInterval later", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* FeedServer.make(FeedServer.document(() => FeedServer.rss(items(5))))
+        const events = yield* collect(
+          { feeds: [server.url("/feed")], pollInterval: "1 hour", maxItemsPerPoll: 2 },
+          (es) => upserts(es).length >= 5
+        )
+        assert.deepStrictEqual(
+          upserts(events).map((e) => e.post?.title),
+          ["Title 5", "Title 4", "Title 3", "Title 2", "Title 1"]
+        )
+        // Three polls of two items at most, back to back; the validators were held back until the last.
+        assert.strictEqual(server.requests.length, 3)
+        assert.isUndefined(server.requests[2]!.headers["if-none-match"])
+      })
+    )
+  )
+
+  it.live("a restart in the middle of a backlog reads the older items not yet emitted: none is skipped", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* FeedServer.make(FeedServer.document(() => FeedServer.rss(items(5))))
+        const config = { feeds: [{ url: server.url("/feed"), id: "blog" }], pollInterval: "1 hour", maxItemsPerPoll: 2 }
+        // The first run stops (a crash) once the newest two were emitted: the daemon has committed the
+        // checkpoint of the last of them.
+        const first = yield* collect(config, (es) => upserts(es).length >= 2)
+        assert.deepStrictEqual(
+          upserts(first).map((e) => e.post?.title),
+          ["Title 5", "Title 4"]
+        )
+        const checkpoint = JSON.parse(JSON.stringify(upserts(first).at(-1)!.checkpoint))
+        const restartedAt = server.requests.length
+        const second = yield* collect(config, (es) => upserts(es).length >= 5, { from: checkpoint })
+        // The checkpoint kept the validators from before the backlog: the whole document again, newest
+        // first (the daemon drops 5 and 4, analysed already), and the older three with it.
+        assert.deepStrictEqual(
+          upserts(second).map((e) => e.post?.title),
+          ["Title 5", "Title 4", "Title 3", "Title 2", "Title 1"]
+        )
+        assert.isUndefined(server.requests[restartedAt]!.headers["if-none-match"])
+      })
+    )
+  )
+
+  it.live("a backlog that does not shrink (items that change at every fetch) waits for pollInterval", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // Every answer gives each item a new body: each poll finds all three changed, and emits one.
+        const server = yield* FeedServer.make((req, res) =>
+          FeedServer.document(() =>
+            FeedServer.rss(items(3).map((i) => ({ ...i, description: `${i.description} ${server.requests.length}` })))
+          )(req, res)
+        )
+        const events = yield* collect(
+          { feeds: [server.url("/feed")], pollInterval: "1 hour", maxItemsPerPoll: 1 },
+          () => false,
+          {
+            // Two polls, then long enough for a loop that does not wait to have polled many times over.
+            stopWhen: Effect.gen(function* () {
+              while (server.requests.length < 2) yield* Effect.sleep("10 millis")
+              yield* Effect.sleep("300 millis")
+            })
+          }
+        )
+        // The first poll left 2, the second (at once) 2 again: no progress, so no third poll this hour.
+        assert.strictEqual(server.requests.length, 2)
+        assert.strictEqual(upserts(events).length, 2)
       })
     )
   )
@@ -226,10 +340,10 @@ describe("polling", () => {
           assert.deepStrictEqual(
             upserts(second).map((e) => [refs.indexOf(e.reference), text(e)]),
             [
-              [0, "Title 1 (updated)\n\nBody 1 & more"],
+              [-1, "Title 4\n\nnew"],
+              [0, "Title 3\n\nBody 3 & more"],
               [1, "Title 2\n\nBody 2 & more"],
-              [2, "Title 3\n\nBody 3 & more"],
-              [-1, "Title 4\n\nnew"]
+              [2, "Title 1 (updated)\n\nBody 1 & more"]
             ]
           )
         })
@@ -375,13 +489,17 @@ describe("fetching", () => {
         const server = yield* FeedServer.make(
           FeedServer.document(() => JSON.stringify(feed), { contentType: "application/feed+json" })
         )
-        const events = yield* collect({ feeds: [server.url("/feed.json")], ...fast }, (es) => upserts(es).length >= 1)
+        const events = yield* collect(
+          { feeds: [{ url: server.url("/feed.json"), id: "j" }], ...fast },
+          (es) => upserts(es).length >= 1
+        )
         const [e] = upserts(events)
         assert.strictEqual(text(e!), "Hello JSON")
         assert.strictEqual(e!.permalink, "https://example.test/j1")
         assert.strictEqual(e!.publishedAt, "2024-01-02T03:04:05.000Z")
-        assert.deepStrictEqual(e!.author, { username: "Ann" })
-        assert.strictEqual(e!.language, "en")
+        assert.deepStrictEqual(e!.author, { identifier: "name:j/ann", username: "Ann" })
+        // The feed's `language` is the site's default, not the item's (test/language.test.ts).
+        assert.isUndefined(e!.language)
       })
     )
   )

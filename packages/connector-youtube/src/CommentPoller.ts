@@ -180,6 +180,14 @@ interface Found {
   readonly threadId: string
 }
 
+/**
+ * The author's stable identifier: their channel id; for an author the Data API gives no channel id
+ * (`authorChannelId` is left out for an author without a channel), their channel URL, else
+ * `name:<display name>` (display names are the authors' unique `@handle`s nowadays).
+ */
+const authorIdentifier = (s: YouTubeApi.Comment["snippet"]): string =>
+  s.authorChannelId?.value ?? s.authorChannelUrl ?? `name:${s.authorDisplayName}`
+
 /** The upsert of a comment (without checkpoint). */
 export const toUpsert = (found: Found, titles: TitleCache): Omit<SourceEvent.Upsert, "checkpoint"> => {
   const s = found.comment.snippet
@@ -195,7 +203,7 @@ export const toUpsert = (found: Found, titles: TitleCache): Omit<SourceEvent.Ups
       : { permalink: `https://www.youtube.com/watch?v=${videoId}&lc=${found.comment.id}` }),
     author: {
       username: s.authorDisplayName,
-      ...(s.authorChannelId === undefined ? {} : { identifier: s.authorChannelId.value }),
+      identifier: authorIdentifier(s),
       ...(s.authorChannelUrl === undefined ? {} : { permalink: s.authorChannelUrl }),
       ...(s.authorProfileImageUrl === undefined ? {} : { profilePictureUrl: s.authorProfileImageUrl })
     },

@@ -5,9 +5,7 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as Undici from "@effect/platform-node/Undici"
-import { Backoff, Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
+import { Backoff, Connector, ConnectorError, Http, type Source, type SourceEvent } from "@warden/connector"
 import { Clock, Context, Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
 import type * as EffectConfig from "effect/Config"
 import * as CommentPoller from "./CommentPoller.ts"
@@ -28,24 +26,14 @@ export const label = (config: YouTubeConfig.Config): string =>
 const backoffMillis = (config: YouTubeConfig.Config, failures: number): number =>
   Backoff.delayMillis(config.retry, failures)
 
-const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const
-
 /** The connector's source over a decoded config; its connections live in the scope. */
 export const make = (
   config: YouTubeConfig.Config
 ): Effect.Effect<Source.Source, ConnectorError.ConnectorError, Scope.Scope> =>
   Effect.gen(function* () {
-    // An own undici Agent, destroyed with the scope: no keep-alive socket outlives the source; through
-    // HTTP_PROXY/HTTPS_PROXY when set (NO_PROXY honoured), as the API client does.
-    const dispatcher = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        PROXY_VARIABLES.some((name) => (process.env[name] ?? "") !== "")
-          ? new Undici.EnvHttpProxyAgent()
-          : new Undici.Agent()
-      ),
-      (d) => Effect.promise(() => d.destroy())
-    )
-    const http = yield* NodeHttpClient.makeUndici.pipe(Effect.provideService(NodeHttpClient.Dispatcher, dispatcher))
+    // The SDK's client on a pool of its own, closed with the scope: no keep-alive socket outlives the
+    // source; through HTTP_PROXY/HTTPS_PROXY when set (NO_PROXY honoured), as the API client goes.
+    const http = yield* Http.client()
     const timeoutMillis = Duration.toMillis(config.timeout)
     const sourceLabel = label(config)
     const budget = QuotaBudget.make(
@@ -243,6 +231,12 @@ export const make = (
               ...outcome.events,
               ...reversals
             ]
+            // A poll that found nothing hands over where the source stands: the daemon commits it, and its
+            // checkpoint lag counts from the last successful poll (a quiet channel is not a stuck pipeline).
+            if (items.length === 0) {
+              const caughtUp: SourceEvent.Progress = { kind: "progress", checkpoint: afterCheckpoint }
+              return [caughtUp] as ReadonlyArray<SourceEvent.SourceEvent>
+            }
             const last = items.length - 1
             return items.map(
               (e, i): SourceEvent.SourceEvent =>

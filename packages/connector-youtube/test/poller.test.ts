@@ -156,6 +156,34 @@ describe("CommentPoller", () => {
     )
   )
 
+  it.live("an author the API gives no channel id is named by their channel URL, else their display name", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const fake = yield* FakeYouTube.make()
+        const { client } = yield* apiClient(fake, "key")
+        fake.add({ text: "with a channel", author: "ann" })
+        fake.add({ text: "a URL only", author: "bea", channel: "url" })
+        fake.add({ text: "no channel", author: "@cyd", channel: "none" })
+        const polled = yield* CommentPoller.poll(
+          client,
+          new CommentPoller.TitleCache(),
+          YouTubeCheckpoint.empty,
+          options()
+        )
+        assert.deepStrictEqual(
+          Object.fromEntries(
+            polled.events.map((e) => [e.content.type === "text" ? e.content.text : "", e.author?.identifier])
+          ),
+          {
+            "with a channel": `UC${"ann".padEnd(22, "x")}`,
+            "a URL only": `http://www.youtube.com/channel/UC${"bea".padEnd(22, "x")}`,
+            "no channel": "name:@cyd"
+          }
+        )
+      })
+    )
+  )
+
   it.live("quota accounting matches the fake's count of units", () =>
     Effect.scoped(
       Effect.gen(function* () {

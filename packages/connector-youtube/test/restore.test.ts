@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Connector } from "@warden/connector"
+import { Connector, SourceEvent } from "@warden/connector"
 import { Effect, Option, Stream } from "effect"
 import { connector } from "../src/index.ts"
 import * as FakeYouTube from "./fixtures/FakeYouTube.ts"
@@ -154,7 +154,7 @@ describe("restore", () => {
         // One poll: it reads the published comments and checks the held ones.
         const events = Array.from(yield* Stream.runCollect(source.pollOnce!(Option.none())))
         assert.deepStrictEqual(
-          events.map((e) => `${e.kind} ${e.kind === "error" ? "" : e.reference}`),
+          events.map((e) => `${e.kind} ${SourceEvent.isItemEvent(e) ? e.reference : ""}`),
           [`upsert youtube:${restored.id}`],
           "the restored comment is read again as published, and is no reversal"
         )

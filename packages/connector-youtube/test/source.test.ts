@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Connector, ConnectorError } from "@warden/connector"
+import { Connector, ConnectorError, type SourceEvent } from "@warden/connector"
 import { Cause, Effect, Exit, Fiber, Option, Redacted } from "effect"
 import { connector, OAuth, QuotaBudget, YouTubeApi } from "../src/index.ts"
 import { apiClient } from "./fixtures/client.ts"
@@ -176,6 +176,34 @@ describe("quota", () => {
         assert.strictEqual(checkpoint.quota.used, fake.state.quotaUsed)
       })
     )
+  )
+})
+
+describe("quiet polls", () => {
+  it.live(
+    "a poll that finds no new comment hands over a progress event: where the source stands, quota spent included",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const fake = yield* FakeYouTube.make()
+          fake.add({})
+          const { events } = yield* collect(
+            { channelId: FakeYouTube.channelId, ...fake.keyConfig, ...fast },
+            (es) => es.filter((e) => e.kind === "progress").length >= 2
+          )
+          assert.deepStrictEqual(
+            events.map((e) => e.kind),
+            ["upsert", "progress", "progress"]
+          )
+          const [, first, second] = events as [unknown, SourceEvent.Progress, SourceEvent.Progress]
+          const cursor = (c: unknown) => (c as { scopes: unknown }).scopes
+          assert.deepStrictEqual(cursor(first.checkpoint), cursor(upserts(events)[0]!.checkpoint))
+          // Each poll spends quota: the checkpoint the daemon commits says so.
+          const used = (c: unknown) => (c as { quota: { used: number } }).quota.used
+          assert.isAbove(used(second.checkpoint), used(first.checkpoint))
+          assert.strictEqual(used(second.checkpoint), fake.state.quotaUsed)
+        })
+      )
   )
 })
 

@@ -21,7 +21,8 @@ export interface PreviewOptions {
 /**
  * Decodes `config` (the user's YAML as a plain value), starts the source and returns its first `limit`
  * events. A poll-based source (one with `pollOnce`) is read for one round and the preview ends there;
- * any other source (a gateway) until `limit` events or the timeout. An upstream failure (an `error`
+ * any other source (a gateway) until `limit` events or the timeout; `progress` events (a poll that found
+ * nothing) are not returned. An upstream failure (an `error`
  * event: a 404, a page that is not a feed, a bad certificate) fails the preview with that error rather
  * than retrying until the timeout; the source is shut down before returning.
  */
@@ -49,6 +50,8 @@ export const preview = <Config>(
               )
             : Effect.succeed(event)
         ),
+        // A poll that found nothing says so with a `progress` event: nothing to show.
+        Stream.filter((event) => event.kind !== "progress"),
         Stream.take(Math.max(0, limit)),
         Stream.interruptWhen(Effect.sleep(Duration.fromInputUnsafe(options.timeout ?? "15 seconds"))),
         Stream.runCollect

@@ -1,66 +1,23 @@
 /**
- * Outbound connections through the proxy the environment names, as curl and undici's
- * `EnvHttpProxyAgent` read it: `HTTPS_PROXY` (else `HTTP_PROXY`) for `https:`/`wss:` targets,
- * `HTTP_PROXY` for `http:`/`ws:`, lower-case names too; `NO_PROXY` lists hosts to reach directly
- * (`example.com` also matches its subdomains, `.example.com` and `*.example.com` only them,
- * `host:port` one port, `*` everything). The proxy is asked for a tunnel with `CONNECT host:port`
- * (credentials of the proxy URL as `Proxy-Authorization: Basic`); TLS to the target runs inside it.
- *
- * `Http` uses it for every request; a connector that opens its own sockets (a WebSocket gateway) hands
- * {@link connect} to its client so that it goes the same way.
+ * Sockets through the proxy the environment names, for a client that opens its own (a WebSocket
+ * gateway: `ws` takes no HTTP agent): which proxy and which hosts go direct are `@warden/core/proxy`'s
+ * rules, the ones `Http`'s pool follows, so a connector's requests and its sockets take the same way.
+ * The proxy is asked for a tunnel with `CONNECT host:port` (credentials of the proxy URL as
+ * `Proxy-Authorization: Basic`); TLS to the target runs inside it.
  *
  * @since 0.2.0
  */
 import * as Net from "node:net"
 import * as Tls from "node:tls"
+import * as OutboundProxy from "@warden/core/proxy"
 
 /** The environment read (default `process.env`). */
-export type Env = Readonly<Record<string, string | undefined>>
+export type Env = OutboundProxy.Env
 
-const variable = (env: Env, name: string): string | undefined => {
-  const value = env[name] ?? env[name.toLowerCase()]
-  return value === undefined || value.trim() === "" ? undefined : value.trim()
-}
+/** The proxy to reach `url` through, or `undefined` to connect directly (`@warden/core/proxy`'s rules). */
+export const proxyFor: (url: URL, env?: Env) => URL | undefined = OutboundProxy.proxyFor
 
 const secure = (protocol: string): boolean => protocol === "https:" || protocol === "wss:"
-
-/** The port a URL reaches (its default when it names none). */
-const portOf = (url: URL): number => (url.port !== "" ? Number(url.port) : secure(url.protocol) ? 443 : 80)
-
-/** Whether `NO_PROXY` says to reach `url` directly. */
-const bypass = (url: URL, env: Env): boolean => {
-  const list = variable(env, "NO_PROXY")
-  if (list === undefined) return false
-  const host = url.hostname.replace(/^\[|\]$/gu, "").toLowerCase()
-  const port = portOf(url)
-  return list
-    .split(/[\s,]+/u)
-    .filter((entry) => entry !== "")
-    .some((entry) => {
-      if (entry === "*") return true
-      const match = /^(.*?)(?::(\d+))?$/u.exec(entry.toLowerCase())!
-      if (match[2] !== undefined && Number(match[2]) !== port) return false
-      const name = match[1]!.replace(/^\[|\]$/gu, "")
-      if (name.startsWith("*.") || name.startsWith(".")) return host.endsWith(name.replace(/^\*/u, ""))
-      return host === name || host.endsWith(`.${name}`)
-    })
-}
-
-/** The proxy to reach `url` through, or `undefined` to connect directly. */
-export const proxyFor = (url: URL, env: Env = process.env): URL | undefined => {
-  const named = secure(url.protocol)
-    ? (variable(env, "HTTPS_PROXY") ?? variable(env, "HTTP_PROXY"))
-    : variable(env, "HTTP_PROXY")
-  if (named === undefined || bypass(url, env)) return undefined
-  try {
-    return new URL(named.includes("://") ? named : `http://${named}`)
-  } catch {
-    return undefined
-  }
-}
-
-/** A proxy URL as messages show it: no credentials. */
-const shownProxy = (proxy: URL): string => `${proxy.protocol}//${proxy.host}`
 
 /**
  * Opens a TCP tunnel to `host:port` through `proxy` (`CONNECT`); resolves once the proxy answered 2xx.
@@ -68,7 +25,7 @@ const shownProxy = (proxy: URL): string => `${proxy.protocol}//${proxy.host}`
  */
 export const tunnel = (proxy: URL, host: string, port: number, signal?: AbortSignal): Promise<Net.Socket> =>
   new Promise((resolve, reject) => {
-    const options = { host: proxy.hostname.replace(/^\[|\]$/gu, ""), port: portOf(proxy) }
+    const options = { host: proxy.hostname.replace(/^\[|\]$/gu, ""), port: OutboundProxy.portOf(proxy) }
     const socket =
       proxy.protocol === "https:" ? Tls.connect({ ...options, servername: options.host }) : Net.connect(options)
     const authority = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`
@@ -79,7 +36,7 @@ export const tunnel = (proxy: URL, host: string, port: number, signal?: AbortSig
     let answer = Buffer.alloc(0)
     const fail = (message: string) => {
       socket.destroy()
-      reject(new Error(`proxy ${shownProxy(proxy)}: ${message}`))
+      reject(new Error(`proxy ${OutboundProxy.shown(proxy)}: ${message}`))
     }
     const onAbort = () => fail("aborted")
     signal?.addEventListener("abort", onAbort, { once: true })
@@ -118,7 +75,7 @@ export const tunnel = (proxy: URL, host: string, port: number, signal?: AbortSig
  */
 export const connect = async (url: URL, options: { readonly env?: Env; readonly signal?: AbortSignal } = {}) => {
   const host = url.hostname.replace(/^\[|\]$/gu, "")
-  const port = portOf(url)
+  const port = OutboundProxy.portOf(url)
   const proxy = proxyFor(url, options.env)
   const servername = Net.isIP(host) === 0 ? host : undefined
   if (proxy === undefined) {

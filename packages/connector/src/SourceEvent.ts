@@ -1,6 +1,7 @@
 /**
  * The events a connector emits to the daemon: content to analyse (`upsert`), content gone
- * (`delete`), human signals (`reversal`, `report`) and upstream trouble (`error`).
+ * (`delete`), human signals (`reversal`, `report`), a poll that found nothing new (`progress`) and
+ * upstream trouble (`error`).
  *
  * @since 0.1.0
  */
@@ -36,7 +37,13 @@ export const Content = Schema.Union([TextContent, ImageUrlContent, ImageDataCont
 /** @see {@link Content} */
 export type Content = typeof Content.Type
 
-/** Who wrote the item, as far as the platform says. */
+/**
+ * Who wrote the item, as far as the platform says. `identifier` is the stable name of the author on the
+ * platform: its user id (Discord's user id, YouTube's channel id), or where it has none a derivation
+ * the connector documents (an RSS author's URI, else email, else feed and name). Warden keeps an
+ * author's history and strikes by it and `warden erase --author` finds their items by it: set it
+ * whenever the event names an author (the conformance kit's `authorIdentifiers` check).
+ */
 export const Author = Schema.Struct({
   identifier: Schema.optionalKey(Schema.String),
   username: Schema.String,
@@ -84,6 +91,20 @@ export const Upsert = Schema.Struct({
 })
 /** @see {@link Upsert} */
 export type Upsert = typeof Upsert.Type
+
+/**
+ * A poll-based source read its upstream and found nothing to emit (a `304`, an unchanged document, no
+ * new comments): `checkpoint` is where it stands now. The daemon commits it in stream order, once every
+ * event before it is handled, as it commits a batch's last checkpoint; nothing is analysed. A quiet
+ * source then shows as caught up (`warden_checkpoint_lag_seconds` counts from its last successful
+ * poll) rather than stuck, while a pipeline whose earlier items are not handled still shows stuck.
+ */
+export const Progress = Schema.Struct({
+  kind: Schema.Literal("progress"),
+  checkpoint: Checkpoint
+})
+/** @see {@link Progress} */
+export type Progress = typeof Progress.Type
 
 /** The item is gone upstream (deleted by its author or a moderator). */
 export const Delete = Schema.Struct({
@@ -144,15 +165,25 @@ export const ErrorEvent = Schema.Struct({
 export type ErrorEvent = typeof ErrorEvent.Type
 
 /** Everything a source's stream emits, tagged by `kind`. */
-export const SourceEvent = Schema.Union([Upsert, Delete, Reversal, Report, ErrorEvent])
+export const SourceEvent = Schema.Union([Upsert, Delete, Reversal, Report, Progress, ErrorEvent])
 /** @see {@link SourceEvent} */
 export type SourceEvent = typeof SourceEvent.Type
 
-/** The events that carry a reference and a checkpoint (all but `error`). */
+/** The events that carry a reference and a checkpoint (all but `progress` and `error`). */
 export type ItemEvent = Upsert | Delete | Reversal | Report
 
 /** Whether an event is about an item (and carries a checkpoint to commit once handled). */
-export const isItemEvent = (event: SourceEvent): event is ItemEvent => event.kind !== "error"
+export const isItemEvent = (event: SourceEvent): event is ItemEvent =>
+  event.kind !== "error" && event.kind !== "progress"
+
+/** The events the daemon commits a checkpoint of, in stream order: item events and `progress`. */
+export type Positioned = ItemEvent | Progress
+
+/** Whether an event carries a checkpoint (an item event, or `progress`). */
+export const isPositioned = (event: SourceEvent): event is Positioned => event.kind !== "error"
+
+/** Whether an event is a `progress` report (a poll that found nothing new). */
+export const isProgressEvent = (event: SourceEvent): event is Progress => event.kind === "progress"
 
 /** Whether an event is an upstream error report. */
 export const isErrorEvent = (event: SourceEvent): event is ErrorEvent => event.kind === "error"

@@ -25,10 +25,10 @@ export * as Connector from "./Connector.ts"
 /** The typed error of sources. */
 export * as ConnectorError from "./ConnectorError.ts"
 
-/** An HTTP client that leaves no socket open. */
+/** The outbound HTTP stack of connectors: undici through the environment's proxy, effect's `HttpClient` on it. */
 export * as Http from "./Http.ts"
 
-/** Connections through HTTP(S)_PROXY / NO_PROXY (CONNECT tunnels), for clients that open their own sockets. */
+/** Sockets through HTTP(S)_PROXY / NO_PROXY (CONNECT tunnels), for clients that open their own (WebSockets). */
 export * as Proxy from "./Proxy.ts"
 
 /** Finds connectors by type or module path. */

@@ -22,10 +22,24 @@ describe("SourceEvent", () => {
       { kind: "delete", reference: "r", checkpoint },
       { kind: "reversal", reference: "r", checkpoint, action: "hide", by: { username: "mod" } },
       { kind: "report", reference: "r", checkpoint, note: "missed" },
+      { kind: "progress", checkpoint },
       { kind: "error", source: "rss", reason: "Unavailable", message: "503", attempt: 1, retryInMillis: 1000 }
     ]
     for (const e of events) assert.isTrue(Exit.isSuccess(SourceEvent.decodeUnknownExit(e)), JSON.stringify(e))
-    assert.deepStrictEqual(events.map(SourceEvent.isItemEvent), [true, true, true, true, true, true, true, false])
+    const not = (is: (e: SourceEvent.SourceEvent) => boolean) => events.filter((e) => !is(e)).map((e) => e.kind)
+    assert.deepStrictEqual(not(SourceEvent.isItemEvent), ["progress", "error"])
+    // `progress` carries a checkpoint to commit, and no item.
+    assert.deepStrictEqual(not(SourceEvent.isPositioned), ["error"])
+  })
+
+  it("a progress event needs its checkpoint, as JSON", () => {
+    assert.deepStrictEqual(
+      SourceEvent.problems({ kind: "progress" }).map((p) => p.field),
+      ["checkpoint"]
+    )
+    assert.deepStrictEqual(SourceEvent.problems({ kind: "progress", checkpoint: { seq: 1n } }), [
+      { field: "checkpoint.seq", message: "a bigint is not JSON" }
+    ])
   })
 
   it("rejects a reference over 256 characters, naming the field", () => {

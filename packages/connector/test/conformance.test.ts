@@ -56,7 +56,7 @@ const hoarding = Connector.make({
         const cursor = Option.map(from, (c) => (c as { cursor: unknown }).cursor)
         return source.events(cursor as never).pipe(
           Stream.map((e) => {
-            if (e.kind === "error") return e
+            if (!SourceEvent.isItemEvent(e)) return e
             seen.push(e.reference)
             return { ...e, checkpoint: { cursor: e.checkpoint, seen: [...seen] } }
           })
@@ -311,6 +311,39 @@ describe("conformance kit, a driver that can edit but not remove (a feed, YouTub
       const failure = yield* Effect.flip(Conformance.editsAndDeletes(editOnly(editBlind)))
       assert.include(failure.message, "was edited upstream: no upsert with its reference came")
     })
+  )
+})
+
+/** The change-log example with every upsert naming its author as `author`. */
+const withAuthors = (author: SourceEvent.Author) =>
+  changed(Stream.map((e) => (e.kind === "upsert" ? { ...e, author } : e)))
+
+describe("conformance kit, authorIdentifiers", () => {
+  it.live(
+    "fails a connector that names authors without an identifier, passes one that gives it, says when none is named",
+    () =>
+      Effect.gen(function* () {
+        const failure = yield* Effect.flip(
+          Conformance.authorIdentifiers(changelogOptions(withAuthors({ username: "ann" })))
+        )
+        assert.strictEqual(failure.check, "authorIdentifiers")
+        assert.include(failure.message, 'changelog:1 names its author "ann" without an author.identifier')
+        const blank = yield* Effect.flip(
+          Conformance.authorIdentifiers(changelogOptions(withAuthors({ identifier: " ", username: "ann" })))
+        )
+        assert.include(blank.message, "without an author.identifier")
+        yield* Conformance.authorIdentifiers(
+          changelogOptions(withAuthors({ identifier: "user-7", username: "ann" }), CORRECT_TIMEOUT)
+        )
+        const logged: Array<string> = []
+        yield* Conformance.authorIdentifiers(changelogOptions(changelog, CORRECT_TIMEOUT)).pipe(
+          Effect.provide(Logger.layer([Logger.make((o) => logged.push(String(o.message)))]))
+        )
+        assert.deepStrictEqual(logged, [
+          "conformance: authorIdentifiers did not run: no event named an author (publish items with authors)"
+        ])
+      }),
+    60_000
   )
 })
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Connector, Preview } from "@warden/connector"
+import { Connector, Preview, SourceEvent } from "@warden/connector"
 import { describeConformance } from "@warden/connector/testing"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { connector as changelog } from "../examples/ChangeLogConnector.ts"
 import { connector } from "../examples/JsonPollConnector.ts"
 import * as ChangeLogUpstream from "./fixtures/ChangeLogUpstream.ts"
@@ -22,6 +22,31 @@ describe("example connector", () => {
         assert.deepStrictEqual(
           events.map((e) => (e.kind === "upsert" ? e.reference : e.kind)),
           ["json-poll:1", "json-poll:2", "json-poll:3"]
+        )
+      })
+    )
+  )
+
+  it.live("preview leaves out progress events (a poll that found nothing)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const quiet = Connector.make({
+          ...connector,
+          make: () =>
+            Effect.succeed({
+              events: () => Stream.empty,
+              pollOnce: () =>
+                Stream.make<Array<SourceEvent.SourceEvent>>(
+                  { kind: "progress", checkpoint: { after: 0 } },
+                  SourceEvent.upsertText({ reference: "json-poll:1", checkpoint: { after: 1 }, text: "hi" }),
+                  { kind: "progress", checkpoint: { after: 1 } }
+                )
+            })
+        })
+        const events = yield* Preview.preview(quiet, { url: "http://127.0.0.1:9/" }, 10)
+        assert.deepStrictEqual(
+          events.map((e) => e.kind),
+          ["upsert"]
         )
       })
     )

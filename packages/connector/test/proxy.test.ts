@@ -1,47 +1,20 @@
 /**
- * `Http` and `Proxy.connect` go through HTTP_PROXY / HTTPS_PROXY (a CONNECT tunnel) when set, and
- * straight to hosts NO_PROXY names: a host only the proxy can reach proves the way taken.
+ * `Http` and `Proxy.connect` go through HTTP_PROXY / HTTPS_PROXY when set (`http:` forwarded, `https:`
+ * in a CONNECT tunnel), and straight to hosts NO_PROXY names: a host only the proxy can reach proves the
+ * way taken. The rules themselves are `@warden/core/proxy`'s (tested there); the last test here shows
+ * undici's pool and `Proxy.proxyFor` follow them alike.
  */
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, LookupFunction } from "node:net"
 import * as Tls from "node:tls"
 import { assert, describe, it } from "@effect/vitest"
+import * as OutboundProxy from "@warden/core/proxy"
 import { Http, Proxy } from "@warden/connector"
 import { ConnectProxy } from "@warden/connector/testing"
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, vi } from "vitest"
-
-describe("Proxy.proxyFor", () => {
-  const env = { HTTP_PROXY: "http://proxy:3128", HTTPS_PROXY: "http://secure-proxy:3129", NO_PROXY: "" }
-  const via = (url: string, extra: Record<string, string> = {}) =>
-    Proxy.proxyFor(new URL(url), { ...env, ...extra })?.host
-  it("takes HTTPS_PROXY for https and wss, HTTP_PROXY for http and ws, lower-case names too", () => {
-    assert.strictEqual(via("https://a.example.com/x"), "secure-proxy:3129")
-    assert.strictEqual(via("wss://gateway.example.com/"), "secure-proxy:3129")
-    assert.strictEqual(via("http://a.example.com/x"), "proxy:3128")
-    assert.strictEqual(via("ws://a.example.com/x"), "proxy:3128")
-    assert.strictEqual(Proxy.proxyFor(new URL("https://a.example.com"), { https_proxy: "http://low:1" })?.host, "low:1")
-    assert.strictEqual(
-      Proxy.proxyFor(new URL("https://a.example.com"), { HTTP_PROXY: "http://only:1" })?.host,
-      "only:1"
-    )
-    assert.strictEqual(Proxy.proxyFor(new URL("https://a.example.com"), {}), undefined)
-  })
-  it("reaches NO_PROXY hosts directly: a name and its subdomains, .suffix, host:port, *", () => {
-    const no = (list: string, url: string) => via(url, { NO_PROXY: list }) === undefined
-    assert.isTrue(no("example.com", "https://example.com/"))
-    assert.isTrue(no("example.com", "https://api.example.com/"))
-    assert.isFalse(no("example.com", "https://notexample.com/"))
-    assert.isTrue(no(".example.com", "https://api.example.com/"))
-    assert.isFalse(no(".example.com", "https://example.org/"))
-    assert.isTrue(no("*.example.com", "https://api.example.com/"))
-    assert.isTrue(no("localhost,127.0.0.1:8080", "http://127.0.0.1:8080/"))
-    assert.isFalse(no("127.0.0.1:8080", "http://127.0.0.1:9090/"))
-    assert.isTrue(no("*", "https://anything.example/"))
-  })
-})
 
 describe("Http through a proxy", () => {
   const HOST = "api.warden-test.invalid"
@@ -66,34 +39,32 @@ describe("Http through a proxy", () => {
   })
   const Items = Schema.Struct({ items: Schema.Array(Schema.Number) })
 
-  it.live(
-    "a request to a host only the proxy can reach goes through a CONNECT tunnel, credentials sent to the proxy",
-    () =>
-      Effect.gen(function* () {
-        const u = new URL(proxy.url)
-        u.username = "warden"
-        u.password = "proxy pass"
-        vi.stubEnv("HTTP_PROXY", u.href)
-        vi.stubEnv("NO_PROXY", undefined)
-        const answer = yield* Http.getJson("hn", Items, {
-          url: `http://${HOST}:${port}/items?after=3`,
-          timeout: "5 seconds"
-        })
-        assert.deepStrictEqual(answer, { items: [1, 2] })
-        assert.strictEqual(proxy.tunnels.at(-1), `${HOST}:${port}`)
-        assert.strictEqual(proxy.authorizations.at(-1), `Basic ${Buffer.from("warden:proxy pass").toString("base64")}`)
-        assert.deepStrictEqual(seen.at(-1), { url: "/items?after=3", host: `${HOST}:${port}` })
+  it.live("a request to an http host only the proxy can reach is forwarded by it, credentials sent to the proxy", () =>
+    Effect.gen(function* () {
+      const u = new URL(proxy.url)
+      u.username = "warden"
+      u.password = "proxy pass"
+      vi.stubEnv("HTTP_PROXY", u.href)
+      vi.stubEnv("NO_PROXY", undefined)
+      const answer = yield* Http.getJson("hn", Items, {
+        url: `http://${HOST}:${port}/items?after=3`,
+        timeout: "5 seconds"
       })
+      assert.deepStrictEqual(answer, { items: [1, 2] })
+      assert.strictEqual(proxy.forwarded.at(-1), `http://${HOST}:${port}/items?after=3`)
+      assert.strictEqual(proxy.authorizations.at(-1), `Basic ${Buffer.from("warden:proxy pass").toString("base64")}`)
+      assert.deepStrictEqual(seen.at(-1), { url: "/items?after=3", host: `${HOST}:${port}` })
+    })
   )
 
   it.live("NO_PROXY hosts are reached directly", () =>
     Effect.gen(function* () {
       vi.stubEnv("HTTP_PROXY", proxy.url)
       vi.stubEnv("NO_PROXY", "127.0.0.1")
-      const before = proxy.tunnels.length
+      const before = proxy.tunnels.length + proxy.forwarded.length
       const answer = yield* Http.getJson("hn", Items, { url: `http://127.0.0.1:${port}/direct`, timeout: "5 seconds" })
       assert.deepStrictEqual(answer, { items: [1, 2] })
-      assert.strictEqual(proxy.tunnels.length, before)
+      assert.strictEqual(proxy.tunnels.length + proxy.forwarded.length, before)
       assert.strictEqual(seen.at(-1)?.url, "/direct")
     })
   )
@@ -104,12 +75,12 @@ describe("Http through a proxy", () => {
       refusing.on("connect", (_req, socket) => socket.end("HTTP/1.1 403 Forbidden\r\n\r\n"))
       yield* Effect.promise(() => new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve)))
       const at = `127.0.0.1:${(refusing.address() as AddressInfo).port}`
-      vi.stubEnv("HTTP_PROXY", `http://user:sekrit@${at}`)
+      vi.stubEnv("HTTPS_PROXY", `http://user:sekrit@${at}`)
       vi.stubEnv("NO_PROXY", undefined)
-      const error = yield* Effect.flip(Http.getJson("hn", Items, { url: `http://${HOST}/x`, timeout: "5 seconds" }))
+      const error = yield* Effect.flip(Http.getJson("hn", Items, { url: `https://${HOST}/x`, timeout: "5 seconds" }))
       refusing.close()
       assert.strictEqual(error.reason, "Unavailable")
-      assert.include(error.message, `proxy http://${at}: CONNECT ${HOST}:80 refused: HTTP/1.1 403 Forbidden`)
+      assert.include(error.message, `proxy http://${at}: CONNECT ${HOST}:443 refused: 403`)
       assert.notInclude(error.message, "sekrit")
     })
   )
@@ -174,6 +145,72 @@ describe("Http to an https host through a proxy", () => {
       })
       assert.deepStrictEqual(answer, { items: [7] })
       assert.strictEqual(proxy.tunnels.at(-1), `api.warden-test.invalid:${port}`)
+    })
+  )
+})
+
+describe("NO_PROXY takes requests and tunnels the same way", () => {
+  // Every name resolves to the local server, so that a request sent direct is answered by it and one
+  // sent to the proxy is recorded there: the way undici's pool took, beside the way `Proxy.proxyFor`
+  // (the WebSocket tunnel's rule) says.
+  const direct: Array<string> = []
+  const server = createServer((req, res) => {
+    direct.push(req.headers.host ?? "")
+    res.end("ok")
+  })
+  let proxy: ConnectProxy.ConnectProxy
+  let port = 0
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    port = (server.address() as AddressInfo).port
+    proxy = await ConnectProxy.start(() => ({ host: "127.0.0.1", port }))
+  })
+  afterAll(async () => {
+    await proxy.close()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+
+  const cases: ReadonlyArray<readonly [noProxy: string, host: string]> = [
+    ["example.com", "example.com"],
+    ["example.com", "api.example.com"],
+    ["example.com", "notexample.com"],
+    [".example.com", "example.com"],
+    [".example.com", "api.example.com"],
+    ["*.example.com", "example.com"],
+    ["*.example.com", "deep.api.example.com"],
+    ["EXAMPLE.com.", "api.example.com"],
+    ["other.test *", "anything.test"],
+    ["127.0.0.1:{port}", "127.0.0.1"],
+    ["127.0.0.1:1", "127.0.0.1"],
+    ["*:{port}", "any.test"],
+    ["localhost, other.test", "other.test"],
+    ["", "example.com"]
+  ]
+
+  it.live("for each NO_PROXY entry kind, as Proxy.proxyFor says", () =>
+    Effect.gen(function* () {
+      const { Agent, EnvHttpProxyAgent, request } = yield* Effect.promise(() => import("undici"))
+      const lookup = ((_host: string, options: unknown, done: (...args: Array<unknown>) => void) =>
+        (options as { all?: boolean }).all === true
+          ? done(null, [{ address: "127.0.0.1", family: 4 }])
+          : done(null, "127.0.0.1", 4)) as unknown as LookupFunction
+      for (const [list, host] of cases) {
+        const env = { HTTP_PROXY: proxy.url, NO_PROXY: list.replace("{port}", String(port)) }
+        const url = new URL(`http://${host}:${port}/`)
+        const options = OutboundProxy.agentOptions(env)
+        const pool = options === undefined ? new Agent() : new EnvHttpProxyAgent({ ...options, connect: { lookup } })
+        const before = proxy.forwarded.length
+        yield* Effect.promise(() => request(url, { dispatcher: pool }).then((answer) => answer.body.text()))
+        yield* Effect.promise(() => pool.destroy())
+        assert.strictEqual(
+          proxy.forwarded.length > before,
+          Proxy.proxyFor(url, env) !== undefined,
+          `NO_PROXY=${env.NO_PROXY} ${host}`
+        )
+      }
+      assert.isAbove(direct.length, 0)
+      assert.isAbove(proxy.forwarded.length, 0)
     })
   )
 })

@@ -3,7 +3,7 @@
  * instance, closed with its scope. Our own service rather than `@effect/platform-node`'s, so that a
  * service importing `@warden/v1` does not install platform-node's peers (`redis`, `ws`) for an HTTP
  * pool. When `HTTP_PROXY`, `HTTPS_PROXY` (or their lower-case forms) are set, the pool goes through
- * the proxy and honours `NO_PROXY`, as curl and undici's `EnvHttpProxyAgent` do.
+ * the proxy and honours `NO_PROXY`, read by `@warden/core/proxy` as every Warden client reads them.
  *
  * undici is required when the first pool is made, not imported: it is CommonJS, about a hundred
  * modules (more than `import("@warden/v1")` loads in all), and an esbuild `--format=esm` bundle of an
@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { createRequire } from "node:module"
+import * as OutboundProxy from "@warden/core/proxy"
 import type { Agent, Dispatcher } from "undici"
 
 type Undici = typeof import("undici")
@@ -81,30 +82,19 @@ let classes: DispatcherClasses | undefined
 /** undici's dispatcher classes, loaded on first use (see the module's comment). */
 const dispatcherClasses = (): DispatcherClasses => (classes ??= loadDispatcherClasses())
 
-const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const
-
-/** Whether the environment names an HTTP(S) proxy. */
-export const proxyConfigured = (env: NodeJS.ProcessEnv = process.env): boolean =>
-  PROXY_VARIABLES.some((name) => (env[name] ?? "") !== "")
-
-/** The first of these variables that is set and not empty. */
-const firstSet = (env: NodeJS.ProcessEnv, names: ReadonlyArray<string>): string | undefined =>
-  names.map((name) => env[name]).find((value) => value !== undefined && value !== "")
+/** Whether the environment names an HTTP(S) proxy (`@warden/core/proxy`'s rules). */
+export const proxyConfigured = (env: NodeJS.ProcessEnv = process.env): boolean => OutboundProxy.configured(env)
 
 /**
  * A new pool: through the environment's proxy when one is set, direct otherwise. The proxy settings
- * are read from `env` (not left to undici, which would read `process.env`), lower-case first as curl
- * does; `HTTPS_PROXY` defaults to `HTTP_PROXY`.
+ * are read from `env` by `@warden/core/proxy` (not left to undici, which would read `process.env`),
+ * so that the connectors' clients read them the same way.
  */
 export const makeUnsafe = (options: Agent.Options = {}, env: NodeJS.ProcessEnv = process.env): Dispatcher => {
-  if (!proxyConfigured(env)) return new (dispatcherClasses().Agent)(options)
-  const httpProxy = firstSet(env, ["http_proxy", "HTTP_PROXY"])
-  return new (dispatcherClasses().EnvHttpProxyAgent())({
-    ...options,
-    httpProxy: httpProxy ?? "",
-    httpsProxy: firstSet(env, ["https_proxy", "HTTPS_PROXY"]) ?? httpProxy ?? "",
-    noProxy: firstSet(env, ["no_proxy", "NO_PROXY"]) ?? ""
-  })
+  const proxy = OutboundProxy.agentOptions(env)
+  return proxy === undefined
+    ? new (dispatcherClasses().Agent)(options)
+    : new (dispatcherClasses().EnvHttpProxyAgent())({ ...options, ...proxy })
 }
 
 /** A pool scoped to the current scope (destroyed when it closes). */

@@ -51,7 +51,7 @@ export const DEFAULT_MARGIN = 0.02
 /** @deprecated see `Adaptive`. */
 export const defaultAdaptive: Adaptive = { decrease: 0.5, recoverySeconds: 10, floor: 0.05 }
 
-/** No client-side limit. */
+/** No configured rate: each endpoint starts in slow start and learns its quota from its first 429 (`RateLimiter`). */
 export const unlimited: Options = {}
 
 /** The rate configured for an endpoint, if any. */

@@ -8,8 +8,12 @@
  *
  * It learns the organisation's quota. The spec publishes no numbers, but every 429 names the quota
  * and its value (`quotaError.violations[].quotaValue`), so:
- * - an endpoint with no configured rate starts unlimited and, at its first 429, takes the named value
- *   (less the margin) as its rate;
+ * - an endpoint with no configured rate starts in slow start (as TCP does): at most `INITIAL_WINDOW`
+ *   calls out at once, one more for each call accepted while others wait (the window doubles per round
+ *   trip), and at its first 429 it takes the named value (less the margin) as its rate. Unlimited, a
+ *   backlog of thousands went out in the first second (issue 35: ~1,000 requests, 920 answered 429,
+ *   against 80/s); the window bounds what is out when the first 429 comes back to about twice what the
+ *   server accepted in a round trip;
  * - a configured rate above a named value is lowered to it (logged once);
  * - a 429 while already at or under the named value means the quota is shared (another process, another
  *   runner): the rate is cut multiplicatively;
@@ -20,6 +24,11 @@
  *   level refused is refused again while the other client still sends); and in
  *   small steps above the highest value that held (+5% every 15 s, spaced out to 2 minutes while
  *   they are refused), so a quota that was lowered for a while, or raised, is found without a restart.
+ *
+ * Every call that goes takes a `Ticket`: when it went and the rate's epoch then. The epoch moves when
+ * the rate is learnt or cut, so a 429 for a call sent before (it was sent at the old rate, or while
+ * the server's bucket was still empty from it) counts but cuts nothing: the change already answered
+ * it. Without that, a backlog's refusals in flight at the first 429 cut the rate again and again.
  *
  * A learnt rate is enforced with a bucket of at least two tokens. A bucket of one loses, for good, every
  * millisecond the limiter's timer wakes late: on a loaded event loop that was 0.1-0.4 s per second, and
@@ -84,10 +93,15 @@ const CLIMB_INTERVAL_MAX_MS = 120_000
  * going while it is out, the spare token absorbs what the server threw away meanwhile.
  */
 const LEARNT_BURST = 2
-/** Answers kept to read the server's burst from (the first calls sent while unlimited). */
+/** Answers kept to read the server's burst from (the first calls accepted in slow start). */
 const EVIDENCE_MAX = 64
 /** Refill starts once a burst's requests are answered, or after this long without that. */
 const ANCHOR_TIMEOUT_MS = 2_000
+/**
+ * Calls out at once when an endpoint starts with its quota unknown (slow start); each call accepted
+ * while others wait for the window widens it by one.
+ */
+const INITIAL_WINDOW = 4
 /** Rates (after the margin) never go below this many requests per second. */
 const MIN_RATE = 0.2
 /** The window for `recent429s`. */
@@ -104,10 +118,12 @@ interface Bucket {
    * comment), at least `LEARNT_BURST + 1` (assumed).
    */
   serverBurst: number
-  /** Calls sent while unlimited and accepted: `[sent, answered]` (epoch ms), the first `EVIDENCE_MAX`. */
+  /** Calls sent in slow start and accepted: `[sent, answered]` (Clock ms), the first `EVIDENCE_MAX`. */
   readonly accepted: Array<readonly [number, number]>
-  /** When the first 429 made the endpoint limited (calls sent before still count as evidence). */
-  limitedAt: number
+  /** Slow start: calls that may be out at once while no rate is known. */
+  window: number
+  /** Moves when the rate is learnt or cut: a 429 for a call sent under an older epoch cuts nothing. */
+  epoch: number
   /** The quota value the server named last. */
   learnt: number | undefined
   /** The quota the limiter aims at (before the margin); `Infinity` when none is known. */
@@ -133,9 +149,9 @@ interface Bucket {
    */
   anchored: boolean
   pausedSince: number
-  /** Requests that went out through the bucket and are not answered yet. */
+  /** Requests that went out (with a ticket) and are not answered yet. */
   pending: number
-  /** When the rate last changed: a 429 for a request sent before then says nothing new. */
+  /** When the rate last changed (up or down): a 429 at the named value this soon after is no conclusion. */
   changedAt: number
   /** The probe in progress: back to the ceiling, a step after a "shared" cut, or a climb above the ceiling. */
   probe: "none" | "back" | "step" | "climb"
@@ -162,7 +178,7 @@ export interface Status {
   readonly configuredRate: number | undefined
   /** The quota value the server named in its last 429, if any. */
   readonly learntRate: number | undefined
-  /** The rate enforced now (after the margin); `undefined` when unlimited. */
+  /** The rate enforced now (after the margin); `undefined` while no rate is known (slow start). */
   readonly currentRate: number | undefined
   /** Tokens available now. */
   readonly tokens: number
@@ -170,35 +186,49 @@ export interface Status {
   readonly burst: number
   /** 429s answered in the last minute. */
   readonly recent429s: number
+  /** While no rate is known (slow start): how many calls may be out at once; `undefined` once paced. */
+  readonly window: number | undefined
+}
+
+/**
+ * One call let go by the limiter. Give it back to `settle` once its answer is in (or none will come),
+ * and to `penalize` if that answer was a 429.
+ */
+export interface Ticket {
+  readonly endpoint: EndpointName
+  /** When it went (Clock ms). */
+  readonly sentAt: number
+  /** How long it waited for the limiter (ms). */
+  readonly waited: number
+  /** The rate's epoch when it went (see the module comment). */
+  readonly epoch: number
+  /** Whether a rate paced it (else it went in slow start's window). */
+  readonly paced: boolean
+  /** Set by the first `settle`: a ticket is settled once. */
+  settled: boolean
 }
 
 /** Shape of the limiter. */
 export interface Shape {
-  /** Waits until a call to `endpoint` may go; returns how long it waited (ms). */
-  readonly acquire: (endpoint: EndpointName) => Effect.Effect<number>
+  /** Waits until a call to `endpoint` may go (a token of its rate, or room in slow start's window). */
+  readonly acquire: (endpoint: EndpointName) => Effect.Effect<Ticket>
   /**
-   * Learns from a 429 that named `violations`, for a request sent at `sentAt` (epoch ms; a 429 for a
-   * request sent before the rate last changed only counts).
+   * A ticket without waiting, or `undefined`: only in slow start with room and nobody waiting (a paced
+   * endpoint, or a full window, goes through `acquire`). `now` is the Clock's time.
    */
-  readonly penalize: (
-    endpoint: EndpointName,
-    violations: ReadonlyArray<QuotaViolation>,
-    sentAt?: number
-  ) => Effect.Effect<void>
+  readonly tryAcquireUnsafe: (endpoint: EndpointName, now: number) => Ticket | undefined
   /**
-   * An attempt that `acquire` let go got its answer, or gave up: the server has counted it. Call it
-   * exactly once per `acquire` (the transport does, in a finalizer).
+   * The call of `ticket` got its answer (`accepted`: a 2xx), or gave up: the server has counted it.
+   * Once per ticket (later calls do nothing); `now` is the Clock's time.
    */
-  readonly settle: (endpoint: EndpointName) => Effect.Effect<void>
-  /** Whether calls to `endpoint` wait for the limiter now (a configured or learnt rate). */
-  readonly isLimitedUnsafe: (endpoint: EndpointName) => boolean
-  /** Counts a call that went out without waiting for the limiter (an unlimited endpoint). */
-  readonly noteSendUnsafe: (endpoint: EndpointName, now: number) => void
+  readonly settleUnsafe: (ticket: Ticket, accepted: boolean, now: number) => void
+  /** `settleUnsafe` at the Clock's time. */
+  readonly settle: (ticket: Ticket, accepted: boolean) => Effect.Effect<void>
   /**
-   * Such a call (sent at `sentAt`, epoch ms) was accepted: what the server's burst is read from (see
-   * the module comment).
+   * Learns from a 429 that named `violations`, for the call of `ticket` (one sent before the rate was
+   * last learnt or cut only counts).
    */
-  readonly noteAcceptedUnsafe: (endpoint: EndpointName, sentAt: number, now: number) => void
+  readonly penalize: (ticket: Ticket, violations: ReadonlyArray<QuotaViolation>) => Effect.Effect<void>
   /** The current state of an endpoint's bucket (`undefined` for one never used nor configured). */
   readonly status: (endpoint: EndpointName) => Effect.Effect<Status | undefined>
   /** Every endpoint used or configured. */
@@ -233,7 +263,8 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
               ? Math.max(1, Math.floor(configured.burst ?? configured.requestsPerSecond))
               : LEARNT_BURST + 1,
           accepted: [],
-          limitedAt: Number.isFinite(limit) ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+          window: INITIAL_WINDOW,
+          epoch: 0,
           learnt: undefined,
           limit,
           ceiling: Number.isFinite(limit) ? limit : undefined,
@@ -322,7 +353,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           : Math.min(b.configuredBurst, LEARNT_BURST)
 
     /**
-     * Reads the server's burst from the calls accepted while unlimited (see the module comment), once
+     * Reads the server's burst from the calls accepted in slow start (see the module comment), once
      * the quota is known, and sizes the bucket by it.
      */
     const learnBurst = (b: Bucket) => {
@@ -349,6 +380,8 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
     /** Applies a new `limit`: the enforced rate, the bucket size, waiters re-reserve. */
     const setLimit = (b: Bucket, limit: number, now: number): Effect.Effect<void> => {
       refill(b, now)
+      // learnt or cut: 429s for calls sent before say nothing new (a probe up keeps the epoch)
+      if (limit < b.limit) b.epoch++
       b.limit = limit
       b.rate = enforced(limit, margin)
       b.burst = burstFor(b, limit)
@@ -426,6 +459,27 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       return true
     }
 
+    const ticketAt = (b: Bucket, now: number, start: number, paced: boolean): Ticket => ({
+      endpoint: b.endpoint,
+      sentAt: now,
+      waited: now - start,
+      epoch: b.epoch,
+      paced,
+      settled: false
+    })
+
+    /** A ticket if the call may go now: room in slow start's window, or a token of the rate. */
+    const take = (b: Bucket, now: number, start: number): Ticket | undefined => {
+      if (!Number.isFinite(b.rate)) {
+        if (b.pending >= b.window) return undefined
+        // what a 429 naming no value is judged against
+        countSend(b, now)
+        b.pending++
+        return ticketAt(b, now, start, false)
+      }
+      return tryTake(b, now) ? ticketAt(b, now, start, true) : undefined
+    }
+
     /** Leaves the queue (done or interrupted); a head that leaves hands on to the next. */
     const leave = (b: Bucket, me: Deferred.Deferred<void>) =>
       Effect.sync(() => {
@@ -435,51 +489,64 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         if (index === 0 && b.queue.length > 0) Deferred.doneUnsafe(b.queue[0]!, Effect.void)
       })
 
-    /** As the head: waits until a token can be taken now. */
-    const takeAsHead = (b: Bucket): Effect.Effect<void> =>
+    /**
+     * As the head: waits until a ticket can be taken now. Only the waits are interruptible (`restore`):
+     * a ticket taken is always handed back, never lost to an interruption on its way out.
+     */
+    const takeAsHead = (
+      b: Bucket,
+      start: number,
+      restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    ): Effect.Effect<Ticket> =>
       Effect.gen(function* () {
         for (;;) {
           const now = yield* Clock.currentTimeMillis
-          if (!Number.isFinite(b.rate) || tryTake(b, now)) return
+          const ticket = take(b, now, start)
+          if (ticket !== undefined) return ticket
+          if (!Number.isFinite(b.rate)) {
+            // slow start: an answer (settle) or a learnt rate (setLimit) pokes
+            yield* restore(Deferred.await(b.poke))
+            continue
+          }
           yield* maybeProbe(b, now)
           const wait = b.anchored
             ? Math.max(1, Math.ceil(((1 - b.tokens) / b.rate) * 1000))
             : // no refill yet: wait for the burst's answers (or the anchor timeout)
               Math.max(1, ANCHOR_TIMEOUT_MS - (now - b.pausedSince))
-          yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Deferred.await(b.poke))
+          yield* restore(Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Deferred.await(b.poke)))
         }
       })
 
-    const acquire = (endpoint: EndpointName): Effect.Effect<number> =>
-      Effect.gen(function* () {
-        const start = yield* Clock.currentTimeMillis
-        const b = bucket(endpoint, start)
-        if (!Number.isFinite(b.rate)) {
-          // what a 429 naming no value is judged against; a limited endpoint has its rate for that
-          countSend(b, start)
-          return 0
-        }
-        if (b.queue.length === 0 && tryTake(b, start)) return 0
-        const me = Deferred.makeUnsafe<void>()
-        b.queue.push(me)
-        yield* Effect.gen(function* () {
-          if (b.queue[0] !== me) yield* Deferred.await(me)
-          yield* takeAsHead(b)
-        }).pipe(Effect.ensuring(leave(b, me)))
-        return (yield* Clock.currentTimeMillis) - start
-      })
+    const acquire = (endpoint: EndpointName): Effect.Effect<Ticket> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const start = yield* Clock.currentTimeMillis
+          const b = bucket(endpoint, start)
+          if (b.queue.length === 0) {
+            const ticket = take(b, start, start)
+            if (ticket !== undefined) return ticket
+          }
+          const me = Deferred.makeUnsafe<void>()
+          b.queue.push(me)
+          return yield* Effect.gen(function* () {
+            if (b.queue[0] !== me) yield* restore(Deferred.await(me))
+            return yield* takeAsHead(b, start, restore)
+          }).pipe(Effect.ensuring(leave(b, me)))
+        })
+      )
 
-    const penalize = (
-      endpoint: EndpointName,
-      violations: ReadonlyArray<QuotaViolation>,
-      sentAt?: number
-    ): Effect.Effect<void> =>
+    const tryAcquireUnsafe = (endpoint: EndpointName, now: number): Ticket | undefined => {
+      const b = bucket(endpoint, now)
+      return Number.isFinite(b.rate) || b.queue.length > 0 ? undefined : take(b, now, now)
+    }
+
+    const penalize = (ticket: Ticket, violations: ReadonlyArray<QuotaViolation>): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const b = bucket(endpoint, now)
+        const b = bucket(ticket.endpoint, now)
         b.recent429.push(now)
         recent429s(b, now)
-        // sent before the last change: that change already answered this refusal
-        if (sentAt !== undefined && sentAt < b.changedAt) return Effect.void
+        // sent before the rate was last learnt or cut: that change already answered this refusal
+        if (ticket.epoch < b.epoch) return Effect.void
         const named = violations
           .filter((v) => v.quotaName.endsWith(PER_SECOND))
           .map((v) => Number(v.quotaValue))
@@ -488,9 +555,8 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         let limit: number
         if (quota !== undefined) {
           b.learnt = quota
-          if (!Number.isFinite(b.limit)) b.limitedAt = Math.min(b.limitedAt, now)
           learnBurst(b)
-          if (b.limit <= quota && sentAt !== undefined && sentAt < b.changedAt + SETTLE_MS) {
+          if (b.limit <= quota && ticket.sentAt < b.changedAt + SETTLE_MS) {
             // already at the named value, and the server's bucket is still draining what came before
             return Effect.void
           }
@@ -527,7 +593,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         const warn =
           lowered && !b.warnedConfigured
             ? Effect.logWarning(
-                `quota for ${violations.find((v) => Number(v.quotaValue) === quota)?.quotaName ?? endpoint} is ` +
+                `quota for ${violations.find((v) => Number(v.quotaValue) === quota)?.quotaName ?? ticket.endpoint} is ` +
                   `${quota}/s, configured ${b.configured}/s: using ${quota}/s`
               )
             : Effect.void
@@ -535,30 +601,27 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         return Effect.andThen(setLimit(b, limit, now), warn)
       })
 
-    const settle = (endpoint: EndpointName): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.sync(() => {
-          const b = buckets.get(endpoint)
-          if (b === undefined) return
-          b.pending = Math.max(0, b.pending - 1)
-          if (!b.anchored && b.pending === 0) anchor(b, now)
-        })
-      )
-
-    const isLimitedUnsafe = (endpoint: EndpointName): boolean => {
-      const b = buckets.get(endpoint)
-      if (b !== undefined) return Number.isFinite(b.rate)
-      return QuotaPolicy.effectiveRate(options, endpoint) !== undefined
+    const settleUnsafe = (ticket: Ticket, accepted: boolean, now: number): void => {
+      if (ticket.settled) return
+      ticket.settled = true
+      const b = buckets.get(ticket.endpoint)
+      if (b === undefined) return
+      b.pending = Math.max(0, b.pending - 1)
+      if (!ticket.paced && accepted) {
+        // what the server's burst is read from once a 429 names the quota (see the module comment)
+        if (b.accepted.length < EVIDENCE_MAX) {
+          b.accepted.push([ticket.sentAt, now])
+          learnBurst(b)
+        }
+        // slow start: one more out at once for each call accepted while others wait
+        if (!Number.isFinite(b.rate) && b.queue.length > 0) b.window++
+      }
+      if (!Number.isFinite(b.rate)) pokeHead(b)
+      else if (!b.anchored && b.pending === 0) anchor(b, now)
     }
 
-    const noteSendUnsafe = (endpoint: EndpointName, now: number): void => countSend(bucket(endpoint, now), now)
-
-    const noteAcceptedUnsafe = (endpoint: EndpointName, sentAt: number, now: number): void => {
-      const b = buckets.get(endpoint)
-      if (b === undefined || sentAt >= b.limitedAt || b.accepted.length >= EVIDENCE_MAX) return
-      b.accepted.push([sentAt, now])
-      learnBurst(b)
-    }
+    const settle = (ticket: Ticket, accepted: boolean): Effect.Effect<void> =>
+      Effect.map(Clock.currentTimeMillis, (now) => settleUnsafe(ticket, accepted, now))
 
     const statusOf = (b: Bucket, now: number): Status => {
       refill(b, now)
@@ -569,7 +632,8 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         currentRate: Number.isFinite(b.rate) ? b.rate : undefined,
         tokens: b.tokens,
         burst: b.burst,
-        recent429s: recent429s(b, now)
+        recent429s: recent429s(b, now),
+        window: Number.isFinite(b.rate) ? undefined : b.window
       }
     }
     const status = (endpoint: EndpointName): Effect.Effect<Status | undefined> =>
@@ -581,7 +645,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       for (const endpoint of QuotaPolicy.configuredEndpoints(options)) bucket(endpoint, now)
       return [...buckets.values()].map((b) => statusOf(b, now))
     })
-    return { acquire, penalize, settle, isLimitedUnsafe, noteSendUnsafe, noteAcceptedUnsafe, status, statusAll }
+    return { acquire, tryAcquireUnsafe, settleUnsafe, settle, penalize, status, statusAll }
   })
 
 /** The process-wide rate limiter service. */

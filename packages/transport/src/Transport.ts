@@ -17,6 +17,7 @@ import {
   type ResponseDecodeError,
   TransportError
 } from "@warden/core/client"
+import * as Clock from "effect/Clock"
 import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -29,7 +30,7 @@ import { CallOptions } from "./CallOptions.ts"
 import { ApiConfig, type ApiConfigError, type Input, type Overrides } from "./ApiConfig.ts"
 import { HttpDispatcher } from "./HttpDispatcher.ts"
 import { fromCause } from "./internal/errors.ts"
-import { RateLimiter } from "./RateLimiter.ts"
+import { RateLimiter, type Ticket } from "./RateLimiter.ts"
 import { BASE_URL_ENV, type Region } from "./Region.ts"
 import * as RegionPolicy from "./RegionPolicy.ts"
 import * as RetryPolicy from "./RetryPolicy.ts"
@@ -95,6 +96,11 @@ const targetAt = (
 
 const LEGACY_PLAN: ReadonlyArray<"legacy"> = ["legacy"]
 
+/** Where an attempt's limiter ticket is kept: given to it, or taken by it as it goes (`attemptOnce`). */
+interface TicketSlot {
+  ticket: Ticket | undefined
+}
+
 /** Builds the transport on an undici `Dispatcher` (`HttpDispatcher`, shareable with other clients). */
 export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDispatcher> = Effect.gen(function* () {
   const config = yield* ApiConfig
@@ -151,16 +157,31 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
    * interrupting the fiber aborts the request through the dispatch controller. Nothing per call but
    * the request itself: no timer, abort controller or stream. The attempt's metrics are recorded
    * here, synchronously. A 2xx answer succeeds; any other is decoded as the API error it is.
+   *
+   * The limiter's ticket (`slot.ticket`) is settled here, synchronously, when the answer ends, fails
+   * or the attempt is interrupted (once: `settleUnsafe` ignores a second time). With none in the slot,
+   * one is taken (and put there) as the request goes, if the limiter lets it go without waiting; if
+   * not, nothing is sent and the answer is `undefined` (the fast path then takes the general one).
+   * Taking it here, in the same synchronous step as the dispatch, leaves no point where an
+   * interruption could lose it.
    */
   const attemptOnce = (
     request: Request,
     target: Target,
     headers: Record<string, string>,
-    context: Context.Context<never>
-  ): Effect.Effect<{ status: number; body: string }, Failure> =>
-    Effect.callback<{ status: number; body: string }, Failure>((resume) => {
+    context: Context.Context<never>,
+    slot: TicketSlot
+  ): Effect.Effect<{ status: number; body: string } | undefined, Failure> =>
+    Effect.callback((resume) => {
+      const clock = Context.get(context, Clock.Clock)
+      const ticket = slot.ticket ?? limiter.tryAcquireUnsafe(request.endpoint, clock.currentTimeMillisUnsafe())
+      if (ticket === undefined) {
+        resume(Effect.succeed(undefined))
+        return
+      }
+      slot.ticket = ticket
       const label = endpointLabel(request.endpoint)
-      const start = performance.now()
+      const start = clock.monotonicTimeNanosUnsafe()
       let controller: Dispatcher.DispatchController | undefined
       let status = 0
       const chunks: Array<Buffer> = []
@@ -170,7 +191,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
           request.endpoint,
           target.region,
           outcome,
-          (performance.now() - start) / 1000
+          Number(clock.monotonicTimeNanosUnsafe() - start) / 1e9
         )
       dispatcher.dispatch(
         {
@@ -194,20 +215,23 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
           },
           onResponseEnd: () => {
             record(String(status))
+            const accepted = status >= 200 && status < 300
+            // the answer tells the limiter the server has counted the request (see RateLimiter)
+            limiter.settleUnsafe(ticket, accepted, clock.currentTimeMillisUnsafe())
             const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8")
-            resume(
-              status >= 200 && status < 300
-                ? Effect.succeed({ status, body })
-                : Effect.fail(decodeApiError(label, status, body))
-            )
+            resume(accepted ? Effect.succeed({ status, body }) : Effect.fail(decodeApiError(label, status, body)))
           },
           onResponseError: (_, error) => {
             record("none")
+            limiter.settleUnsafe(ticket, false, clock.currentTimeMillisUnsafe())
             resume(Effect.fail(fromCause(label, error, timeoutMillis)))
           }
         }
       )
-      return Effect.sync(() => controller?.abort(new Error("interrupted")))
+      return Effect.sync(() => {
+        controller?.abort(new Error("interrupted"))
+        limiter.settleUnsafe(ticket, false, clock.currentTimeMillisUnsafe())
+      })
     })
 
   /** The call's `stop` (CallOptions) is done: it starts no new attempt. */
@@ -227,10 +251,13 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
     )
   }
 
-  /** The general path: limiter, retries, failover. `first` is an attempt the fast path already made. */
+  /**
+   * The general path: limiter, retries, failover. `first` is what the fast path already did: an
+   * attempt that failed (with its ticket), or none (the limiter had no room for it without waiting).
+   */
   const sendGeneral = Effect.fnUntraced(function* (
     request: Request,
-    first?: { readonly requestId: string; readonly failure: Failure; readonly sentAt: number }
+    first?: { readonly requestId: string; readonly failure?: Failure; readonly ticket?: Ticket | undefined }
   ) {
     const context = yield* Effect.context<never>()
     const options = Context.get(context, CallOptions)
@@ -240,7 +267,7 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
     let pending = first?.failure
     const plan: ReadonlyArray<Region | "legacy"> =
       request.endpoint === "legacyAnalyze" ? LEGACY_PLAN : (pinnedPlan ?? (yield* regions.plan))
-    let sentAt = first?.sentAt ?? 0
+    let ticket = first?.ticket
     let attempts = 0
     let failure: Failure | undefined
     for (let i = 0; i < plan.length; i++) {
@@ -251,31 +278,30 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
         break
       }
       const headers = { ...target.success.headers, "x-request-id": requestId }
-      const started = Date.now()
+      const started = yield* Clock.currentTimeMillis
       for (let attempt = 1; ; attempt++) {
         attempts++
-        let result: Result.Result<{ status: number; body: string }, Failure>
+        let result: Result.Result<{ status: number; body: string } | undefined, Failure>
         if (pending === undefined) {
-          // limited now: a configured rate, or one learnt from an earlier 429
-          const limited = limiter.isLimitedUnsafe(request.endpoint)
-          if (limited) {
-            const waited = yield* untilStopped(options.stop, limiter.acquire(request.endpoint))
-            Telemetry.recordLimiterWaitUnsafe(context, request.endpoint, waited)
-          } else if (isStopped(options.stop)) {
-            return yield* Effect.interrupt
-          }
-          sentAt = Date.now()
-          if (!limited) limiter.noteSendUnsafe(request.endpoint, sentAt)
-          const attempt = attemptOnce(request, target.success, headers, context)
-          // the answer tells the limiter the server has seen the request (see RateLimiter: anchoring)
-          result = yield* Effect.result(limited ? Effect.ensuring(attempt, limiter.settle(request.endpoint)) : attempt)
-          // what an unlimited endpoint's burst is read from once a 429 names its quota (see RateLimiter)
-          if (!limited && Result.isSuccess(result)) limiter.noteAcceptedUnsafe(request.endpoint, sentAt, Date.now())
+          if (isStopped(options.stop)) return yield* Effect.interrupt
+          const slot: TicketSlot = { ticket: undefined }
+          // only the limiter's wait and the attempt are interruptible: a ticket taken is always settled
+          result = yield* Effect.uninterruptibleMask((restore) =>
+            Effect.flatMap(restore(untilStopped(options.stop, limiter.acquire(request.endpoint))), (taken) => {
+              slot.ticket = taken
+              Telemetry.recordLimiterWaitUnsafe(context, request.endpoint, taken.waited)
+              return Effect.ensuring(
+                Effect.result(restore(attemptOnce(request, target.success, headers, context, slot))),
+                limiter.settle(taken, false)
+              )
+            })
+          )
+          ticket = slot.ticket
         } else {
           result = Result.fail(pending)
           pending = undefined
         }
-        if (Result.isSuccess(result)) {
+        if (Result.isSuccess(result) && result.success !== undefined) {
           yield* Effect.annotateCurrentSpan({
             "warden.endpoint": request.endpoint,
             "warden.request_id": requestId,
@@ -285,19 +311,23 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
           })
           return { ...result.success, region, attempts, requestId } satisfies Response
         }
-        const error = result.failure
+        // (an attempt given its ticket always sends: `undefined` is only the fast path's "no room")
+        const error = Result.isFailure(result) ? result.failure : undefined
+        if (error === undefined) continue
         failure = error
         // learnt even when no rate is configured: the 429 names the quota
-        if (error._tag === "QuotaError") yield* limiter.penalize(request.endpoint, error.violations, sentAt)
+        if (error._tag === "QuotaError" && ticket !== undefined) yield* limiter.penalize(ticket, error.violations)
         if (!RetryPolicy.isRetryable(error)) break
         const delay = RetryPolicy.delayMillis(retry, attempt)
-        if (!RetryPolicy.mayRetry(retry, attempt, Date.now() - started, delay)) break
+        const now = yield* Clock.currentTimeMillis
+        if (!RetryPolicy.mayRetry(retry, attempt, now - started, delay)) break
         const reason = error._tag === "TransportError" ? error.reason : error.error.code
         Telemetry.recordRetryUnsafe(context, request.endpoint, reason)
+        const at = yield* Clock.currentTimeNanos
         yield* Effect.currentSpan.pipe(
           Effect.tap((span) =>
             Effect.sync(() =>
-              span.event("retry", BigInt(Date.now()) * 1_000_000n, {
+              span.event("retry", at, {
                 "warden.attempt": attempts,
                 "warden.region": region,
                 "warden.retry.reason": reason,
@@ -329,13 +359,15 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
   })
 
   /**
-   * The common case in as few steps as possible: a pinned region, no client-side limit, and a first
-   * attempt that succeeds. Anything else continues on the general path from where it stands.
+   * The common case in as few steps as possible: a pinned region, and an endpoint in slow start with
+   * room in its window (no rate to wait for: `RateLimiter.tryAcquireUnsafe`), and a first attempt that
+   * succeeds. Anything else continues on the general path from where it stands. Whether the limiter
+   * lets the call go is decided when the effect runs (as the request goes), never when it is built:
+   * an effect built before a 429 taught the limiter the quota and run (or run again, as the daemon
+   * does with a refused item) after it waits for the limiter like any other.
    */
   const sendUntraced = (request: Request): Effect.Effect<Response, Failure> => {
-    if (pinnedPlan === undefined || request.endpoint === "legacyAnalyze" || limiter.isLimitedUnsafe(request.endpoint)) {
-      return sendGeneral(request)
-    }
+    if (pinnedPlan === undefined || request.endpoint === "legacyAnalyze") return sendGeneral(request)
     const region = pinnedPlan[0]!
     const target = targetOf(request.endpoint, region)
     if (Result.isFailure(target)) return sendGeneral(request)
@@ -345,23 +377,22 @@ export const make: Effect.Effect<Shape, never, ApiConfig | RateLimiter | HttpDis
       if (isStopped(options.stop)) return Effect.interrupt
       const requestId = options.requestId ?? crypto.randomUUID()
       const headers = { ...target.success.headers, "x-request-id": requestId }
-      const sentAt = Date.now()
-      limiter.noteSendUnsafe(request.endpoint, sentAt)
-      return Effect.matchEffect(attemptOnce(request, target.success, headers, fiber.context), {
-        onSuccess: (answer) => {
-          limiter.noteAcceptedUnsafe(request.endpoint, sentAt, Date.now())
-          return Effect.as(
-            Effect.annotateCurrentSpan({
-              "warden.endpoint": request.endpoint,
-              "warden.request_id": requestId,
-              "warden.region": region,
-              "warden.attempts": 1,
-              "http.response.status_code": answer.status
-            }),
-            { ...answer, region, attempts: 1, requestId } satisfies Response
-          )
-        },
-        onFailure: (failure) => sendGeneral(request, { requestId, failure, sentAt })
+      const slot: TicketSlot = { ticket: undefined }
+      return Effect.matchEffect(attemptOnce(request, target.success, headers, fiber.context, slot), {
+        onSuccess: (answer) =>
+          answer === undefined
+            ? sendGeneral(request, { requestId })
+            : Effect.as(
+                Effect.annotateCurrentSpan({
+                  "warden.endpoint": request.endpoint,
+                  "warden.request_id": requestId,
+                  "warden.region": region,
+                  "warden.attempts": 1,
+                  "http.response.status_code": answer.status
+                }),
+                { ...answer, region, attempts: 1, requestId } satisfies Response
+              ),
+        onFailure: (failure) => sendGeneral(request, { requestId, failure, ticket: slot.ticket })
       })
     })
   }

@@ -17,25 +17,51 @@ const named = (quotaValue: number): ReadonlyArray<QuotaViolation> => [{ quotaNam
 const limiterAt = (requestsPerSecond: number, burst: number) =>
   RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond, burst } }, margin: 0 })
 
+/**
+ * Calls to `analyzeText` as the transport makes them: `acquire` takes a ticket (returns its wait, ms)
+ * and keeps it; `settle` answers the oldest call out (accepted).
+ */
+const callsOf = (limiter: RateLimiter.Shape) => {
+  const out: Array<RateLimiter.Ticket> = []
+  return {
+    out,
+    acquire: Effect.map(limiter.acquire("analyzeText"), (ticket) => {
+      out.push(ticket)
+      return ticket.waited
+    }),
+    settle: Effect.suspend(() => limiter.settle(out.shift()!, true))
+  }
+}
+type Calls = ReturnType<typeof callsOf>
+
 /** `n` calls go out one after the other, and all are answered (the bucket's refill is anchored). */
-const sendAndAnswer = (limiter: RateLimiter.Shape, n: number) =>
+const sendAndAnswer = (calls: Calls, n: number) =>
   Effect.gen(function* () {
-    for (let i = 0; i < n; i++) yield* limiter.acquire("analyzeText")
-    for (let i = 0; i < n; i++) yield* limiter.settle("analyzeText")
+    for (let i = 0; i < n; i++) yield* calls.acquire
+    for (let i = 0; i < n; i++) yield* calls.settle
   })
 
 /** Starts `n` callers at once; `went` receives each one's wait (ms) as it goes. */
-const startCallers = (limiter: RateLimiter.Shape, n: number) =>
+const startCallers = (calls: Calls, n: number) =>
   Effect.gen(function* () {
     const went: Array<number> = []
     const fiber = yield* Effect.forkChild(
       Effect.forEach(
         Array.from({ length: n }),
-        () => Effect.tap(limiter.acquire("analyzeText"), (waited) => Effect.sync(() => went.push(waited))),
+        () => Effect.tap(calls.acquire, (waited) => Effect.sync(() => went.push(waited))),
         { concurrency: "unbounded" }
       )
     )
     return { went, fiber }
+  })
+
+/** A ticket for `analyzeText`, the clock moved on 1 ms at a time until the limiter lets it go. */
+const ticketOf = (limiter: RateLimiter.Shape) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.forkChild(limiter.acquire("analyzeText"))
+    yield* Effect.yieldNow
+    while (fiber.pollUnsafe() === undefined) yield* TestClock.adjust(Duration.millis(1))
+    return yield* Fiber.join(fiber)
   })
 
 /** `inner` with timers that fire after `delay(ms asked)` ms instead: a busy event loop. */
@@ -59,32 +85,33 @@ describe("RateLimiter: pacing (TestClock)", () => {
   it.effect("the burst goes at once, then one call per 1/rate once the burst's answers are in", () =>
     Effect.gen(function* () {
       const limiter = yield* limiterAt(10, 3)
-      for (let i = 0; i < 3; i++) assert.strictEqual(yield* limiter.acquire("analyzeText"), 0)
-      for (let i = 0; i < 3; i++) yield* limiter.settle("analyzeText")
-      const fiber = yield* Effect.forkChild(limiter.acquire("analyzeText"))
+      const calls = callsOf(limiter)
+      for (let i = 0; i < 3; i++) assert.strictEqual(yield* calls.acquire, 0)
+      for (let i = 0; i < 3; i++) yield* calls.settle
+      const fiber = yield* Effect.forkChild(calls.acquire)
       yield* TestClock.adjust(Duration.millis(99))
       assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust(Duration.millis(1))
       assert.strictEqual(yield* Fiber.join(fiber), 100)
-      // an endpoint without a rate is not limited
-      assert.isFalse(limiter.isLimitedUnsafe("feedbackText"))
-      assert.strictEqual(yield* limiter.acquire("feedbackText"), 0)
+      // an endpoint without a rate is not paced (it starts in slow start: a window, no rate)
+      assert.strictEqual((yield* limiter.acquire("feedbackText")).waited, 0)
+      assert.strictEqual((yield* limiter.status("feedbackText"))?.currentRate, undefined)
     })
   )
 
   it.effect("refill is credited once the burst's requests are answered, not from the first reservation", () =>
     Effect.gen(function* () {
       // the server counts our requests when they reach it: here over 80 ms
-      const limiter = yield* limiterAt(20, 5)
-      for (let i = 0; i < 5; i++) yield* limiter.acquire("analyzeText")
-      const sixth = yield* Effect.forkChild(limiter.acquire("analyzeText"))
+      const calls = callsOf(yield* limiterAt(20, 5))
+      for (let i = 0; i < 5; i++) yield* calls.acquire
+      const sixth = yield* Effect.forkChild(calls.acquire)
       for (let i = 0; i < 4; i++) {
         yield* TestClock.adjust(Duration.millis(20))
-        yield* limiter.settle("analyzeText")
+        yield* calls.settle
       }
       // four of five answered: the sixth still waits (a reservation-time bucket let it go at 50 ms)
       assert.isUndefined(sixth.pollUnsafe())
-      yield* limiter.settle("analyzeText")
+      yield* calls.settle
       yield* TestClock.adjust(Duration.millis(49))
       assert.isUndefined(sixth.pollUnsafe())
       yield* TestClock.adjust(Duration.millis(1))
@@ -94,10 +121,10 @@ describe("RateLimiter: pacing (TestClock)", () => {
 
   it.effect("a burst with no answer at all is anchored after 2 s, so waiters never hang", () =>
     Effect.gen(function* () {
-      const limiter = yield* limiterAt(10, 2)
-      yield* limiter.acquire("analyzeText")
-      yield* limiter.acquire("analyzeText")
-      const third = yield* Effect.forkChild(limiter.acquire("analyzeText"))
+      const calls = callsOf(yield* limiterAt(10, 2))
+      yield* calls.acquire
+      yield* calls.acquire
+      const third = yield* Effect.forkChild(calls.acquire)
       yield* TestClock.adjust(Duration.millis(1_900))
       assert.isUndefined(third.pollUnsafe())
       yield* TestClock.adjust(Duration.millis(200))
@@ -119,10 +146,10 @@ describe("RateLimiter: pacing (TestClock)", () => {
         })
         const sent: Array<number> = []
         const caller = Effect.gen(function* () {
-          yield* limiter.acquire("analyzeText")
+          const ticket = yield* limiter.acquire("analyzeText")
           const at = yield* Clock.currentTimeMillis
           sent.push(at)
-          yield* limiter.settle("analyzeText")
+          yield* limiter.settle(ticket, true)
         }).pipe(Effect.provideService(Clock.Clock, coarse))
         const callers = yield* Effect.forkChild(
           Effect.forEach(Array.from({ length: 24 }), () => caller, { concurrency: "unbounded" })
@@ -139,22 +166,22 @@ describe("RateLimiter: pacing (TestClock)", () => {
 
   it.effect("calls still unanswered when a burst starts take tokens from it (they may arrive with it)", () =>
     Effect.gen(function* () {
-      const limiter = yield* limiterAt(20, 4)
-      yield* sendAndAnswer(limiter, 4)
+      const calls = callsOf(yield* limiterAt(20, 4))
+      yield* sendAndAnswer(calls, 4)
       // two calls go out and stay unanswered (the server is stalled)
       yield* TestClock.adjust(Duration.millis(100))
-      yield* limiter.acquire("analyzeText")
-      yield* limiter.acquire("analyzeText")
+      yield* calls.acquire
+      yield* calls.acquire
       // long enough for the bucket to be full again
       yield* TestClock.adjust(Duration.millis(500))
-      const { went, fiber: callers } = yield* startCallers(limiter, 4)
+      const { went, fiber: callers } = yield* startCallers(calls, 4)
       yield* TestClock.adjust(Duration.millis(1))
       // a bucket of four, less the second unanswered call: three go; the server sees at most five at once
       assert.deepStrictEqual(went, [0, 0, 0])
       yield* TestClock.adjust(Duration.millis(500))
       assert.strictEqual(went.length, 3)
       // everything out answered: refill from now, the fourth goes 50 ms later
-      for (let i = 0; i < 5; i++) yield* limiter.settle("analyzeText")
+      for (let i = 0; i < 5; i++) yield* calls.settle
       yield* TestClock.adjust(Duration.millis(50))
       assert.deepStrictEqual(went, [0, 0, 0, 551])
       yield* Fiber.join(callers)
@@ -163,14 +190,14 @@ describe("RateLimiter: pacing (TestClock)", () => {
 
   it.effect("a bucket within a token of full starts a burst too (the server's, a token larger, is full)", () =>
     Effect.gen(function* () {
-      const limiter = yield* limiterAt(20, 4)
-      yield* sendAndAnswer(limiter, 4)
+      const calls = callsOf(yield* limiterAt(20, 4))
+      yield* sendAndAnswer(calls, 4)
       yield* TestClock.adjust(Duration.millis(160))
-      const { went, fiber: callers } = yield* startCallers(limiter, 4)
+      const { went, fiber: callers } = yield* startCallers(calls, 4)
       yield* TestClock.adjust(Duration.millis(500))
       // 3.2 tokens: three go, and nothing more until they are answered
       assert.deepStrictEqual(went, [0, 0, 0])
-      for (let i = 0; i < 3; i++) yield* limiter.settle("analyzeText")
+      for (let i = 0; i < 3; i++) yield* calls.settle
       yield* TestClock.adjust(Duration.millis(40))
       assert.deepStrictEqual(went, [0, 0, 0, 540])
       yield* Fiber.join(callers)
@@ -189,76 +216,125 @@ describe("RateLimiter: pacing (TestClock)", () => {
 })
 
 describe("RateLimiter: learning from 429s (TestClock)", () => {
-  it.effect("an unconfigured endpoint is unlimited until a 429 names its quota, then paced at it less the margin", () =>
+  it.effect(
+    "an unconfigured endpoint starts in slow start until a 429 names its quota, then is paced at it less the margin",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* RateLimiter.make({})
+        const ticket = yield* limiter.acquire("analyzeText")
+        assert.isFalse(ticket.paced)
+        assert.strictEqual((yield* limiter.status("analyzeText"))!.window, 4)
+        yield* limiter.penalize(ticket, named(40))
+        const status = (yield* limiter.status("analyzeText"))!
+        assert.strictEqual(status.learntRate, 40)
+        assert.strictEqual(status.currentRate, 39.2)
+        assert.strictEqual(status.configuredRate, undefined)
+        assert.strictEqual(status.recent429s, 1)
+        assert.strictEqual(status.window, undefined)
+        assert.isTrue((yield* ticketOf(limiter)).paced)
+      })
+  )
+
+  it.effect("slow start: four calls out at once, one more for each accepted while others wait", () =>
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.make({})
-      assert.isFalse(limiter.isLimitedUnsafe("analyzeText"))
-      yield* limiter.penalize("analyzeText", named(40), 0)
-      assert.isTrue(limiter.isLimitedUnsafe("analyzeText"))
-      const status = (yield* limiter.status("analyzeText"))!
-      assert.strictEqual(status.learntRate, 40)
-      assert.strictEqual(status.currentRate, 39.2)
-      assert.strictEqual(status.configuredRate, undefined)
-      assert.strictEqual(status.recent429s, 1)
+      const calls = callsOf(limiter)
+      const { went, fiber } = yield* startCallers(calls, 12)
+      yield* Effect.yieldNow
+      assert.strictEqual(went.length, 4)
+      // each answer lets its own caller's place go, and one more: the window doubles per round trip
+      yield* TestClock.adjust(Duration.millis(20))
+      for (let i = 0; i < 4; i++) yield* calls.settle
+      yield* Effect.yieldNow
+      assert.strictEqual(went.length, 12)
+      assert.strictEqual((yield* limiter.status("analyzeText"))!.window, 8)
+      yield* Fiber.join(fiber)
+      // nobody waits: an answer keeps the window as it is (it grows only while it holds calls back)
+      for (let i = 0; i < 8; i++) yield* calls.settle
+      assert.strictEqual((yield* limiter.status("analyzeText"))!.window, 8)
     })
   )
 
   it.effect("a configured rate above the named quota is lowered to it", () =>
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.make({ endpoints: { analyzeText: { requestsPerSecond: 200 } }, margin: 0 })
-      yield* limiter.penalize("analyzeText", named(80), 0)
+      yield* limiter.penalize(yield* limiter.acquire("analyzeText"), named(80))
       const status = (yield* limiter.status("analyzeText"))!
       assert.strictEqual(status.currentRate, 80)
       assert.strictEqual(status.configuredRate, 200)
     })
   )
 
-  it.effect("a 429 for a request sent before the last change counts but changes nothing", () =>
+  it.effect("a 429 for a call sent before the rate was learnt or cut counts but cuts nothing, however late", () =>
     Effect.gen(function* () {
-      yield* TestClock.adjust(Duration.seconds(1))
       const limiter = yield* RateLimiter.make({ margin: 0 })
-      yield* limiter.penalize("analyzeText", named(80), 500)
-      // the other calls in flight when the first 429 came back
-      for (let i = 0; i < 10; i++) yield* limiter.penalize("analyzeText", named(80), 900)
-      const status = (yield* limiter.status("analyzeText"))!
-      assert.strictEqual(status.currentRate, 80)
-      assert.strictEqual(status.recent429s, 11)
+      const rate = Effect.map(limiter.status("analyzeText"), (s) => s!.currentRate)
+      // slow start: four calls out; the first answer is a 429 that names 80/s
+      const early = [0, 1, 2, 3].map(() => limiter.tryAcquireUnsafe("analyzeText", 0)!)
+      /** The call of `ticket` answered 429 naming 80/s (settled first, as the transport does). */
+      const refuse = (ticket: RateLimiter.Ticket) =>
+        Effect.andThen(limiter.settle(ticket, false), limiter.penalize(ticket, named(80)))
+      yield* TestClock.adjust(Duration.millis(20))
+      yield* refuse(early[0]!)
+      assert.strictEqual(yield* rate, 80)
+      // the others were sent with it: refused too, one of them answered 1.5 s later (a slow answer)
+      yield* refuse(early[1]!)
+      yield* refuse(early[2]!)
+      yield* TestClock.adjust(Duration.millis(1_500))
+      yield* refuse(early[3]!)
+      assert.strictEqual(yield* rate, 80)
+      // at 80/s, refused: shared, cut by a quarter; a call sent before that cut and refused after it,
+      // past the second a cut is given to settle, does not cut again
+      const before = yield* ticketOf(limiter)
+      const refused = yield* ticketOf(limiter)
+      yield* TestClock.adjust(Duration.millis(20))
+      yield* refuse(refused)
+      assert.strictEqual(yield* rate, 60)
+      yield* TestClock.adjust(Duration.millis(1_500))
+      yield* refuse(before)
+      assert.strictEqual(yield* rate, 60)
+      assert.strictEqual((yield* limiter.status("analyzeText"))!.recent429s, 6)
+      // sent at 60/s and refused (past the second): that is news, cut again
+      const after = yield* ticketOf(limiter)
+      yield* TestClock.adjust(Duration.millis(1_100))
+      yield* refuse(after)
+      assert.strictEqual(yield* rate, 45)
     })
   )
 
   it.effect("refused at or under the named quota (shared with another client): the rate is cut by a quarter", () =>
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.make({ margin: 0 })
-      yield* limiter.penalize("analyzeText", named(80), 0)
+      yield* limiter.penalize(yield* limiter.acquire("analyzeText"), named(80))
       // within a second of the change the server's bucket may still be draining: no conclusion
       yield* TestClock.adjust(Duration.millis(100))
-      yield* limiter.penalize("analyzeText", named(80), 50)
+      yield* limiter.penalize(yield* ticketOf(limiter), named(80))
       assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 80)
       yield* TestClock.adjust(Duration.millis(1_000))
-      yield* limiter.penalize("analyzeText", named(80), 1_050)
+      yield* limiter.penalize(yield* ticketOf(limiter), named(80))
       assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 60)
     })
   )
 
-  it.effect("a 429 that names no value halves the observed rate", () =>
+  it.effect("a 429 that names no value halves the rate sent", () =>
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.make({ margin: 0 })
-      for (let i = 0; i < 30; i++) limiter.noteSendUnsafe("analyzeText", 0)
-      yield* limiter.penalize("analyzeText", [], 0)
-      assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 15)
+      const tickets = [0, 1, 2, 3].map(() => limiter.tryAcquireUnsafe("analyzeText", 0)!)
+      yield* limiter.penalize(tickets[0]!, [])
+      assert.strictEqual((yield* limiter.status("analyzeText"))!.currentRate, 2)
     })
   )
 
   it.effect("waiting callers go at the lower rate when a 429 arrives", () =>
     Effect.gen(function* () {
       const limiter = yield* limiterAt(100, 1)
-      yield* limiter.acquire("analyzeText")
-      yield* limiter.settle("analyzeText")
+      const first = yield* limiter.acquire("analyzeText")
+      yield* limiter.settle(first, true)
       const waiters = yield* Effect.forkChild(
         Effect.forEach([1, 2, 3], () => limiter.acquire("analyzeText"), { concurrency: "unbounded" })
       )
       yield* TestClock.adjust(Duration.millis(1))
-      yield* limiter.penalize("analyzeText", named(10))
+      yield* limiter.penalize(first, named(10))
       // at 10/s the three waiters need about 300 ms, not the 30 ms they would have at 100/s
       yield* TestClock.adjust(Duration.millis(100))
       assert.isUndefined(waiters.pollUnsafe())
@@ -299,6 +375,8 @@ const simulate = (options: {
     const perSecond = () => Array.from({ length: options.seconds }, () => 0)
     const accepted = perSecond()
     const refused = perSecond()
+    /** Calls sent per second (by the time the limiter let them go). */
+    const sent = perSecond()
     const acceptedBy = limiters.map(perSecond)
     let tokens = options.burst
     let last = 0
@@ -323,29 +401,25 @@ const simulate = (options: {
     const caller = (limiter: RateLimiter.Shape, client: number) =>
       Effect.gen(function* () {
         for (;;) {
-          const limited = limiter.isLimitedUnsafe("analyzeText")
-          if (limited) {
-            const late = options.lateBy
-            yield* late === undefined
-              ? limiter.acquire("analyzeText")
-              : limiter.acquire("analyzeText").pipe(Effect.provideService(Clock.Clock, lateClock(inner, late)))
-          }
-          const sentAt = yield* Effect.clockWith((c) => c.currentTimeMillis)
-          if (sentAt >= end) return
-          if (!limited) limiter.noteSendUnsafe("analyzeText", sentAt)
+          const late = options.lateBy
+          const ticket = yield* late === undefined
+            ? limiter.acquire("analyzeText")
+            : limiter.acquire("analyzeText").pipe(Effect.provideService(Clock.Clock, lateClock(inner, late)))
+          if (ticket.sentAt >= end) return yield* limiter.settle(ticket, false)
+          const second = Math.floor(ticket.sentAt / 1000)
+          if (second < options.seconds) sent[second]!++
           yield* Effect.sleep(Duration.millis(latency / 2))
           const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
           const refusedAt = take(at)
-          const second = Math.floor(at / 1000)
-          if (second < options.seconds) {
-            ;(refusedAt === undefined ? accepted : refused)[second]!++
-            if (refusedAt === undefined) acceptedBy[client]![second]!++
+          const arrived = Math.floor(at / 1000)
+          if (arrived < options.seconds) {
+            ;(refusedAt === undefined ? accepted : refused)[arrived]!++
+            if (refusedAt === undefined) acceptedBy[client]![arrived]!++
           }
           yield* Effect.sleep(Duration.millis(latency / 2))
-          if (limited) yield* limiter.settle("analyzeText")
-          const answeredAt = yield* Effect.clockWith((c) => c.currentTimeMillis)
-          if (refusedAt !== undefined) yield* limiter.penalize("analyzeText", named(refusedAt), sentAt)
-          else if (!limited) limiter.noteAcceptedUnsafe("analyzeText", sentAt, answeredAt)
+          // as the transport: the answer settles the ticket, then a 429 teaches the limiter
+          yield* limiter.settle(ticket, refusedAt === undefined)
+          if (refusedAt !== undefined) yield* limiter.penalize(ticket, named(refusedAt))
         }
       })
     const fibers = yield* Effect.forkChild(
@@ -358,14 +432,15 @@ const simulate = (options: {
       )
     )
     for (let s = 0; s <= options.seconds; s++) yield* TestClock.adjust(Duration.seconds(1))
-    yield* Fiber.join(fibers)
+    // callers still waiting for a ticket at the end would each need one (400 at 78/s: 5 s more)
+    yield* Fiber.interrupt(fibers)
     const sum = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0)
     const window = (from: number, to: number) => {
       const a = sum(accepted.slice(from, to))
       const r = sum(refused.slice(from, to))
       return { accepted: a / (to - from), refusedShare: r / Math.max(1, a + r) }
     }
-    return { accepted, refused, acceptedBy, window }
+    return { accepted, refused, sent, acceptedBy, window }
   })
 
 describe("RateLimiter: runs against a simulated server (TestClock)", { timeout: SIMULATION_TIMEOUT }, () => {
@@ -381,6 +456,47 @@ describe("RateLimiter: runs against a simulated server (TestClock)", { timeout: 
         assert.isAtLeast(steady.accepted, 0.95 * 80, `accepted/s ${steady.accepted}`)
         assert.isAtMost(steady.refusedShare, 0.01, `refused ${run.refused.slice(10)}`)
       })
+  )
+
+  it.effect(
+    "unconfigured, a daemon's backlog (400 calls waiting at once): no burst in the first second, >= 0.9 Q within 10 s, then >= 0.95 Q with <= 1% refused",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* RateLimiter.make({})
+        // the daemon's 4 batches of 100 at once; 5 ms to the server and back (loopback under load)
+        const run = yield* simulate({ limiter, quota: () => 80, burst: 5, seconds: 40, concurrency: 400, latency: 5 })
+        const detail = `sent ${run.sent.slice(0, 5)}; accepted ${run.accepted.slice(0, 12)}; refused ${run.refused.slice(0, 12)}`
+        // unlimited until the first 429, the whole backlog went: 400 at once, every 5 ms until the answer
+        assert.isAtMost(run.sent[0]!, 1.25 * 80, detail)
+        assert.isAtMost(run.refused[0]!, 20, detail)
+        const firstGood = run.accepted.findIndex((n) => n >= 0.9 * 80)
+        assert.isAtMost(firstGood, 10, detail)
+        assert.isAtLeast(run.window(firstGood, 40).accepted, 0.95 * 80, detail)
+        assert.isAtMost(run.window(0, 40).refusedShare, 0.01, detail)
+      })
+  )
+
+  it.effect("unconfigured, several sources on one key (one limiter): the same", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({})
+      const run = yield* simulate({
+        limiters: [limiter, limiter, limiter],
+        quota: () => 80,
+        burst: 5,
+        seconds: 40,
+        concurrency: 100,
+        latency: 5
+      })
+      const detail = `sent ${run.sent.slice(0, 5)}; accepted ${run.accepted.slice(0, 12)}; refused ${run.refused.slice(0, 12)}`
+      assert.isAtMost(run.sent[0]!, 1.25 * 80, detail)
+      const firstGood = run.accepted.findIndex((n) => n >= 0.9 * 80)
+      assert.isAtMost(firstGood, 10, detail)
+      assert.isAtLeast(run.window(firstGood, 40).accepted, 0.95 * 80, detail)
+      assert.isAtMost(run.window(0, 40).refusedShare, 0.01, detail)
+      // the sources share the quota: none starves
+      const bySource = run.acceptedBy.map((xs) => xs.slice(10).reduce((x, y) => x + y, 0) / 30)
+      for (const rate of bySource) assert.isAtLeast(rate, 0.25 * 80, `per source ${bySource}`)
+    })
   )
 
   it.effect("configured at Q, full backlog from the start: no 429 and >= 0.95 Q from the second second", () =>
@@ -437,33 +553,58 @@ describe("RateLimiter: runs against a simulated server (TestClock)", { timeout: 
 describe("RateLimiter: the learnt bucket, shared quotas, climbs (TestClock)", { timeout: SIMULATION_TIMEOUT }, () => {
   it.effect("the server's burst is read from the calls accepted before the first 429", () =>
     Effect.gen(function* () {
-      // five calls sent together, accepted within 10 ms: at 80/s a bucket of four would have refused one
-      const near = yield* RateLimiter.make({})
-      for (let i = 0; i < 5; i++) near.noteSendUnsafe("analyzeText", 0)
-      for (let i = 0; i < 5; i++) near.noteAcceptedUnsafe("analyzeText", 0, 10)
-      yield* near.penalize("analyzeText", named(80), 0)
-      assert.strictEqual((yield* near.status("analyzeText"))!.burst, 4)
+      /**
+       * Slow start with eight callers: four go at 0, are accepted at `answeredAt` ms and let the other
+       * four go; a fifth is accepted then too, the sixth refused naming 80/s. Returns the calls, two
+       * still out.
+       */
+      const learnt = (answeredAt: number) =>
+        Effect.gen(function* () {
+          const limiter = yield* RateLimiter.make({})
+          const calls = callsOf(limiter)
+          const { fiber } = yield* startCallers(calls, 8)
+          yield* Effect.yieldNow
+          yield* TestClock.adjust(Duration.millis(answeredAt))
+          for (let i = 0; i < 4; i++) yield* calls.settle
+          yield* Fiber.join(fiber)
+          yield* calls.settle
+          const refused = calls.out.shift()!
+          yield* limiter.settle(refused, false)
+          yield* limiter.penalize(refused, named(80))
+          return { limiter, calls }
+        })
+      const burst = (limiter: RateLimiter.Shape) => Effect.map(limiter.status("analyzeText"), (s) => s!.burst)
+      // five accepted within 5 ms: at 80/s a bucket of four would have refused one; one less is kept
+      const near = yield* learnt(5)
+      assert.strictEqual(yield* burst(near.limiter), 4)
+      // answers that arrive after the 429, for calls sent before it, still count: seven within 6 ms
+      yield* TestClock.adjust(Duration.millis(1))
+      yield* near.calls.settle
+      yield* near.calls.settle
+      assert.strictEqual(yield* burst(near.limiter), 6)
       // the same five answered over 100 ms prove nothing (8 tokens refill meanwhile): the assumed bucket
-      const far = yield* RateLimiter.make({})
-      for (let i = 0; i < 5; i++) far.noteAcceptedUnsafe("analyzeText", 0, 100)
-      yield* TestClock.adjust(Duration.millis(5))
-      yield* far.penalize("analyzeText", named(80), 0)
-      assert.strictEqual((yield* far.status("analyzeText"))!.burst, 2)
-      // answers that arrive after the 429, for calls sent before it, still count
-      far.noteAcceptedUnsafe("analyzeText", 0, 2)
-      for (let i = 0; i < 5; i++) far.noteAcceptedUnsafe("analyzeText", 1, 3)
-      assert.strictEqual((yield* far.status("analyzeText"))!.burst, 5)
-      // calls sent once limited are not evidence
-      const limited = yield* RateLimiter.make({})
-      yield* limited.penalize("analyzeText", named(80), 0)
+      const far = yield* learnt(100)
+      assert.strictEqual(yield* burst(far.limiter), 2)
+      // calls paced by the learnt rate are not evidence
       const now = yield* Clock.currentTimeMillis
-      for (let i = 0; i < 9; i++) limited.noteAcceptedUnsafe("analyzeText", now, now)
-      assert.strictEqual((yield* limited.status("analyzeText"))!.burst, 2)
+      for (let i = 0; i < 9; i++) {
+        const paced = {
+          endpoint: "analyzeText",
+          sentAt: now,
+          waited: 0,
+          epoch: 1,
+          paced: true,
+          settled: false
+        } as const
+        far.limiter.settleUnsafe({ ...paced }, true, now)
+      }
+      assert.strictEqual(yield* burst(far.limiter), 2)
       // a configured burst is not second-guessed: below the configured rate, the learnt bucket no larger
       const configured = yield* limiterAt(80, 3)
-      for (let i = 0; i < 9; i++) configured.noteAcceptedUnsafe("analyzeText", 0, 0)
-      yield* configured.penalize("analyzeText", named(60), 0)
-      assert.strictEqual((yield* configured.status("analyzeText"))!.burst, 2)
+      const calls = callsOf(configured)
+      yield* sendAndAnswer(calls, 3)
+      yield* configured.penalize(yield* ticketOf(configured), named(60))
+      assert.strictEqual(yield* burst(configured), 2)
     })
   )
 
@@ -471,7 +612,7 @@ describe("RateLimiter: the learnt bucket, shared quotas, climbs (TestClock)", { 
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.make({})
       // learnt with no evidence of the server's burst: the bucket of two
-      yield* limiter.penalize("analyzeText", named(80), 0)
+      yield* limiter.penalize(yield* limiter.acquire("analyzeText"), named(80))
       assert.strictEqual((yield* limiter.status("analyzeText"))!.burst, 2)
       // every timer fires 1 to 11 ms late (the interval is 12.76 ms at 78.4/s); 14 s: before the first climb
       const run = yield* simulate({
@@ -495,7 +636,7 @@ describe("RateLimiter: the learnt bucket, shared quotas, climbs (TestClock)", { 
       /** A little over two seconds of calls one after the other (a waiting call is what probes). */
       const backlog = Effect.gen(function* () {
         const caller = yield* Effect.forkChild(
-          Effect.forever(Effect.andThen(limiter.acquire("analyzeText"), limiter.settle("analyzeText")))
+          Effect.forever(Effect.flatMap(limiter.acquire("analyzeText"), (ticket) => limiter.settle(ticket, true)))
         )
         // in small steps: the caller runs between them
         for (let i = 0; i < 210; i++) yield* TestClock.adjust(Duration.millis(10))
@@ -503,10 +644,9 @@ describe("RateLimiter: the learnt bucket, shared quotas, climbs (TestClock)", { 
       })
       const sharedCut = Effect.gen(function* () {
         yield* TestClock.adjust(Duration.millis(1_100))
-        const now = yield* Clock.currentTimeMillis
-        yield* limiter.penalize("analyzeText", named(80), now)
+        yield* limiter.penalize(yield* ticketOf(limiter), named(80))
       })
-      yield* limiter.penalize("analyzeText", named(80), 0)
+      yield* limiter.penalize(yield* limiter.acquire("analyzeText"), named(80))
       yield* sharedCut
       assert.strictEqual(yield* rate, 60)
       yield* backlog

@@ -238,7 +238,7 @@ describe("Transport", () => {
         Effect.gen(function* () {
           const limiter = yield* RateLimiter
           yield* Effect.flip(send())
-          const before = limiter.isLimitedUnsafe("analyzeText")
+          const before = (yield* limiter.status("analyzeText"))?.currentRate !== undefined
           yield* send()
           return [before, yield* limiter.status("analyzeText")] as const
         })
@@ -248,6 +248,35 @@ describe("Transport", () => {
       assert.strictEqual(after?.learntRate, 10)
       assert.strictEqual(after?.currentRate, 9.8)
       assert.strictEqual(after?.recent429s, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a call built before the quota was learnt waits for the limiter when it runs after (and again)", () =>
+    Effect.gen(function* () {
+      // the first request is refused naming 4/s; the rest are accepted
+      const server = yield* startServer((n) =>
+        n === 0
+          ? envelope(429, "QUOTA_ERROR", {
+              quotaError: { violations: [{ quotaName: "analyze.message.requests_per_second", quotaValue: 4 }] }
+            })
+          : ok()
+      )
+      yield* withTransport(
+        { apiKey: KEY, baseUrls: { global: server.url } },
+        Effect.gen(function* () {
+          const transport = yield* Transport
+          // built while the quota is unknown, as a client builds an item's call once and runs it again
+          // after a 429 (the daemon's Analyzer does)
+          const call = transport.sendInCurrentSpan({ endpoint: "analyzeText", body: '{"channelId":"x","text":"hi"}' })
+          yield* Effect.flip(call)
+          for (let i = 0; i < 3; i++) yield* call
+        })
+      )
+      // paced at 3.92/s from the 429 on (its bucket spent): 255 ms apart at least. Built eagerly, the
+      // limiter was decided when the call was built (unlimited then) and all three went at once.
+      const at = server.requests.map((r) => r.at)
+      assert.strictEqual(at.length, 4)
+      assert.isAtLeast(at[3]! - at[0]!, 2 * 250, `sent at +${at.map((t) => t - at[0]!).join(", +")} ms`)
     }).pipe(Effect.scoped)
   )
 

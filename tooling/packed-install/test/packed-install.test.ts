@@ -4,7 +4,7 @@
  *
  * - an operator: `@warden/daemon` + `@warden/connector-rss` -> `warden config check`, `warden source
  *   preview` on a feed served on loopback; the daemon's declarations type-check a program embedding it; `type: discord` refused naming its package, then loaded once
- *   the Discord tarball is installed;
+ *   the Discord tarball is installed; the same for `type: nats` (and its `/testing` helpers load);
  * - a plugin author: a connector built against the packed `@warden/connector` in its own folder, with
  *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview); the SDK's
  *   shipped change-log example built there too and run by `warden run` against `warden sandbox`,
@@ -300,27 +300,47 @@ describe("an operator installs the daemon with npm", () => {
     expect(r.code).toBe(0)
   })
 
-  it("refuses type: discord naming the npm package, and loads it once the Discord tarball is installed", async () => {
-    writeConfig(
-      daemon,
-      "discord.yaml",
-      "server",
-      "type: discord",
-      `      token: \${env:DISCORD_BOT_TOKEN}
-      guilds: [{ id: "123456789012345678" }]
-`
-    )
-    const token = { DISCORD_BOT_TOKEN: "placeholder-token" }
-    const missing = await warden(["config", "check", "discord.yaml"], token)
+  /**
+   * A config with source `id` of `type`, refused naming the npm package while it is not installed, then
+   * accepted once its tarball is installed next to the daemon, still with one copy of effect.
+   */
+  const refusedThenLoaded = async (type: string, id: string, config: string, env: Record<string, string>) => {
+    const pkg = `@warden/connector-${type}`
+    writeConfig(daemon, `${type}.yaml`, id, `type: ${type}`, config)
+    const missing = await warden(["config", "check", `${type}.yaml`], env)
     expect(missing.code).toBe(78)
     expect(missing.stderr).toContain(
-      "sources.0.type: connector type 'discord' is the npm package @warden/connector-discord, which is not installed: run `npm install @warden/connector-discord`"
+      `sources.0.type: connector type '${type}' is the npm package ${pkg}, which is not installed: run \`npm install ${pkg}\``
     )
-
-    await npmInstall(daemon, [tgz("@warden/connector-discord")])
-    const loaded = await checkPasses("discord.yaml", token)
-    expect(loaded.stdout).toContain("server (discord)")
+    await npmInstall(daemon, [tgz(pkg)])
+    const loaded = await checkPasses(`${type}.yaml`, env)
+    expect(loaded.stdout).toContain(`${id} (${type})`)
     expect(copiesOf(daemon, "effect")).toHaveLength(1)
+  }
+
+  it("refuses type: discord naming the npm package, and loads it once the Discord tarball is installed", () =>
+    refusedThenLoaded(
+      "discord",
+      "server",
+      `      token: \${env:DISCORD_BOT_TOKEN}
+      guilds: [{ id: "123456789012345678" }]
+`,
+      { DISCORD_BOT_TOKEN: "placeholder-token" }
+    ))
+
+  it("installs the NATS connector from its tarball next to the daemon: config check accepts a nats source", async () => {
+    await refusedThenLoaded(
+      "nats",
+      "bus",
+      `      servers: [nats://127.0.0.1:4222]
+      stream: COMMENTS
+      subject: comments.new
+      token: \${env:NATS_TOKEN}
+`,
+      { NATS_TOKEN: "placeholder-token" }
+    )
+    // its test helpers ship built too
+    await ok(process.execPath, ["--input-type=module", "-e", 'await import("@warden/connector-nats/testing")'], daemon)
   })
 
   describe(`a plugin built in its own folder with effect ${OTHER_EFFECT}`, () => {
@@ -329,7 +349,12 @@ describe("an operator installs the daemon with npm", () => {
     beforeAll(async () => {
       plugin = await fixtureProject(
         "plugin",
-        { "@warden/connector": `file:${tgz("@warden/connector")}`, effect: OTHER_EFFECT },
+        // Until it is on the registry, the SDK's own @warden dependency comes from its tarball too.
+        {
+          "@warden/connector": `file:${tgz("@warden/connector")}`,
+          "@warden/core": `file:${tgz("@warden/core")}`,
+          effect: OTHER_EFFECT
+        },
         ["@types/node@24"]
       )
       // The SDK's shipped example (a change log with creates, edits, deletes and a hide action), as an

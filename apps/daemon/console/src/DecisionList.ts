@@ -1,22 +1,72 @@
 /**
- * Decisions, newest first: filters (source, type, severity, action status, text), pages by cursor
- * ("Show older"), and new decisions arriving live from the server-sent event stream.
+ * Decisions, newest first: filters (source, type, severity, action status, text) kept in the address
+ * (`#/?type=HATEFUL`, so Back and a shared link show the same list), pages by cursor ("Show older"),
+ * new decisions arriving live from the server-sent event stream, and for each the Outcome: the rule
+ * that matched and what became of its platform actions.
+ *
+ * For a keyboard or a screen reader: arrivals and a filter's results are announced in the console's
+ * live region ("6 new, 2 HATEFUL"; "17 results") without moving focus; while focus is in the table,
+ * new rows wait behind "Show 6 new" instead of pushing the row being read down; "Show older" and
+ * "Show N new" move focus to the first row they added; coming back from a decision puts focus on its
+ * row, with the rows of every page shown before.
  */
 import { api, query } from "./api.ts"
+import { announce } from "./Announcer.ts"
+import * as Focus from "./Focus.ts"
 import { html, useEffect, useRef, useState } from "./html.ts"
-import { ACTION_STATUSES, contentOf, type Decision, hrefOf, keyOf, SEVERITIES, TYPES, when } from "./model.ts"
+import {
+  ACTION_STATUSES,
+  contentOf,
+  hrefOf,
+  keyOf,
+  type ListedDecision,
+  langOf,
+  SEVERITIES,
+  TYPES,
+  verdictOf,
+  when
+} from "./model.ts"
+import { Outcome } from "./Outcome.ts"
 import { visible } from "./Visible.ts"
 
-interface Filters {
-  source: string
-  type: string
-  severity: string
-  actionStatus: string
-  q: string
+/** The list's filters, as in its address. */
+export interface Filters {
+  readonly source: string
+  readonly type: string
+  readonly severity: string
+  readonly actionStatus: string
+  readonly q: string
 }
 
-const EMPTY: Filters = { source: "", type: "", severity: "", actionStatus: "", q: "" }
+/** The filters of a list address's query (`?type=HATEFUL&q=idiot`). */
+export const filtersOf = (search: string): Filters => {
+  const params = new URLSearchParams(search)
+  const get = (name: string) => params.get(name) ?? ""
+  return {
+    source: get("source"),
+    type: get("type"),
+    severity: get("severity"),
+    actionStatus: get("actionStatus"),
+    q: get("q")
+  }
+}
+
+/** The list's address with `filters`. */
+export const listHash = (filters: Filters) => `#/${query({ ...filters })}`
+
 const PAGE = 50
+/** How long arrivals are gathered into one announcement ("6 new, 2 HATEFUL"). */
+const ANNOUNCE_AFTER = 1500
+
+interface Page {
+  readonly decisions: ReadonlyArray<ListedDecision>
+  readonly nextCursor: string | null
+}
+
+/** The list as the moderator left it (every page shown, the cursor), to come back to from a decision. */
+let kept:
+  | { readonly hash: string; readonly rows: ReadonlyArray<ListedDecision>; readonly cursor: string | null }
+  | undefined
 
 const Select = (props: {
   id: string
@@ -34,31 +84,100 @@ const Select = (props: {
 </div>`
 
 /** One decision as a row; long content is clamped to a few lines (the decision page shows it all). */
-const Row = (props: { d: Decision; fresh: boolean }) => {
+const Row = (props: { d: ListedDecision; fresh: boolean }) => {
   const d = props.d
-  const v = d.verdict ?? {}
+  const v = verdictOf(d)
+  const key = keyOf(d)
   return html`<tr class=${props.fresh ? "fresh" : ""} data-reference=${d.reference}>
     <td data-label="Time"><time datetime=${new Date(d.createdAt).toISOString()}>${when(d.createdAt)}</time></td>
     <td data-label="Source">${visible(d.source)}</td>
-    <td data-label="Content" class="content"><a href=${hrefOf(d.source, d.reference)}>${visible(contentOf(d) || d.reference)}</a></td>
+    <td data-label="Content" class="content" lang=${langOf(v)}>
+      <a href=${hrefOf(d.source, d.reference)} data-key=${key} onClick=${() => Focus.rememberOpened(key)}>${visible(contentOf(d) || d.reference)}</a>
+    </td>
     <td data-label="Type">${v.type ?? d.status}</td>
     <td data-label="Classifications">${(v.classifications ?? []).join(", ")}</td>
     <td data-label="Severity"><span class=${`sev sev-${v.severity ?? "none"}`}>${v.severity ?? ""}</span></td>
-    <td data-label="Recommended">${v.recommendedAction ?? ""}</td>
+    <td data-label="API recommends">${v.recommendedAction ?? ""}</td>
+    <td data-label="Outcome"><${Outcome} rule=${d.rule} actions=${d.actions} /></td>
   </tr>`
 }
 
-/** The decisions page. */
-export const DecisionList = (props: { sources: ReadonlyArray<string> }) => {
-  const [filters, setFilters] = useState<Filters>(EMPTY)
-  const [search, setSearch] = useState("")
-  const [rows, setRows] = useState<ReadonlyArray<Decision>>([])
+/** "6 new, 2 HATEFUL". */
+const arrivalWords = (arrived: ReadonlyArray<ListedDecision>) => {
+  const hateful = arrived.filter((d) => verdictOf(d).type === "HATEFUL").length
+  return `${arrived.length} new${hateful === 0 ? "" : `, ${hateful} HATEFUL`}`
+}
+
+/** "17 results", or how many of more are shown. */
+const resultWords = (page: Page) => {
+  const n = page.decisions.length
+  return page.nextCursor === null ? `${n} result${n === 1 ? "" : "s"}` : `More than ${n} results: the newest ${n} shown`
+}
+
+/** The decisions page; `filters` are the address's. */
+export const DecisionList = (props: { sources: ReadonlyArray<string>; filters: Filters }) => {
+  const [filters, setFilters] = useState<Filters>(props.filters)
+  const [search, setSearch] = useState(props.filters.q)
+  const hash = listHash(filters)
+  // Back from a decision: the rows and cursor as they were (taken once, at mount).
+  const restored = useRef(kept !== undefined && kept.hash === hash ? kept : undefined)
+  const [rows, setRows] = useState<ReadonlyArray<ListedDecision>>(restored.current?.rows ?? [])
+  const [held, setHeld] = useState<ReadonlyArray<ListedDecision>>([])
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set())
-  const [cursor, setCursor] = useState<string | null>(null)
+  const [cursor, setCursor] = useState<string | null>(restored.current?.cursor ?? null)
   const [live, setLive] = useState<"connecting" | "live" | "reconnecting">("connecting")
   const [problem, setProblem] = useState("")
-  const [loading, setLoading] = useState(true)
+  const [loading, setLoading] = useState(restored.current === undefined)
+  const [loadingOlder, setLoadingOlder] = useState(false)
   const generation = useRef(0)
+  const table = useRef<HTMLTableElement>(null)
+  // The rows' hash (the filters they were fetched with), for `kept`.
+  const rowsHash = useRef(restored.current === undefined ? "" : hash)
+  // Arrivals read and change the lists between renders (several events in one tick): kept in refs too.
+  const rowsNow = useRef(rows)
+  const heldNow = useRef(held)
+  const arrived = useRef<Array<ListedDecision>>([])
+  const announceTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+  // A row to focus once it is rendered ("Show older", "Show N new").
+  const focusKey = useRef<string | undefined>(undefined)
+
+  const linkOf = (key: string) =>
+    [...(table.current?.querySelectorAll<HTMLAnchorElement>("a[data-key]") ?? [])].find((a) => a.dataset.key === key)
+  const heading = Focus.useReturnFocus<HTMLHeadingElement>(linkOf)
+
+  const putRows = (next: ReadonlyArray<ListedDecision>) => {
+    rowsNow.current = next
+    setRows(next)
+  }
+  const putHeld = (next: ReadonlyArray<ListedDecision>) => {
+    heldNow.current = next
+    setHeld(next)
+  }
+  const known = (d: ListedDecision) => {
+    const key = keyOf(d)
+    return rowsNow.current.some((r) => keyOf(r) === key) || heldNow.current.some((r) => keyOf(r) === key)
+  }
+
+  /** New decisions (newest first): shown at the top, or held while focus is in the table; announced. */
+  const arrive = (incoming: ReadonlyArray<ListedDecision>) => {
+    const added = incoming.filter((d) => !known(d))
+    if (added.length === 0) return
+    const reading = table.current?.contains(document.activeElement) === true
+    if (reading || heldNow.current.length > 0) putHeld([...added, ...heldNow.current])
+    else {
+      putRows([...added, ...rowsNow.current])
+      setFresh((current) => new Set([...current, ...added.map(keyOf)]))
+    }
+    // One announcement per burst: what arrives within ANNOUNCE_AFTER of the first (the stream polls
+    // every second; a batch may land over two polls), then quiet until the next arrival.
+    arrived.current.push(...added)
+    if (announceTimer.current === undefined)
+      announceTimer.current = setTimeout(() => {
+        announce(arrivalWords(arrived.current))
+        arrived.current = []
+        announceTimer.current = undefined
+      }, ANNOUNCE_AFTER)
+  }
 
   // The search box waits for a pause in typing.
   useEffect(() => {
@@ -66,53 +185,89 @@ export const DecisionList = (props: { sources: ReadonlyArray<string> }) => {
     return () => clearTimeout(t)
   }, [search])
 
-  const params = {
-    source: filters.source,
-    type: filters.type,
-    severity: filters.severity,
-    actionStatus: filters.actionStatus,
-    q: filters.q
-  }
+  // The filters live in the address: replaced, not pushed (Back leaves the list, not a filter).
+  useEffect(() => {
+    Focus.setListHash(hash)
+    const current = location.hash === "" ? "#/" : location.hash
+    if (current !== hash && (current === "#/" || current.startsWith("#/?"))) history.replaceState(null, "", hash)
+  }, [hash])
+
+  useEffect(() => {
+    kept = { hash: rowsHash.current, rows, cursor }
+  }, [rows, cursor])
+
+  useEffect(() => {
+    if (focusKey.current === undefined) return
+    linkOf(focusKey.current)?.focus()
+    focusKey.current = undefined
+  })
+
+  useEffect(() => () => clearTimeout(announceTimer.current), [])
 
   // First page and the live stream, again whenever a filter changes.
   useEffect(() => {
     const mine = ++generation.current
-    setLoading(true)
+    const restoring = mine === 1 && restored.current !== undefined
+    if (!restoring) setLoading(true)
     setProblem("")
-    api<{ decisions: Array<Decision>; nextCursor: string | null }>(`/api/decisions${query({ ...params, limit: PAGE })}`)
+    api<Page>(`/api/decisions${query({ ...filters, limit: PAGE })}`)
       .then((page) => {
         if (generation.current !== mine) return
-        setRows(page.decisions)
+        if (restoring) {
+          // Back on the list: rows as they were, their outcomes brought up to date, newer ones arriving.
+          const latest = new Map(page.decisions.map((d) => [keyOf(d), d]))
+          putRows(rowsNow.current.map((r) => latest.get(keyOf(r)) ?? r))
+          arrive(page.decisions)
+          return
+        }
+        rowsHash.current = hash
+        putRows(page.decisions)
+        putHeld([])
         setFresh(new Set())
         setCursor(page.nextCursor)
+        if (mine > 1) announce(resultWords(page))
       })
       .catch((e) => generation.current === mine && setProblem(String(e.message ?? e)))
       .finally(() => generation.current === mine && setLoading(false))
-    const stream = new EventSource(`/api/decisions/stream${query(params)}`)
+    const stream = new EventSource(`/api/decisions/stream${query({ ...filters })}`)
     setLive("connecting")
     stream.onopen = () => setLive("live")
     stream.onerror = () => setLive("reconnecting")
-    stream.addEventListener("decision", (e) => {
-      const d = JSON.parse((e as MessageEvent<string>).data) as Decision
-      setRows((current) => (current.some((r) => keyOf(r) === keyOf(d)) ? current : [d, ...current]))
-      setFresh((current) => new Set([...current, keyOf(d)]))
-    })
+    stream.addEventListener("decision", (e) => arrive([JSON.parse((e as MessageEvent<string>).data) as ListedDecision]))
     return () => stream.close()
-  }, [filters])
+  }, [hash])
+
+  const showNew = () => {
+    const first = heldNow.current[0]
+    putRows([...heldNow.current, ...rowsNow.current])
+    setFresh(new Set(heldNow.current.map(keyOf)))
+    putHeld([])
+    if (first !== undefined) focusKey.current = keyOf(first)
+  }
 
   const older = async () => {
-    if (cursor === null) return
-    const page = await api<{ decisions: Array<Decision>; nextCursor: string | null }>(
-      `/api/decisions${query({ ...params, limit: PAGE, cursor })}`
-    )
-    setRows((current) => [...current, ...page.decisions])
-    setCursor(page.nextCursor)
+    if (cursor === null || loadingOlder) return
+    setLoadingOlder(true)
+    try {
+      const page = await api<Page>(`/api/decisions${query({ ...filters, limit: PAGE, cursor })}`)
+      const added = page.decisions.filter((d) => !known(d))
+      putRows([...rowsNow.current, ...added])
+      setCursor(page.nextCursor)
+      // Focus goes on with the first older row (the button may be gone: no more pages).
+      const next = added[0] ?? rowsNow.current.at(-1)
+      if (next !== undefined) focusKey.current = keyOf(next)
+      announce(`${added.length} older shown${page.nextCursor === null ? ": the oldest" : ""}`)
+    } catch (e) {
+      setProblem(`Older decisions not shown: ${String((e as Error).message ?? e)}`)
+    } finally {
+      setLoadingOlder(false)
+    }
   }
 
   const set = (key: keyof Filters) => (value: string) => setFilters((f) => ({ ...f, [key]: value }))
 
   return html`<main>
-    <h1>Decisions</h1>
+    <h1 tabindex="-1" ref=${heading}>Decisions</h1>
     <form class="filters" role="search" aria-label="Filter decisions" onSubmit=${(e: Event) => e.preventDefault()}>
       ${Select({ id: "f-source", label: "Source", value: filters.source, options: props.sources, onChange: set("source") })}
       ${Select({ id: "f-type", label: "Type", value: filters.type, options: TYPES, onChange: set("type") })}
@@ -124,20 +279,22 @@ export const DecisionList = (props: { sources: ReadonlyArray<string> }) => {
           onInput=${(e: Event) => setSearch((e.target as HTMLInputElement).value)} />
       </div>
     </form>
-    <p class="live" role="status" aria-live="polite">
+    <p class="live">
       <span class=${`dot ${live}`} aria-hidden="true"></span>
       ${live === "live" ? "Live: new decisions appear at the top" : live === "connecting" ? "Connecting…" : "Reconnecting…"}
     </p>
     ${problem === "" ? null : html`<p role="alert" class="problem">${problem}</p>`}
-    <table class="decisions">
+    ${held.length === 0 ? null : html`<button type="button" class="new" onClick=${showNew}>Show ${held.length} new</button>`}
+    <table class="decisions" ref=${table}>
       <caption class="visually-hidden">Decisions, newest first</caption>
       <thead><tr>
         <th scope="col">Time</th><th scope="col">Source</th><th scope="col">Content</th><th scope="col">Type</th>
-        <th scope="col">Classifications</th><th scope="col">Severity</th><th scope="col">Recommended</th>
+        <th scope="col">Classifications</th><th scope="col">Severity</th><th scope="col">API recommends</th>
+        <th scope="col">Outcome</th>
       </tr></thead>
       <tbody>${rows.map((d) => html`<${Row} key=${keyOf(d)} d=${d} fresh=${fresh.has(keyOf(d))} />`)}</tbody>
     </table>
     ${!loading && rows.length === 0 ? html`<p class="empty">No decisions match.</p>` : null}
-    ${cursor === null ? null : html`<button type="button" onClick=${older}>Show older</button>`}
+    ${cursor === null ? null : html`<button type="button" aria-disabled=${loadingOlder ? "true" : undefined} onClick=${older}>Show older</button>`}
   </main>`
 }

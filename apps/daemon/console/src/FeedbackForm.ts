@@ -1,7 +1,9 @@
 /**
  * Feedback on a verdict, by reference: one checkbox per classification (checked = the item has it),
  * pre-filled from the verdict, notes and confidence. "Send" posts to `/api/feedback`, which sends the
- * exact request stored for the item; the result (the feedback id, or why it was refused) is shown.
+ * exact request stored for the item; the result (the feedback id, or why it was refused) is shown in
+ * a status line that is in the form from the start (so a screen reader reads it), while focus stays
+ * on Send: a button disabled while it has focus drops focus on the body, so Send is only marked busy.
  */
 import { api, ApiError } from "./api.ts"
 import { html, useEffect, useRef, useState } from "./html.ts"
@@ -37,6 +39,7 @@ export const FeedbackForm = (props: {
 
   const send = async (e: Event) => {
     e.preventDefault()
+    if (sending) return
     const classificationsToAdd = all.filter((c) => ticked.has(c) && !props.classifications.includes(c))
     const classificationsToRemove = props.classifications.filter((c) => !ticked.has(c))
     const body = {
@@ -84,9 +87,9 @@ export const FeedbackForm = (props: {
       </select>
     </div>
     <div class="buttons">
-      <button type="submit" disabled=${sending}>Send</button>
+      <button type="submit" aria-disabled=${sending ? "true" : undefined}>Send</button>
       <button type="button" class="secondary" onClick=${props.onCancel}>Cancel</button>
     </div>
-    ${result === undefined ? null : html`<p role=${result.ok ? "status" : "alert"} class=${result.ok ? "ok" : "problem"}>${visible(result.text)}</p>`}
+    <p role="status" class=${result === undefined ? "" : result.ok ? "ok" : "problem"}>${result === undefined ? "" : visible(result.text)}</p>
   </form>`
 }

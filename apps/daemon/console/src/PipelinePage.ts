@@ -1,11 +1,14 @@
 /**
  * The pipeline at a glance, refreshed every 5 seconds: each source's state (`/readyz`), the API quota
  * per endpoint (`/api/quota`), sink backlogs and dead letters, items per source and status, and a
- * chart of verdicts per minute by type over the last hour (`/api/pipeline`).
+ * chart of verdicts per minute by type over the last hour (`/api/pipeline`). Each table scrolls
+ * sideways in its own box where the screen is narrow, reachable from the keyboard (`ScrollRegion`).
  */
 import { PATHS } from "@warden/core/client"
 import { api } from "./api.ts"
+import * as Focus from "./Focus.ts"
 import { html, useEffect, useState } from "./html.ts"
+import { ScrollRegion } from "./ScrollRegion.ts"
 import { visible } from "./Visible.ts"
 
 interface Readiness {
@@ -76,6 +79,7 @@ export const PipelinePage = () => {
   const [problem, setProblem] = useState("")
   const [replayed, setReplayed] = useState("")
   const [loads, setLoads] = useState(0)
+  const heading = Focus.useHeadingFocus<HTMLHeadingElement>()
   const replay = (sink: string) =>
     api<{ replayed: number }>(`/api/sinks/${encodeURIComponent(sink)}/replay`, { method: "POST" })
       .then((r) => setReplayed(`${r.replayed} dead letter(s) of ${sink} queued again.`))
@@ -95,48 +99,49 @@ export const PipelinePage = () => {
     const t = setInterval(load, 5000)
     return () => clearInterval(t)
   }, [loads])
+  const title = html`<h1 tabindex="-1" ref=${heading}>Pipeline</h1>`
   if (ready === undefined || quota === undefined || counters === undefined)
-    return html`<main><h1>Pipeline</h1>${problem === "" ? html`<p>Loading…</p>` : html`<p role="alert" class="problem">${problem}</p>`}</main>`
+    return html`<main class="pipeline">${title}${problem === "" ? html`<p>Loading…</p>` : html`<p role="alert" class="problem">${problem}</p>`}</main>`
   const backlogOf = (source: string) =>
     counters.items.filter((i) => i.source === source && i.status === "unanalysed").reduce((n, i) => n + i.count, 0)
   return html`<main class="pipeline">
-    <h1>Pipeline</h1>
+    ${title}
     <p class=${ready.ready ? "ok" : "problem"} role="status">${ready.ready ? "Ready: the daemon is making progress." : "Not ready: the daemon cannot make progress."}</p>
     ${ready.problems.length === 0 ? null : html`<ul class="problems">${ready.problems.map((p) => html`<li>${visible(p)}</li>`)}</ul>`}
     <section aria-labelledby="h-sources"><h2 id="h-sources">Sources</h2>
-      <table><thead><tr><th scope="col">Source</th><th scope="col">State</th><th scope="col">Since</th><th scope="col">API</th><th scope="col">Waiting for a verdict</th><th scope="col">Last error</th></tr></thead>
+      <${ScrollRegion} label="Sources table"><table><thead><tr><th scope="col">Source</th><th scope="col">State</th><th scope="col">Since</th><th scope="col">API</th><th scope="col">Waiting for a verdict</th><th scope="col">Last error</th></tr></thead>
       <tbody>${Object.entries(ready.sources).map(
         ([id, s]) =>
           html`<tr><td>${id}</td><td><span class=${`state state-${s.state}`}>${s.state}</span></td><td>${new Date(s.since).toLocaleString()}</td><td>${s.api}</td><td>${backlogOf(id)}</td><td>${visible(s.problem ?? s.reason)}</td></tr>`
-      )}</tbody></table>
+      )}</tbody></table><//>
     </section>
     <section aria-labelledby="h-chart"><h2 id="h-chart">Verdicts per minute, last hour</h2><${Chart} data=${counters.verdictsPerMinute} /></section>
     <section aria-labelledby="h-quota"><h2 id="h-quota">API quota</h2>
-      <table><thead><tr><th scope="col">Endpoint</th><th scope="col">Configured</th><th scope="col">Learnt</th><th scope="col">Enforced</th><th scope="col">At once</th><th scope="col">429s (recent)</th></tr></thead>
+      <${ScrollRegion} label="API quota table"><table><thead><tr><th scope="col">Endpoint</th><th scope="col">Configured</th><th scope="col">Learnt</th><th scope="col">Enforced</th><th scope="col">At once</th><th scope="col">429s (recent)</th></tr></thead>
       <tbody>${quota.endpoints.map(
         (e) =>
           html`<tr><td>${pathOf(e.endpoint)}</td><td>${rate(e.configuredRate)}</td><td>${rate(e.learntRate)}</td><td>${rate(e.currentRate)}</td><td>${e.burst ?? "—"}</td><td>${e.recent429s}</td></tr>`
-      )}</tbody></table>
+      )}</tbody></table><//>
       ${quota.endpoints.length === 0 ? html`<p>No call made yet.</p>` : null}
     </section>
     <section aria-labelledby="h-sinks"><h2 id="h-sinks">Sinks</h2>
-      ${replayed === "" ? null : html`<p role="status">${replayed}</p>`}
+      <p role="status">${replayed}</p>
       ${
         counters.sinks.length === 0
           ? html`<p>No sink is configured.</p>`
-          : html`<table><thead><tr><th scope="col">Sink</th><th scope="col">Backlog</th><th scope="col">Dead letters</th><th scope="col"><span class="visually-hidden">Replay</span></th></tr></thead>
+          : html`<${ScrollRegion} label="Sinks table"><table><thead><tr><th scope="col">Sink</th><th scope="col">Backlog</th><th scope="col">Dead letters</th><th scope="col"><span class="visually-hidden">Replay</span></th></tr></thead>
         <tbody>${counters.sinks.map(
           (s) =>
             html`<tr><td>${s.sink}</td><td>${s.backlog}</td><td>${s.deadLetters}</td><td>
               <button type="button" aria-label=${`Replay the dead letters of ${s.sink}`} disabled=${s.deadLetters === 0}
                 title=${s.deadLetters === 0 ? "No dead letters to replay" : undefined} onClick=${() => replay(s.sink)}>Replay</button>
             </td></tr>`
-        )}</tbody></table>`
+        )}</tbody></table><//>`
       }
     </section>
     <section aria-labelledby="h-items"><h2 id="h-items">Items recorded</h2>
-      <table><thead><tr><th scope="col">Source</th><th scope="col">Status</th><th scope="col">Items</th></tr></thead>
-      <tbody>${counters.items.map((i) => html`<tr><td>${i.source}</td><td>${i.status}</td><td>${i.count}</td></tr>`)}</tbody></table>
+      <${ScrollRegion} label="Items recorded table"><table><thead><tr><th scope="col">Source</th><th scope="col">Status</th><th scope="col">Items</th></tr></thead>
+      <tbody>${counters.items.map((i) => html`<tr><td>${i.source}</td><td>${i.status}</td><td>${i.count}</td></tr>`)}</tbody></table><//>
     </section>
   </main>`
 }

@@ -1,23 +1,31 @@
 /**
  * The review console: a page served by the daemon's admin server. Until the browser has a session it
- * shows only the sign-in form; then the decisions list (`#/`), a decision (`#/decision/SOURCE/REF`)
- * and the pipeline (`#/pipeline`). It talks to nothing but the admin API of the host that served it.
+ * shows only the sign-in form; then the decisions list (`#/`, its filters in the query:
+ * `#/?type=HATEFUL`), a decision (`#/decision/SOURCE/REF`) and the pipeline (`#/pipeline`). It talks
+ * to nothing but the admin API of the host that served it. Every navigation moves focus to the new
+ * view (`Focus.ts`); one live region (`Announcer.ts`) says what changed without moving it.
  */
+import { Announcer } from "./Announcer.ts"
 import { ApiError, api, checkSession, signOut } from "./api.ts"
-import { DecisionList } from "./DecisionList.ts"
+import { DecisionList, type Filters, filtersOf } from "./DecisionList.ts"
 import { DecisionPage } from "./DecisionPage.ts"
+import * as Focus from "./Focus.ts"
 import { html, render, useEffect, useState } from "./html.ts"
 import { PipelinePage } from "./PipelinePage.ts"
 import { SignIn } from "./SignIn.ts"
 import { visibleText } from "./Visible.ts"
 
-type Route = { page: "decisions" } | { page: "decision"; source: string; reference: string } | { page: "pipeline" }
+type Route =
+  | { page: "decisions"; filters: Filters; query: string }
+  | { page: "decision"; source: string; reference: string }
+  | { page: "pipeline" }
 
 const routeOf = (hash: string): Route => {
   const m = /^#\/decision\/([^/]+)\/(.+)$/u.exec(hash)
   if (m !== null) return { page: "decision", source: decodeURIComponent(m[1]!), reference: decodeURIComponent(m[2]!) }
   if (hash === "#/pipeline") return { page: "pipeline" }
-  return { page: "decisions" }
+  const query = hash.startsWith("#/?") ? hash.slice(2) : ""
+  return { page: "decisions", filters: filtersOf(query), query }
 }
 
 const App = () => {
@@ -29,7 +37,10 @@ const App = () => {
 
   useEffect(() => {
     checkSession().then(setSignedIn, () => setSignedIn(false))
-    const onHash = () => setRoute(routeOf(location.hash))
+    const onHash = () => {
+      Focus.navigation()
+      setRoute(routeOf(location.hash))
+    }
     addEventListener("hashchange", onHash)
     return () => removeEventListener("hashchange", onHash)
   }, [])
@@ -56,13 +67,21 @@ const App = () => {
     signOut().then(
       () => {
         setSignOutProblem("")
+        Focus.navigation()
         setSignedIn(false)
       },
       (e) => setSignOutProblem(`Not signed out: ${e instanceof ApiError ? e.message : String(e)}`)
     )
 
   if (signedIn === undefined) return html`<p class="loading">Loading…</p>`
-  if (!signedIn) return html`<${SignIn} refused=${refused} onSignedIn=${() => setSignedIn(true)} />`
+  if (!signedIn)
+    return html`<${SignIn}
+      refused=${refused}
+      onSignedIn=${() => {
+        Focus.navigation()
+        setSignedIn(true)
+      }}
+    />`
   const current = (page: Route["page"]) => (route.page === page ? "page" : undefined)
   return html`<div class="shell">
     <header>
@@ -73,13 +92,14 @@ const App = () => {
       </nav>
       <button type="button" class="secondary" onClick=${leave}>Sign out</button>
     </header>
+    <${Announcer} />
     ${signOutProblem === "" ? null : html`<p role="alert" class="problem banner">${signOutProblem}</p>`}
     ${
       route.page === "decision"
         ? html`<${DecisionPage} key=${`${route.source}/${route.reference}`} source=${route.source} reference=${route.reference} />`
         : route.page === "pipeline"
           ? html`<${PipelinePage} />`
-          : html`<${DecisionList} sources=${sources} />`
+          : html`<${DecisionList} key=${route.query} sources=${sources} filters=${route.filters} />`
     }
   </div>`
 }

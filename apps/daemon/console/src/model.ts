@@ -1,75 +1,52 @@
-/** What the admin API answers, as the console reads it (lenient: unknown fields are ignored). */
+/**
+ * What the admin API answers, as the console reads it: the types are the admin API's own schemas
+ * (`src/admin/AdminApi.ts`, imported as types only: nothing of them is bundled), so a field renamed
+ * there fails the console's typecheck instead of showing blanks.
+ */
+import {
+  ANALYSIS_TYPES,
+  CONFIDENCES as CONFIDENCE_LEVELS,
+  SEVERITIES as SEVERITY_NAMES,
+  TEXT_CLASSIFICATIONS
+} from "@warden/core/client"
+import type * as AdminApi from "../../src/admin/AdminApi.ts"
+import type { Verdict as StoredVerdict } from "../../src/domain/Verdict.ts"
 
-/** A row of `GET /api/decisions`. */
-export interface Decision {
-  readonly source: string
-  readonly reference: string
-  readonly version: number
-  readonly status: string
-  readonly contentType: string
-  readonly endpoint: string | null
-  readonly request: string | null
-  readonly verdict: Verdict | null
-  readonly error: unknown
-  readonly analysedAt: string | null
-  /** How many requests the content took (a text over the endpoint's limit is sent in segments). */
-  readonly segments: number
-  readonly createdAt: number
-  readonly deletedAt: string | null
-}
+/** A recorded item version (a version of `GET /api/decisions/{reference}`). */
+export type Decision = typeof AdminApi.Decision.Type
 
-/** The verdict as stored. */
-export interface Verdict {
-  readonly type?: string
-  readonly classifications?: ReadonlyArray<string>
-  readonly severity?: string
-  readonly directedAt?: string
-  readonly language?: string
-  readonly recommendedAction?: string
-}
+/** A row of `GET /api/decisions` (and an event of its stream): a decision and its actions' outcomes. */
+export type ListedDecision = typeof AdminApi.ListedDecision.Type
+
+/** What became of one action of a listed decision. */
+export type ActionOutcome = typeof AdminApi.ActionOutcome.Type
+
+/** The verdict as stored (the API gives it as JSON of this shape, or null). */
+export type Verdict = Partial<StoredVerdict>
 
 /** A platform action and its outcome. */
-export interface Action {
-  readonly version: number
-  readonly seq: number
-  readonly rule: string
-  readonly kind: string
-  readonly reason: string | null
-  readonly status: string
-  readonly attempts: number
-  readonly lastError: string | null
-}
-
-/** Feedback sent about an item. */
-export interface FeedbackRow {
-  readonly version: number
-  readonly origin: string
-  readonly id: string | null
-  readonly status: string
-  readonly error: string | null
-  readonly request: unknown
-  readonly createdAt: number
-}
+export type Action = typeof AdminApi.ActionRow.Type
 
 /** `GET /api/decisions/{reference}`. */
-export interface DecisionDetail {
-  readonly reference: string
-  readonly source: string
-  readonly event: SourceEvent | null
-  readonly latest: Decision
-  readonly versions: ReadonlyArray<Decision>
-  readonly actions: ReadonlyArray<Action>
-  readonly feedback: ReadonlyArray<FeedbackRow>
-  /** What a moderator can ask of the platform now. */
-  readonly platformActions: ReadonlyArray<"restore" | "remove">
-}
+export type DecisionDetail = typeof AdminApi.DecisionDetail.Type
 
 /** The answer of `POST /api/decisions/{reference}/moderate`. */
-export interface ModerateResult {
-  readonly action: { readonly kind: string; readonly status: string; readonly lastError: string | null }
-  readonly feedback: { readonly id: string } | null
-  readonly feedbackNote: string
-}
+export type ModerateResult = typeof AdminApi.ModerateResult.Type
+
+/** Feedback the API recorded (`POST /api/feedback`). */
+export type FeedbackSent = typeof AdminApi.FeedbackSent.Type
+
+/** A decision's verdict (an empty one when it has none). */
+export const verdictOf = (d: Pick<Decision, "verdict">): Verdict => (d.verdict ?? {}) as Verdict
+
+/**
+ * The `lang` of a verdict's content (WCAG 3.1.2: a screen reader reads a German comment with German
+ * rules): the detected ISO 639-1 code when it is one, else none (the page's own language applies).
+ */
+export const langOf = (verdict: Verdict): string | undefined =>
+  typeof verdict.language === "string" && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/u.test(verdict.language)
+    ? verdict.language.toLowerCase()
+    : undefined
 
 /** The source event behind an item (the parts the console shows). */
 export interface SourceEvent {
@@ -85,30 +62,53 @@ export interface SourceEvent {
   readonly post?: { readonly title?: string } | string
 }
 
-/** The analysis types, classifications, severities and action statuses the filters offer. */
-export const TYPES = ["HATEFUL", "SUPPORTIVE", "NEUTRAL"] as const
-export const CLASSIFICATIONS = ["INSULT", "CRITICISM", "HATRED", "THREAT", "SUPPORTIVE", "NEUTRAL"] as const
-export const SEVERITIES = ["NONE", "LOW", "MEDIUM", "HIGH", "VERY_HIGH"] as const
+/** The analysis types, classifications, severities and confidences (`@warden/core`'s lists). */
+export const TYPES = ANALYSIS_TYPES
+export const CLASSIFICATIONS = TEXT_CLASSIFICATIONS
+export const SEVERITIES = SEVERITY_NAMES
+export const CONFIDENCES = CONFIDENCE_LEVELS
+/** The statuses of a platform action (the daemon's `warden_actions.status`). */
 export const ACTION_STATUSES = ["pending", "done", "failed", "would-do"] as const
-export const CONFIDENCES = ["LOW", "MEDIUM", "HIGH", "VERY_HIGH"] as const
+
+/**
+ * The request sent as the API gives it: JSON (an object); a request an older state kept that is not
+ * JSON comes as its text.
+ */
+const requestBody = (request: unknown): Record<string, unknown> | undefined => {
+  if (typeof request === "object" && request !== null) return request as Record<string, unknown>
+  if (typeof request !== "string") return undefined
+  try {
+    const parsed = JSON.parse(request) as unknown
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The request sent, as text to show (indented JSON); "" when erased. */
+export const requestText = (request: unknown): string => {
+  if (request === null || request === undefined) return ""
+  if (typeof request === "string") {
+    const body = requestBody(request)
+    return body === undefined ? request : JSON.stringify(body, null, 2)
+  }
+  return JSON.stringify(request, null, 2)
+}
 
 /** The text a moderator reads for an item: the content sent (text, username or image URL). */
-export const contentOf = (d: Decision): string => {
-  if (d.request === null) return ""
-  try {
-    const body = JSON.parse(d.request) as Record<string, unknown>
-    for (const field of ["text", "username", "imageUrl"]) {
-      if (typeof body[field] === "string") return body[field] as string
-    }
-    if (typeof body.imageData === "string") return "(image data)"
-  } catch {
-    // Not JSON: shown as it is below.
+export const contentOf = (d: Pick<Decision, "request">): string => {
+  const body = requestBody(d.request)
+  if (body === undefined) return typeof d.request === "string" ? d.request : ""
+  for (const field of ["text", "username", "imageUrl"]) {
+    if (typeof body[field] === "string") return body[field] as string
   }
-  return d.request
+  if (typeof body.imageData === "string") return "(image data)"
+  return ""
 }
 
 /** A decision's key (source, reference, version). */
-export const keyOf = (d: Decision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
+export const keyOf = (d: Pick<Decision, "source" | "reference" | "version">) =>
+  `${d.source}\u001f${d.reference}\u001f${d.version}`
 
 /** The console's address of a decision's page. */
 export const hrefOf = (source: string, reference: string) =>

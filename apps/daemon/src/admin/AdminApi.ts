@@ -36,8 +36,8 @@ import {
   UnsupportedMediaType,
   Upstream
 } from "./AdminError.ts"
-import * as ConsoleSession from "./ConsoleSession.ts"
-import type { Moderator } from "./Moderators.ts"
+import * as ConsoleCookie from "./ConsoleCookie.ts"
+import type { Moderator } from "./ModeratorRole.ts"
 import * as Action from "../domain/Action.ts"
 import { ClusterOverview } from "../state/ClusterStatus.ts"
 import { noControlCharacters } from "./RequestInput.ts"
@@ -52,7 +52,7 @@ import { noControlCharacters } from "./RequestInput.ts"
 export type Caller = Moderator &
   (
     | { readonly via: "bearer" }
-    | { readonly via: "cookie"; readonly session: ConsoleSession.Session & { readonly id: string } }
+    | { readonly via: "cookie"; readonly session: ConsoleCookie.Session & { readonly id: string } }
   )
 
 /** The authenticated caller of the current request. */
@@ -68,7 +68,7 @@ export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth, { provides: 
   {
     security: {
       bearer: HttpApiSecurity.bearer,
-      session: HttpApiSecurity.apiKey({ key: ConsoleSession.COOKIE, in: "cookie" })
+      session: HttpApiSecurity.apiKey({ key: ConsoleCookie.COOKIE, in: "cookie" })
     },
     error: [Unauthenticated, CrossSiteRefused]
   }
@@ -133,15 +133,14 @@ export const ReviewItem = Schema.Struct({
   versions: Schema.Int
 }).annotate({ identifier: "ReviewItem" })
 
-/** What came of a decision: the review (if a rule sent it there) and each platform action's status. */
-export const DecisionOutcome = Schema.Struct({
-  review: Schema.NullOr(
-    Schema.Struct({ kind: Text, state: Text, decidedBy: Schema.NullOr(Text), decidedAt: Schema.NullOr(Text) })
-  ),
-  actions: Schema.Array(Schema.Struct({ kind: Text, status: Text, rule: Text, seq: Schema.Int })),
-  /** "not possible on this platform" where the connector can take no action (RSS), else null. */
-  platform: Schema.NullOr(Text)
-}).annotate({ identifier: "DecisionOutcome" })
+/** The review a rule sent an item version to (or an appeal of it), as a decision row shows it. */
+export const DecisionReview = Schema.Struct({
+  kind: Text,
+  /** `pending`, `approved`, `rejected`, `superseded`; an appeal's `upheld` / `denied`. */
+  state: Text,
+  decidedBy: Schema.NullOr(Text),
+  decidedAt: Schema.NullOr(Text)
+}).annotate({ identifier: "DecisionReview" })
 
 /** A recorded item version and its verdict: a row of `GET /api/decisions`. */
 export const Decision = Schema.Struct({
@@ -160,11 +159,33 @@ export const Decision = Schema.Struct({
   analysedAt: Schema.NullOr(Text),
   createdAt: Text,
   deletedAt: Schema.NullOr(Text),
-  /** The rule that matched, also one with no platform action (null: none matched). */
+  /**
+   * The source's rule that matched (`failureMode` for the failure mode's action), with or without
+   * platform actions; null when none did (or, for a version recorded before the daemon kept it, when
+   * its rule took no action).
+   */
   rule: Schema.NullOr(Text),
+  /** The author (`key`: `<platform>:<identifier>`, for `GET /api/authors/{author}`); null when the event names none. */
   author: Schema.NullOr(Schema.Struct({ key: Text, username: Schema.NullOr(Text) })),
-  outcome: DecisionOutcome
+  /** The review the rule sent it to (or its appeal), null when none. */
+  review: Schema.NullOr(DecisionReview),
+  /** "not possible on this platform" where the connector can take no action (RSS), else null. */
+  platform: Schema.NullOr(Text)
 }).annotate({ identifier: "Decision" })
+
+/** What became of one platform action of a listed decision. */
+export const ActionOutcome = Schema.Struct({
+  rule: Text,
+  kind: Text,
+  /** `pending`, `done`, `failed` or `would-do` (a dry run). */
+  status: Text
+}).annotate({ identifier: "ActionOutcome" })
+
+/** A row of `GET /api/decisions` (and an event of its stream): the decision and its actions' outcomes. */
+export const ListedDecision = Schema.Struct({
+  ...Decision.fields,
+  actions: Schema.Array(ActionOutcome)
+}).annotate({ identifier: "ListedDecision" })
 
 /** An action Warden asked the platform to take, and its outcome. */
 export const ActionRow = Action.ActionRow.annotate({ identifier: "Action" })
@@ -452,7 +473,7 @@ export class ProbesGroup extends HttpApiGroup.make("probes").add(
 export class DecisionsGroup extends HttpApiGroup.make("decisions").add(
   HttpApiEndpoint.get("list", "/api/decisions", {
     query: { ...DecisionFilters, since: OptionalText, limit: OptionalText, cursor: OptionalText },
-    success: Schema.Struct({ decisions: Schema.Array(Decision), nextCursor: Schema.NullOr(Text) })
+    success: Schema.Struct({ decisions: Schema.Array(ListedDecision), nextCursor: Schema.NullOr(Text) })
   }).annotate(OpenApi.Summary, "Decisions, newest first, a page and the cursor of the next"),
   HttpApiEndpoint.get("one", "/api/decisions/:reference", {
     params: { reference: Schema.String },

@@ -224,7 +224,7 @@ export const decisions = (sources: ReadonlyMap<string, SourceFacts>, rules: Read
               const page = rows.slice(0, limit)
               const last = page.at(-1)
               return {
-                decisions: yield* DecisionView.page({ actions: actionStore, reviews: reviewStore }, page, platform),
+                decisions: yield* DecisionView.page(reviewStore, page, platform),
                 // More rows: pass it back as `cursor` for the next page (same filters).
                 nextCursor: rows.length > limit && last !== undefined ? DecisionCursor.encode(last) : null
               }
@@ -246,9 +246,7 @@ export const decisions = (sources: ReadonlyMap<string, SourceFacts>, rules: Read
               const platformActions = offered(sources.get(latest.source) ?? NO_FACTS, actions, latest)
               const mine = actions.filter((a) => a.source === latest.source)
               const reviewRows = yield* reviewStore.ofItem(latest.source, reference)
-              const shown = versions.map((v) =>
-                DecisionView.show(v, mine, reviewRows.filter((r) => r.source === v.source), platform)
-              )
+              const shown = versions.map((v) => DecisionView.show(v, reviewRows, platform))
               const stored = yield* items.versionsOf(reviewRows)
               return {
                 reference,

@@ -16,7 +16,6 @@ import { DecisionStore } from "../state/DecisionStore.ts"
 import { DecisionFilters } from "./AdminApi.ts"
 import { checkedFilters } from "./AdminHandlers.ts"
 import * as DecisionView from "./DecisionView.ts"
-import { ActionStore } from "../state/ActionStore.ts"
 import { ReviewStore } from "../state/ReviewStore.ts"
 import { authenticate } from "./AdminMiddleware.ts"
 import { type AdminRefused, envelopeResponse } from "./AdminError.ts"
@@ -72,7 +71,7 @@ export const layer = (options: {
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const store = yield* DecisionStore
-      const stores = { actions: yield* ActionStore, reviews: yield* ReviewStore }
+      const reviews = yield* ReviewStore
       const moderators = yield* Moderators
       return yield* refused(
         Effect.gen(function* () {
@@ -81,7 +80,7 @@ export const layer = (options: {
           const q = yield* RequestInput.query(url.searchParams, Object.keys(DecisionFilters))
           const filters = yield* checkedFilters(Object.fromEntries(q), options.rules)
           return yield* DecisionStream.response(store, filters, (rows) =>
-            DecisionView.page(stores, rows, options.platform)
+            DecisionView.page(reviews, rows, options.platform)
           ).pipe(Effect.orDie)
         })
       )

@@ -9,24 +9,16 @@
  * who is signed in, and every call made in it is theirs, with their role.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto"
-import type { Moderator } from "./Moderators.ts"
+import { COOKIE, type Session } from "./ConsoleCookie.ts"
+import type { Moderator } from "./ModeratorRole.ts"
 
-/** The session cookie's name. */
-export const COOKIE = "warden_session"
+export { COOKIE, type Session } from "./ConsoleCookie.ts"
 /** The header carrying the session's CSRF token on state-changing calls. */
 export const CSRF_HEADER = "x-warden-csrf"
 /** How long a session lasts after sign-in. */
 export const SESSION_MILLIS = 12 * 60 * 60 * 1000
 // Enough for every moderator of a deployment; the oldest goes first past it.
 const MAX_SESSIONS = 1000
-
-/** A signed-in browser. */
-export interface Session {
-  readonly csrf: string
-  readonly expiresAt: number
-  /** Who signed in. */
-  readonly moderator: Moderator
-}
 
 /** Constant-time equality of two secrets (length leaks, content does not). */
 export const sameSecret = (given: string, expected: string): boolean => {

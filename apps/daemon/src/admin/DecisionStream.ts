@@ -8,7 +8,7 @@
 import { Effect, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { SqlError } from "effect/sql"
-import type { Decision, DecisionQuery, DecisionStoreShape } from "../state/DecisionStore.ts"
+import type { DecisionQuery, DecisionStoreShape, ListedDecision } from "../state/DecisionStore.ts"
 
 /** How far back each poll looks for rows that committed late. */
 export const OVERLAP_MILLIS = 30_000
@@ -16,7 +16,7 @@ export const OVERLAP_MILLIS = 30_000
 const POLL_LIMIT = 1000
 const KEEPALIVE_EVERY = 15
 
-const key = (d: Decision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
+const key = (d: ListedDecision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
 
 /**
  * The response streaming the decisions recorded from now on that match `filters`, each as `show`
@@ -26,7 +26,7 @@ const key = (d: Decision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
 export const response = (
   store: DecisionStoreShape,
   filters: Omit<DecisionQuery, "limit" | "after" | "since">,
-  show: (rows: ReadonlyArray<Decision>) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>,
+  show: (rows: ReadonlyArray<ListedDecision>) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>,
   pollMillis = 1000
 ) =>
   Effect.gen(function* () {

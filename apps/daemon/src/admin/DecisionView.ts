@@ -1,19 +1,17 @@
 /**
  * Stored decisions as the admin API shows them (issue 36): times as ISO strings, the request sent as
- * JSON (not a string of JSON), the rule that matched, the author, and the outcome (the review state
- * and each platform action's status, or "not possible on this platform" where the connector can take
- * none), so a list says what was done, not only what was recommended. A page reads its actions and
- * review rows in one statement each. `GET /api/decisions`, its stream and `GET /api/decisions/{ref}`
- * show rows this way.
+ * JSON (not a string of JSON), the rule that matched, the author, the review state, and "not possible
+ * on this platform" where the connector can take no action; a listed decision also each platform
+ * action's status (the store reads them with the page), so a list says what was done, not only what
+ * was recommended. A page reads its review rows in one statement. `GET /api/decisions`, its stream and
+ * `GET /api/decisions/{ref}` show rows this way.
  */
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
-import type { ActionRow } from "../domain/Action.ts"
 import { outcomeOf } from "../engine/ReviewService.ts"
-import type { ActionStoreShape } from "../state/ActionStore.ts"
-import type { Decision as Stored } from "../state/DecisionStore.ts"
+import type { ListedDecision as StoredListed, Decision as Stored } from "../state/DecisionStore.ts"
 import { itemKey, type Review, type ReviewStoreShape } from "../state/ReviewStore.ts"
-import type { Decision } from "./AdminApi.ts"
+import type { Decision, ListedDecision } from "./AdminApi.ts"
 
 /** What the view knows of each source's connector: whether it can act on its platform at all. */
 export type PlatformActions = ReadonlyMap<string, ReadonlyArray<string>>
@@ -30,14 +28,10 @@ const requestOf = (request: string | null): unknown => {
   }
 }
 
-/** One stored decision as shown, given its item's actions and review rows. */
-export const show = (
-  d: Stored,
-  actions: ReadonlyArray<ActionRow>,
-  reviews: ReadonlyArray<Review>,
-  platform: PlatformActions
-): typeof Decision.Type => {
-  const review = reviews.find((r) => r.version === d.version && r.kind === "item") ?? reviews.find((r) => r.version === d.version)
+/** One stored decision as shown, given its item's review rows. */
+export const show = (d: Stored, reviews: ReadonlyArray<Review>, platform: PlatformActions): typeof Decision.Type => {
+  const review =
+    reviews.find((r) => r.version === d.version && r.kind === "item") ?? reviews.find((r) => r.version === d.version)
   const declared = platform.get(d.source)
   return {
     source: d.source,
@@ -56,35 +50,30 @@ export const show = (
     deletedAt: d.deletedAt,
     rule: d.rule,
     author: d.authorKey === null ? null : { key: d.authorKey, username: d.authorName },
-    outcome: {
-      review:
-        review === undefined
-          ? null
-          : {
-              kind: review.kind,
-              state: outcomeOf(review),
-              decidedBy: review.decidedBy,
-              decidedAt: review.decidedBy === null ? null : iso(review.decidedAt)
-            },
-      actions: actions
-        .filter((a) => a.version === d.version)
-        .map((a) => ({ kind: a.kind, status: a.status, rule: a.rule, seq: a.seq })),
-      platform: declared !== undefined && declared.length === 0 ? "not possible on this platform" : null
-    }
+    review:
+      review === undefined
+        ? null
+        : {
+            kind: review.kind,
+            state: outcomeOf(review),
+            decidedBy: review.decidedBy,
+            decidedAt: review.decidedBy === null ? null : iso(review.decidedAt)
+          },
+    platform: declared !== undefined && declared.length === 0 ? "not possible on this platform" : null
   }
 }
 
-/** A page of stored decisions as shown. */
+/** A page of listed decisions as shown (their review rows read in one statement). */
 export const page = (
-  stores: { readonly actions: ActionStoreShape; readonly reviews: ReviewStoreShape },
-  rows: ReadonlyArray<Stored>,
+  reviews: ReviewStoreShape,
+  rows: ReadonlyArray<StoredListed>,
   platform: PlatformActions
-): Effect.Effect<Array<typeof Decision.Type>, SqlError.SqlError> =>
+): Effect.Effect<Array<typeof ListedDecision.Type>, SqlError.SqlError> =>
   Effect.gen(function* () {
     if (rows.length === 0) return []
-    const [actions, reviews] = yield* Effect.all([stores.actions.ofItems(rows), stores.reviews.ofItems(rows)])
-    return rows.map((d) => {
-      const item = itemKey(d.source, d.reference)
-      return show(d, actions.get(item) ?? [], reviews.get(item) ?? [], platform)
-    })
+    const found = yield* reviews.ofItems(rows)
+    return rows.map((d) => ({
+      ...show(d, found.get(itemKey(d.source, d.reference)) ?? [], platform),
+      actions: d.actions
+    }))
   })

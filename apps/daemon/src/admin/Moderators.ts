@@ -10,25 +10,9 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { Context, Effect, Layer, Redacted } from "effect"
 import type { SqlError } from "effect/sql"
 import { ModeratorStore } from "../state/ModeratorStore.ts"
+import { ADMIN_TOKEN_NAME, type Moderator, ROLES, type Role } from "./ModeratorRole.ts"
 
-/** What a moderator may do, from least to most. */
-export const ROLES = ["viewer", "moderator", "admin"] as const
-/** A moderator's role. */
-export type Role = (typeof ROLES)[number]
-
-/** Whether `role` includes what `needed` may do. */
-export const allows = (role: Role, needed: Role): boolean => ROLES.indexOf(role) >= ROLES.indexOf(needed)
-
-/** The name the audit gives the shared `admin.token`. */
-export const ADMIN_TOKEN_NAME = "admin-token"
-
-/** A signed-in person (or the automation behind the shared token). */
-export interface Moderator {
-  readonly name: string
-  readonly role: Role
-  /** Where they are defined: the shared token, the config file, or the state (`warden moderator add`). */
-  readonly from: "token" | "config" | "state"
-}
+export { ADMIN_TOKEN_NAME, allows, type Moderator, ROLES, type Role } from "./ModeratorRole.ts"
 
 /** The SHA-256 of a token, hex (what `warden_moderators.token_hash` holds). */
 export const hashToken = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex")

@@ -7,7 +7,7 @@
  * moderator)".
  */
 import { AdminRefused } from "./AdminError.ts"
-import { allows, type Moderator, type Role } from "./Moderators.ts"
+import { allows, type Moderator, type Role } from "./ModeratorRole.ts"
 
 /** What a route needs: a role, and what it does in words (the refusal says it). */
 export interface Needed {

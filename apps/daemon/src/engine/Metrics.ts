@@ -43,9 +43,12 @@ export const sinkFailures = Metric.counter("warden_sink_failures_total", {
 /** Verdicts waiting for each sink. */
 export const backlog = Metric.gauge("warden_sink_backlog", { description: "Verdicts waiting for delivery, by sink" })
 
-/** Seconds since each source last committed a checkpoint while it had events in flight. */
+/**
+ * Seconds since each source last committed a checkpoint: its last batch handled, or its last poll that
+ * found nothing new (a `progress` event, committed once every event before it is handled).
+ */
 export const checkpointLag = Metric.gauge("warden_checkpoint_lag_seconds", {
-  description: "Seconds since the source's last checkpoint commit"
+  description: "Seconds since the source's last checkpoint commit (its last batch handled, or its last quiet poll)"
 })
 
 /** 1 while a source is paused (credentials or permission refused), else 0. */

@@ -284,9 +284,12 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
      * Sends a batch until it is acknowledged: a pause or an outage holds the source (or, past the
      * failure-mode delay, records the items unanalysed), never drops them.
      */
-    const dispatch = (chunk: ReadonlyArray<SourceEvent.ItemEvent>) =>
+    const dispatch = (chunk: ReadonlyArray<SourceEvent.Positioned>) =>
       Effect.gen(function* () {
-        const events = chunk.map(BatchEvent.fromSourceEvent)
+        // `progress` events (a poll that found nothing) are not sent: their checkpoint is committed in order.
+        const items = chunk.filter(SourceEvent.isItemEvent)
+        if (items.length === 0) return chunk.at(-1)?.checkpoint
+        const events = items.map(BatchEvent.fromSourceEvent)
         let attempt = 0
         let tried = false
         while (true) {
@@ -413,12 +416,12 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
 
     /**
      * One chunk of the source's events, as the connector handed it over: invalid events dead-lettered,
-     * error events recorded, the item events kept in order. A plain loop per chunk, where three Stream
-     * stages (a filter with an effect, a tap, a filter) ran an effect per event.
+     * error events recorded, the item and `progress` events kept in order. A plain loop per chunk, where
+     * three Stream stages (a filter with an effect, a tap, a filter) ran an effect per event.
      */
     const sortEvents = (events: ReadonlyArray<SourceEvent.SourceEvent>) =>
       Effect.gen(function* () {
-        const kept: Array<SourceEvent.ItemEvent> = []
+        const kept: Array<SourceEvent.Positioned> = []
         for (const event of events) {
           const problems = SourceEvent.problems(event)
           if (problems.length > 0) yield* deadLetter(event, problems)
@@ -473,6 +476,23 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         })
       }
       yield* status.set(id, { state: "running" })
+      /**
+       * Tells the source (a message bus) that every event up to a committed checkpoint is recorded
+       * (Source.acknowledge). A failure is logged once per start and never stops the source: what was
+       * not acknowledged is delivered again, and the dedupe makes that free.
+       */
+      let ackFailed = false
+      const acknowledge = (checkpoint: Checkpoint.Checkpoint) =>
+        source.acknowledge === undefined
+          ? Effect.void
+          : source.acknowledge(checkpoint).pipe(
+              Effect.catchCause((cause) => {
+                if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+                if (ackFailed) return Effect.void
+                ackFailed = true
+                return Effect.logWarning("the source's acknowledge failed (logged once)", cause)
+              })
+            )
       // Per start of the source: a claim of a stream that failed is dropped with it.
       const sendOrder = ReferenceOrder.make()
       yield* Effect.forkScoped(ActionExecutor.run(id, source))
@@ -480,19 +500,22 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
       yield* Effect.forkScoped(reanalyse)
       yield* source.events(from).pipe(
         Stream.mapArrayEffect((events) => Effect.map(sortEvents(events), (kept) => [kept] as const)),
-        Stream.filter((kept): kept is Arr.NonEmptyArray<SourceEvent.ItemEvent> => kept.length > 0),
+        Stream.filter((kept): kept is Arr.NonEmptyArray<SourceEvent.Positioned> => kept.length > 0),
         Stream.flattenArray,
         // Legacy mode sends a partition message's events in micro-batches of 100, 4 at once
         // (LegacyAnalyzer): group enough events that each partition's share nearly fills its requests.
         Stream.groupedWithin(legacyAwareBatchSize(spec.settings.mode, options), options.maxWait),
         // Each batch's references claimed in stream order: one holding a reference of an earlier batch
         // not yet acknowledged (handed back, waiting to be sent again) is sent after it (ReferenceOrder.ts).
-        Stream.map((chunk) => [chunk, sendOrder.claim(chunk.map((event) => event.reference))] as const),
+        Stream.map(
+          (chunk) => [chunk, sendOrder.claim(chunk.filter(SourceEvent.isItemEvent).map((e) => e.reference))] as const
+        ),
         Stream.mapEffect(([chunk, claim]) => claim.run(dispatch(chunk)), { concurrency: options.inflight }),
         Stream.runForEach((checkpoint) =>
           checkpoint === undefined
             ? Effect.void
             : commit(checkpoint).pipe(
+                Effect.andThen(acknowledge(checkpoint)),
                 Effect.andThen(status.committed(id)),
                 Effect.andThen(
                   Effect.sync(() => {

@@ -65,6 +65,19 @@ export interface Decision {
   readonly authorName: string | null
 }
 
+/** What became of one platform action of a listed decision. */
+export interface ActionOutcome {
+  readonly rule: string
+  readonly kind: string
+  /** `pending`, `done`, `failed` or `would-do`. */
+  readonly status: string
+}
+
+/** A decision of the listing, with its platform actions' outcomes (the console's Outcome column). */
+export interface ListedDecision extends Decision {
+  readonly actions: ReadonlyArray<ActionOutcome>
+}
+
 const Row = Schema.Struct({
   source: Schema.String,
   reference: Schema.String,
@@ -106,10 +119,20 @@ const toDecision = (row: typeof Row.Type): Decision => ({
   authorName: row.author_name
 })
 
+const OutcomeRow = Schema.Struct({
+  source: Schema.String,
+  reference: Schema.String,
+  version: Rows.Int,
+  rule: Schema.String,
+  kind: Schema.String,
+  status: Schema.String
+})
+const decodeOutcomes = Rows.decode("warden_actions", OutcomeRow)
+
 /** The decisions listing. */
 export interface DecisionStoreShape {
-  /** A page of decisions, newest first. */
-  readonly decisions: (query: DecisionQuery) => Effect.Effect<ReadonlyArray<Decision>, SqlError.SqlError>
+  /** A page of decisions, newest first, each with its actions' outcomes. */
+  readonly decisions: (query: DecisionQuery) => Effect.Effect<ReadonlyArray<ListedDecision>, SqlError.SqlError>
   /** The statement {@link DecisionStoreShape.decisions} runs (tests read its query plan). */
   readonly decisionsStatement: (query: DecisionQuery) => Statement.Statement<object>
   /** Every version of a reference (of one source, or all), newest first. */
@@ -165,8 +188,37 @@ const make = Effect.gen(function* () {
   const select = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
     Effect.map(Effect.flatMap(statement, decodeRows), (rows) => rows.map(toDecision))
 
+  /**
+   * The actions of a page's versions, in one statement: a seek per (source, reference) on the actions'
+   * key; versions not on the page are dropped here.
+   */
+  const withActions = (page: ReadonlyArray<Decision>) =>
+    Effect.gen(function* () {
+      if (page.length === 0) return []
+      const rows = yield* decodeOutcomes(
+        yield* sql`SELECT source, reference, version, rule, kind, status FROM warden_actions
+          WHERE ${sql.in("source", [...new Set(page.map((d) => d.source))])}
+          AND ${sql.in("reference", [...new Set(page.map((d) => d.reference))])} ORDER BY seq`
+      )
+      const byVersion = new Map<string, Array<ActionOutcome>>()
+      for (const r of rows) {
+        const key = `${r.source}\u001f${r.reference}\u001f${r.version}`
+        const list = byVersion.get(key) ?? []
+        list.push({ rule: r.rule, kind: r.kind, status: r.status })
+        byVersion.set(key, list)
+      }
+      return page.map(
+        (d): ListedDecision => ({
+          ...d,
+          actions: byVersion.get(`${d.source}\u001f${d.reference}\u001f${d.version}`) ?? []
+        })
+      )
+    })
+
   return DecisionStore.of({
-    decisions: Effect.fn("DecisionStore.decisions")((query: DecisionQuery) => select(decisionsStatement(query))),
+    decisions: Effect.fn("DecisionStore.decisions")((query: DecisionQuery) =>
+      Effect.flatMap(select(decisionsStatement(query)), withActions)
+    ),
     decisionsStatement,
     decision: Effect.fn("DecisionStore.decision")((reference: string, source?: string) =>
       select(sql`SELECT * FROM warden_items WHERE reference = ${reference}

@@ -300,8 +300,35 @@ const indexItemsByStatusAndAge = Effect.gen(function* () {
   yield* sql`DROP INDEX IF EXISTS warden_items_status`
 })
 
+/** Column names of warden_items (SQLite's table_info, PostgreSQL's catalogue). */
+const decodeColumns = Rows.decode("warden_items columns", Schema.Struct({ name: Schema.String }))
+
 /**
- * Items by author (issue 37), and the rule that matched (issue 36): the author key (`<platform>:<identifier>`, the same person across the
+ * The rule that matched each item version (issue 36): the console's Outcome column and decision page
+ * name it even when the rule takes no platform action (it only routes to sinks, or sends to review),
+ * which no other table records. Versions recorded before get the rule of their actions where they had
+ * one (a moderator's `console` action is not a rule); the others stay NULL: which rule, if any, matched
+ * them is not known. Adding a nullable column rewrites no row on either database. The column is added
+ * only when absent, so a state where another migration added it already goes on.
+ */
+const addItemsRule = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const listed = sql.onDialectOrElse({
+    pg: () => sql`SELECT column_name AS name FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name = 'warden_items'`,
+    orElse: () => sql`SELECT name FROM pragma_table_info('warden_items')`
+  })
+  const columns = yield* decodeColumns(yield* listed)
+  if (columns.some((c) => c.name === "rule")) return
+  yield* sql`ALTER TABLE warden_items ADD COLUMN rule TEXT`
+  yield* sql`UPDATE warden_items SET rule = (SELECT MIN(a.rule) FROM warden_actions a
+      WHERE a.source = warden_items.source AND a.reference = warden_items.reference
+      AND a.version = warden_items.version AND a.rule <> 'console')
+    WHERE (source, reference, version) IN (SELECT source, reference, version FROM warden_actions WHERE rule <> 'console')`
+})
+
+/**
+ * Items by author (issue 37): the author key (`<platform>:<identifier>`, the same person across the
  * sources of one platform) and the username as the event gave it, filled at record time. The index
  * serves an author's history newest first, the counts over a window, and the record transaction's read
  * of an author's recent items (`when.author`). Rows recorded before have neither: the source's platform
@@ -312,8 +339,6 @@ const addItemAuthors = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE warden_items ADD COLUMN author_key TEXT`
   yield* sql`ALTER TABLE warden_items ADD COLUMN author_name TEXT`
-  // The rule that matched (also one with no platform action: what the decisions list and page name).
-  yield* sql`ALTER TABLE warden_items ADD COLUMN rule TEXT`
   yield* sql`CREATE INDEX IF NOT EXISTS warden_items_author_key ON warden_items (author_key, created_at DESC)`
   // The rows AuthorBackfill has yet to fill (none once it ran: new rows get their key as they are recorded).
   yield* sql`CREATE INDEX IF NOT EXISTS warden_items_author_unkeyed ON warden_items (source)
@@ -419,11 +444,12 @@ export const migrations = {
   "0008_items_keyed_by_reference": keyItemsByReference,
   "0009_items_status_index": indexItemsByStatus,
   "0010_items_status_created_index": indexItemsByStatusAndAge,
-  "0011_items_author": addItemAuthors,
-  "0012_review": createReview,
-  "0013_strikes": createStrikes,
-  "0014_moderators": createModerators,
-  "0015_audit": createAudit
+  "0011_items_rule": addItemsRule,
+  "0012_items_author": addItemAuthors,
+  "0013_review": createReview,
+  "0014_strikes": createStrikes,
+  "0015_moderators": createModerators,
+  "0016_audit": createAudit
 } as const
 
 /** Runs the pending ones of `record`, recorded in `warden_migrations`. */

@@ -112,7 +112,9 @@ export const startPlatform = async () => {
 /** The test connector's config. */
 export const TestPlatformConfig = Schema.Struct({
   url: Schema.String,
-  pollMillis: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.succeed(100)))
+  pollMillis: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.succeed(100))),
+  /** Say so when a poll finds nothing new (a `progress` event with the cursor), as RSS and YouTube do. */
+  progress: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(false)))
 })
 
 const toSourceEvent = (e: PlatformEvent & { seq: number }): SourceEvent.ItemEvent =>
@@ -148,8 +150,9 @@ export const connector = Connector.make({
               message: String(e)
             })
         }).pipe(
-          Effect.map((page: Array<PlatformEvent & { seq: number }>) => {
+          Effect.map((page: Array<PlatformEvent & { seq: number }>): Array<SourceEvent.SourceEvent> => {
             if (page.length > 0) cursor = page.at(-1)!.seq
+            else if (config.progress) return [{ kind: "progress", checkpoint: cursor }]
             return page.map(toSourceEvent)
           }),
           Effect.retry({ times: 50 })

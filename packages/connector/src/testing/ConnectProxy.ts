@@ -1,17 +1,19 @@
 /**
- * A forward proxy for tests, speaking `CONNECT` as corporate proxies do: it records each tunnel asked
- * for (`host:port`) and joins it to a local server, so a test can give its client a host only the
- * proxy can reach (`api.warden-test.invalid`) and prove the client went through `HTTP(S)_PROXY`.
+ * A forward proxy for tests, speaking both ways corporate proxies do: a `CONNECT host:port` is a
+ * tunnel (what `https:` and `wss:` targets ask for), a request for an absolute `http://` URL is
+ * forwarded (what `Http` sends for `http:` targets, as curl does). It records each and sends it to a
+ * local server, so a test can give its client a host only the proxy can reach
+ * (`api.warden-test.invalid`) and prove the client went through `HTTP(S)_PROXY`.
  *
  * ```ts
  * const proxy = await ConnectProxy.start(() => ({ host: "127.0.0.1", port: upstreamPort }))
- * process.env.HTTP_PROXY = proxy.url
- * // ... then expect(proxy.tunnels).toEqual(["api.warden-test.invalid:8080"]); await proxy.close()
+ * process.env.HTTPS_PROXY = proxy.url
+ * // ... then expect(proxy.tunnels).toEqual(["api.warden-test.invalid:8443"]); await proxy.close()
  * ```
  *
  * @since 0.2.0
  */
-import { createServer } from "node:http"
+import { createServer, request } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 
 /** A running proxy. */
@@ -20,7 +22,9 @@ export interface ConnectProxy {
   readonly url: string
   /** The `host:port` of every CONNECT, in order. */
   readonly tunnels: ReadonlyArray<string>
-  /** The `Proxy-Authorization` header of every CONNECT (`undefined` when none), in order. */
+  /** The absolute URL of every request forwarded (`http://host:port/path?query`), in order. */
+  readonly forwarded: ReadonlyArray<string>
+  /** The `Proxy-Authorization` header of every CONNECT or forwarded request (`undefined` when none), in order. */
   readonly authorizations: ReadonlyArray<string | undefined>
   /** Stops it, closing open tunnels. */
   readonly close: () => Promise<void>
@@ -31,11 +35,30 @@ export const start = async (
   route: (host: string, port: number) => { readonly host: string; readonly port: number }
 ): Promise<ConnectProxy> => {
   const tunnels: Array<string> = []
+  const forwarded: Array<string> = []
   const authorizations: Array<string | undefined> = []
   const open = new Set<{ destroy: () => void }>()
-  const server = createServer((_req, res) => {
-    res.writeHead(405)
-    res.end("this proxy only tunnels (CONNECT)")
+  const server = createServer((req, res) => {
+    const target = URL.parse(req.url ?? "")
+    if (target === null || target.protocol !== "http:") {
+      res.writeHead(400)
+      res.end("a proxy is asked for absolute http:// URLs (or CONNECT)")
+      return
+    }
+    forwarded.push(target.href)
+    authorizations.push(req.headers["proxy-authorization"])
+    const to = route(target.hostname.replace(/^\[|\]$/gu, ""), Number(target.port || 80))
+    const headers = { ...req.headers }
+    delete headers["proxy-authorization"]
+    const upstream = request(
+      { host: to.host, port: to.port, method: req.method, path: `${target.pathname}${target.search}`, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      }
+    )
+    upstream.on("error", () => res.destroy())
+    req.pipe(upstream)
   })
   server.on("connect", (req, socket, head) => {
     const authority = req.url ?? ""
@@ -61,6 +84,7 @@ export const start = async (
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tunnels,
+    forwarded,
     authorizations,
     close: () =>
       new Promise<void>((resolve) => {

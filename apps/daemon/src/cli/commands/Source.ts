@@ -51,13 +51,13 @@ const resolveSecrets = (file: string, value: unknown, at: string) =>
   })
 
 /** The connectors documented in this repository's docs/connectors/. */
-const FIRST_PARTY = new Set(["rss", "discord", "youtube"])
+const FIRST_PARTY = new Set(["rss", "discord", "youtube", "nats"])
 
 /** The `source preview` subcommand. */
 const preview = Command.make(
   "preview",
   {
-    type: Flag.String("type").pipe(Flag.withDescription("connector type (rss, discord, youtube)"), Flag.optional),
+    type: Flag.String("type").pipe(Flag.withDescription("connector type (rss, discord, youtube, nats)"), Flag.optional),
     module: Flag.String("module").pipe(Flag.withDescription("a local connector plugin file"), Flag.optional),
     url: Flag.String("url").pipe(Flag.withDescription("rss: the feed URL"), Flag.optional),
     config: Flag.String("config").pipe(

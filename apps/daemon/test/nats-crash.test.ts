@@ -1,0 +1,135 @@
+/**
+ * The NATS JetStream source end to end, with the daemon as a real process and a real nats-server:
+ * 2,000 messages published, the daemon killed -9 mid-run and started again, nats-server restarted
+ * mid-run. At the end every item is in the state exactly once (one version), and the durable consumer
+ * has nothing pending: each message was acknowledged once recorded, whatever was redelivered.
+ */
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { NatsConnector } from "@warden/connector-nats"
+import { NatsServer } from "@warden/connector-nats/testing"
+import { Sandbox } from "@warden/sandbox"
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
+import { startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
+import * as StateDb from "./support/StateDb.ts"
+
+const N = 2000
+const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
+const SUBJECT = "comments.new"
+
+describe("a NATS source through kill -9 of the daemon and a restart of nats-server", () => {
+  let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
+  let nats: NatsServer.NatsServer
+  const dir = mkdtempSync(join(tmpdir(), "warden-nats-crash-"))
+  const state = join(dir, "state.db")
+
+  beforeAll(async () => {
+    sandbox = await Sandbox.startPromise()
+    nats = await NatsServer.start()
+    await NatsServer.createStream(nats.url, { name: "COMMENTS", subjects: ["comments.>"] })
+    await NatsServer.publish(
+      nats.url,
+      SUBJECT,
+      Array.from({ length: N }, (_, i) => ({
+        reference: `c-${i}`,
+        text: i % 7 === 0 ? `You are an idiot, number ${i}` : `A perfectly fine comment number ${i}`,
+        author: { identifier: `u-${i % 13}`, username: `user${i % 13}` }
+      }))
+    )
+  })
+  afterAll(async () => {
+    await nats?.close()
+    await sandbox?.close()
+  })
+
+  it("records every item once and leaves nothing pending on the consumer", async () => {
+    const config = writeConfig(dir, {
+      api: { apiKey: "sandbox-standard-key", baseUrl: sandbox.url, retry: { maxAttempts: 3 } },
+      state: { sqlite: state },
+      sources: [
+        {
+          id: "bus",
+          type: "nats",
+          channelId: CHANNEL,
+          // Few messages in flight (maxAckPending) so the run spans the kill and the server restart;
+          // a short ackWait so what the killed daemon held comes again within seconds.
+          config: {
+            servers: [nats.url],
+            stream: "COMMENTS",
+            subject: SUBJECT,
+            batch: 10,
+            maxAckPending: 20,
+            ackWait: "3 seconds",
+            retry: { initial: "100 millis", max: "1 second" }
+          }
+        }
+      ],
+      admin: { listen: "127.0.0.1:0" },
+      log: { format: "json" }
+    })
+    const recorded = () =>
+      Number(StateDb.query<{ n: number }>(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0)
+    const consumer = () => NatsServer.consumerInfo(nats.url, "COMMENTS", NatsConnector.defaultDurable(SUBJECT))
+
+    // Every daemon started is killed at the end, whatever happened.
+    const started: Array<ReturnType<typeof startDaemon>> = []
+    const start = () => {
+      const daemon = startDaemon(config)
+      started.push(daemon)
+      return daemon
+    }
+    onTestFinished(() => {
+      for (const daemon of started) if (daemon.child.exitCode === null) daemon.child.kill("SIGKILL")
+    })
+
+    // First run: killed -9 once it has made progress.
+    const first = start()
+    await waitFor(() => recorded() >= 100, 60_000, `progress of the first run\n${first.stderr().slice(-2000)}`)
+    first.child.kill("SIGKILL")
+    await first.exited
+    const atKill = recorded()
+    expect(atKill, "killed mid-run").toBeLessThan(N)
+
+    // Second run: nats-server restarted under it once it has made progress again.
+    const second = start()
+    await waitFor(
+      () => recorded() >= atKill + 100,
+      60_000,
+      `progress of the second run\n${second.stderr().slice(-2000)}`
+    )
+    await nats.stop("SIGTERM")
+    const atRestart = recorded()
+    expect(atRestart, "nats-server restarted mid-run").toBeLessThan(N)
+    await nats.start()
+
+    await waitFor(
+      async () => {
+        if (recorded() < N) return false
+        const info = await consumer()
+        return info.num_pending === 0 && info.num_ack_pending === 0
+      },
+      180_000,
+      `all ${N} items recorded and acknowledged (have ${recorded()})\n${second.stderr().slice(-2000)}`
+    )
+    const { code } = await second.stop("SIGTERM")
+    expect(code).toBe(0)
+    console.log(`killed -9 at ${atKill} of ${N} items, nats-server restarted at ${atRestart}`)
+
+    // Exactly one record per item, one version each.
+    const rows = StateDb.query<{ reference: string; version: number }>(
+      state,
+      "SELECT reference, version FROM warden_items"
+    )
+    expect(rows.length).toBe(N)
+    expect(new Set(rows.map((r) => r.reference))).toEqual(
+      new Set(Array.from({ length: N }, (_, i) => `nats:COMMENTS/c-${i}`))
+    )
+    expect(rows.every((r) => Number(r.version) === 1)).toBe(true)
+    // The consumer has nothing left: every message acknowledged once recorded.
+    const info = await consumer()
+    expect(info.num_pending).toBe(0)
+    expect(info.num_ack_pending).toBe(0)
+    expect(info.delivered.stream_seq).toBe(N)
+  }, 400_000)
+})
