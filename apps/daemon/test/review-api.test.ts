@@ -91,6 +91,14 @@ describe("the review queue's admin API", () => {
     expect(next.body.nextCursor).toBeNull()
   })
 
+  it("/metrics: what waits per source and for how long, decisions per moderator and outcome, matches per rule", async () => {
+    const res = await fetch(`${daemon.adminUrl}/metrics`, { headers: { authorization: `Bearer ${VIC}` } })
+    const text = await res.text()
+    expect(text).toMatch(/warden_review_pending\{[^}]*source="plat"[^}]*\} 2/)
+    expect(text).toMatch(/warden_review_oldest_pending_seconds\{[^}]*source="plat"[^}]*\} \d/)
+    expect(text).toMatch(/warden_rule_matches_total\{[^}]*rule="hold-harmful"[^}]*\} 2/)
+  })
+
   it("refuses filters it does not know, naming the values it takes", async () => {
     const state = await daemon.admin("/api/review?state=open")
     expect(state.status).toBe(400)
@@ -180,9 +188,49 @@ describe("the review queue's admin API", () => {
         "bob platform.remove r/2"
       ])
     )
+    const metrics = await (
+      await fetch(`${daemon.adminUrl}/metrics`, { headers: { authorization: `Bearer ${ALICE}` } })
+    ).text()
+    expect(metrics).toMatch(/warden_review_decisions_total\{[^}]*moderator="alice"[^}]*outcome="approved"[^}]*\} 1/)
+    expect(metrics).toMatch(/warden_review_decisions_total\{[^}]*moderator="bob"[^}]*outcome="rejected"[^}]*\} 1/)
+    expect(metrics).toMatch(/warden_review_pending\{[^}]*source="plat"[^}]*\} 0/)
     const bobs = await daemon.admin("/api/audit?actor=bob")
     expect(bobs.body.entries.every((e: { actor: string }) => e.actor === "bob")).toBe(true)
     expect((await daemon.admin("/api/audit?action=nope")).status).toBe(400)
+  })
+
+  it("GET /api/review/stream: a second moderator's screen sees an item added and, once decided by another, decided", async () => {
+    const controller = new AbortController()
+    const res = await fetch(`${daemon.adminUrl}/api/review/stream`, {
+      headers: { authorization: `Bearer ${BOB}` },
+      signal: controller.signal
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toContain("text/event-stream")
+    const reader = res.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ""
+    const until = async (what: RegExp) => {
+      const deadline = Date.now() + 20_000
+      while (!what.test(text)) {
+        if (Date.now() > deadline) throw new Error(`no ${what} in the stream: ${text}`)
+        const { value, done } = await reader.read()
+        if (done) throw new Error("the stream ended")
+        text += decoder.decode(value, { stream: true })
+      }
+    }
+    try {
+      await until(/retry: 2000/)
+      started.platforms[0]!.publish({ kind: "upsert", reference: "r/4", text: "You are an idiot too", author: "u-4" })
+      await until(/event: added\ndata: \{[^\n]*"reference":"r\/4"/)
+      expect((await decide(ALICE, "r/4", { decision: "reject" })).status).toBe(200)
+      await until(/event: decided\ndata: \{[^\n]*"reference":"r\/4"[^\n]*"state":"rejected"/)
+      const decided = /event: decided\ndata: (.*)\n/.exec(text)![1]!
+      expect(JSON.parse(decided)).toMatchObject({ reference: "r/4", decidedBy: "alice", state: "rejected" })
+    } finally {
+      controller.abort()
+    }
+    expect((await daemon.admin("/api/review/stream?kind=report")).status).toBe(400)
   })
 
   it("the signed-in caller is named: GET /api/session answers the moderator and role", async () => {

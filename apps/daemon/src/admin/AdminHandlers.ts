@@ -6,7 +6,7 @@
  */
 import { ANALYSIS_TYPES, SEVERITIES } from "@warden/core"
 import { RateLimiter } from "@warden/transport"
-import { Effect, Layer, Metric, Option } from "effect"
+import { Clock, Effect, Layer, Metric, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
@@ -131,6 +131,24 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
       )
     }).pipe(Effect.catchCause((cause) => Effect.logWarning("state table stats failed", cause)))
 
+    // The review queue per source: pending rows and the oldest one's age (0 once a source's queue empties).
+    const reviews = yield* ReviewStore
+    const queued = new Set<string>()
+    const reviewMetrics = Effect.gen(function* () {
+      const pending = yield* reviews.pending
+      const now = yield* Clock.currentTimeMillis
+      const current = new Map(pending.bySource.map((s) => [s.source, s]))
+      for (const source of new Set([...queued, ...current.keys()])) {
+        queued.add(source)
+        const s = current.get(source)
+        yield* Metric.update(Metric.withAttributes(Metrics.reviewPending, { source }), s?.count ?? 0)
+        yield* Metric.update(
+          Metric.withAttributes(Metrics.reviewOldestPendingSeconds, { source }),
+          s === undefined ? 0 : Math.max(0, (now - s.oldestAt) / 1000)
+        )
+      }
+    }).pipe(Effect.catchCause((cause) => Effect.logWarning("review queue metrics failed", cause)))
+
     return handlers
       .handle("readyz", () =>
         Effect.flatMap(readiness, (report) =>
@@ -148,6 +166,7 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
             }
           }
           yield* stateMetrics
+          yield* reviewMetrics
           yield* ProcessMetrics.update
           return yield* PrometheusMetrics.format()
         })

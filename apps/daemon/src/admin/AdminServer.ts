@@ -31,7 +31,7 @@
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { RateLimiter } from "@warden/transport"
-import { ByteSize, Cause, Context, Effect, Layer, Redacted, type Types } from "effect"
+import { ByteSize, Cause, Context, Deferred, Effect, Layer, Redacted, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, type HttpServerError, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { NetAddress } from "effect/net"
@@ -48,6 +48,7 @@ import * as GovernanceRoutes from "./GovernanceRoutes.ts"
 import * as ReviewRoutes from "./ReviewRoutes.ts"
 import { type ConfiguredModerator, Moderators } from "./Moderators.ts"
 import { MAX_BODY_BYTES } from "./RequestInput.ts"
+import { Stopping } from "./Stopping.ts"
 
 /** Where the admin API listens and the token it wants. */
 export interface AdminOptions {
@@ -158,7 +159,8 @@ export const layer = (options: AdminOptions) => {
     ConsoleRoutes.layer({
       sessions,
       rules: ruleNames,
-      platform: new Map([...(options.sources ?? new Map())].map(([id, f]) => [id, f.actions]))
+      platform: new Map([...(options.sources ?? new Map())].map(([id, f]) => [id, f.actions])),
+      review: options.review?.sources ?? new Map()
     }),
     envelopes
   )
@@ -170,6 +172,10 @@ export const layer = (options: AdminOptions) => {
     AdminServer,
     Effect.gen(function* () {
       const server = yield* HttpServer.HttpServer
+      // Released before the listener (built after it): the live streams end first, so its close
+      // does not wait for them.
+      const stopping = yield* Stopping
+      yield* Effect.addFinalizer(() => Deferred.succeed(stopping, undefined))
       const url = NetAddress.formatUrlUnsafe(server.address, "http")
       return {
         url,
@@ -178,5 +184,5 @@ export const layer = (options: AdminOptions) => {
         })
       }
     })
-  ).pipe(Layer.provide(served))
+  ).pipe(Layer.provide(served), Layer.provide(Stopping.layer))
 }

@@ -8,7 +8,9 @@
  *   add`): on the page's own path, it sets the session cookie of that moderator and redirects to `/`
  *   (the token leaves the address bar); a wrong token redirects to `/?signin=refused`;
  * - `GET /api/decisions/stream?<filters of /api/decisions>`: new decisions as server-sent events, with
- *   a `retry:` field and keep-alive comments (`DecisionStream`), authenticated as the API is.
+ *   a `retry:` field and keep-alive comments (`DecisionStream`), authenticated as the API is;
+ * - `GET /api/review/stream?source=&kind=`: the review queue's rows `added` and `decided`
+ *   (`ReviewStream`), the same way.
  */
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -16,7 +18,12 @@ import { DecisionStore } from "../state/DecisionStore.ts"
 import { DecisionFilters } from "./AdminApi.ts"
 import { checkedFilters } from "./AdminHandlers.ts"
 import * as DecisionView from "./DecisionView.ts"
-import { ReviewStore } from "../state/ReviewStore.ts"
+import { ActionStore } from "../state/ActionStore.ts"
+import { ItemStore } from "../state/ItemStore.ts"
+import { KINDS, ReviewStore } from "../state/ReviewStore.ts"
+import * as ReviewRoutes from "./ReviewRoutes.ts"
+import * as ReviewStream from "./ReviewStream.ts"
+import * as ReviewView from "./ReviewView.ts"
 import { authenticate } from "./AdminMiddleware.ts"
 import { type AdminRefused, envelopeResponse } from "./AdminError.ts"
 import * as ConsoleAssets from "./ConsoleAssets.ts"
@@ -34,6 +41,8 @@ export const layer = (options: {
   readonly sessions: ConsoleSession.Sessions
   readonly rules: ReadonlyArray<string>
   readonly platform: DecisionView.PlatformActions
+  /** What the review queue's rows show of each source. */
+  readonly review: ReadonlyMap<string, ReviewView.SourceFacts>
 }) => {
   const { sessions } = options
   const page = HttpRouter.add(
@@ -86,5 +95,26 @@ export const layer = (options: {
       )
     })
   )
-  return Layer.mergeAll(page, stream, ...files)
+  const reviewStream = HttpRouter.add(
+    "GET",
+    "/api/review/stream",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const reviews = yield* ReviewStore
+      const stores = { items: yield* ItemStore, actions: yield* ActionStore }
+      const moderators = yield* Moderators
+      return yield* refused(
+        Effect.gen(function* () {
+          yield* authenticate(request, sessions, moderators)
+          const url = new URL(request.url, "http://admin")
+          const q = yield* RequestInput.query(url.searchParams, ["source", "kind"])
+          const kind = yield* ReviewRoutes.oneOf("kind", q.get("kind"), KINDS)
+          return yield* ReviewStream.response(reviews, { source: q.get("source"), kind }, (rows) =>
+            ReviewView.page(stores, rows, options.review)
+          ).pipe(Effect.orDie)
+        })
+      )
+    })
+  )
+  return Layer.mergeAll(page, stream, reviewStream, ...files)
 }

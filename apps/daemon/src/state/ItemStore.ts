@@ -335,7 +335,7 @@ const make = Effect.gen(function* () {
       // A newer version closes a pending review of an older one (the queue shows the item once, as it is now).
       for (const { item } of fresh) {
         if (item.version > 1)
-          yield* sql`UPDATE warden_review SET state = 'superseded' WHERE source = ${item.source}
+          yield* sql`UPDATE warden_review SET state = 'superseded', decided_at = ${item.createdAt} WHERE source = ${item.source}
             AND reference = ${item.reference} AND version < ${item.version} AND kind = 'item' AND state = 'pending'`
       }
       const reviews = fresh.flatMap(({ review }) => (review === undefined ? [] : [review]))

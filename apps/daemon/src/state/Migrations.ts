@@ -373,8 +373,10 @@ const createReview = Effect.gen(function* () {
   )`
   yield* sql`CREATE INDEX IF NOT EXISTS warden_review_queue
     ON warden_review (state, severity_rank DESC, created_at, source, reference)`
-  // Decided rows carry `decided_at` (a superseded one does not: no one decided it), newest first.
+  // Decided rows newest first (a superseded one has `decided_at` too, and no `decided_by`); the review
+  // stream reads rows added and decided since its last look by these two.
   yield* sql`CREATE INDEX IF NOT EXISTS warden_review_decided ON warden_review (decided_at DESC, source, reference)`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_review_created ON warden_review (created_at)`
 })
 
 /**

@@ -190,6 +190,17 @@ export interface ReviewStoreShape {
   readonly ofItems: (
     items: ReadonlyArray<{ readonly source: string; readonly reference: string }>
   ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<Review>>, SqlError.SqlError>
+  /**
+   * The rows added (`created_at`) or decided, superseded included (`decided_at`), at or after `since`,
+   * oldest first (the review stream's poll), at most `limit` of each.
+   */
+  readonly changedSince: (
+    since: number,
+    limit: number
+  ) => Effect.Effect<
+    { readonly added: ReadonlyArray<Review>; readonly decided: ReadonlyArray<Review> },
+    SqlError.SqlError
+  >
   /** Files a pending appeal on an item version; false when that version was appealed before. */
   readonly fileAppeal: (appeal: Appeal) => Effect.Effect<boolean, SqlError.SqlError>
 }
@@ -222,7 +233,7 @@ const make = Effect.gen(function* () {
         ? sql``
         : sql`AND decided_at <= ${after.decidedAt} AND (decided_at < ${after.decidedAt}
             OR (source > ${after.source} OR (source = ${after.source} AND reference > ${after.reference})))`
-    return sql`SELECT * FROM warden_review WHERE decided_at IS NOT NULL ${filters} ${from}
+    return sql`SELECT * FROM warden_review WHERE decided_at IS NOT NULL AND decided_by IS NOT NULL ${filters} ${from}
       ORDER BY decided_at DESC, source, reference LIMIT ${q.limit}`
   }
 
@@ -244,6 +255,15 @@ const make = Effect.gen(function* () {
           classifications = ${input.classifications === undefined ? null : JSON.stringify(input.classifications)}
         WHERE source = ${input.source} AND reference = ${input.reference} AND state = 'pending' RETURNING *`)
       return row
+    }),
+    changedSince: Effect.fn("ReviewStore.changedSince")(function* (since: number, limit: number) {
+      const added = yield* select(
+        sql`SELECT * FROM warden_review WHERE created_at >= ${since} ORDER BY created_at LIMIT ${limit}`
+      )
+      const decided = yield* select(
+        sql`SELECT * FROM warden_review WHERE decided_at >= ${since} ORDER BY decided_at LIMIT ${limit}`
+      )
+      return { added, decided }
     }),
     ofItem: Effect.fn("ReviewStore.ofItem")((source: string, reference: string) =>
       select(sql`SELECT * FROM warden_review WHERE source = ${source} AND reference = ${reference}
