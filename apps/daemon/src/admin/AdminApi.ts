@@ -562,10 +562,16 @@ export class GovernanceGroup extends HttpApiGroup.make("governance").add(
   }).annotate(OpenApi.Summary, "Erases every stored copy of an item's content"),
   HttpApiEndpoint.delete("eraseAuthor", "/api/authors/:author", {
     params: { author: Schema.String },
-    query: { source: OptionalText },
-    success: Schema.Unknown.annotate({ description: "The counts erased, the references and the audit id" }),
+    query: { source: OptionalText, username: OptionalText, confirm: OptionalText },
+    success: Schema.Unknown.annotate({
+      description:
+        "The counts erased, the references and the audit id; by username without confirm=true, what would be erased"
+    }),
     error: NotFound
-  }).annotate(OpenApi.Summary, "Erases every stored item of an author"),
+  }).annotate(
+    OpenApi.Summary,
+    "Erases an author (<platform>:<identifier>): items, name, strikes, review statements; or, with /api/authors/-?username=NAME&source=ID, the authors of a username (listed first, erased with confirm=true)"
+  ),
   HttpApiEndpoint.get("erasures", "/api/erasures", {
     query: { limit: OptionalText },
     success: Schema.Struct({ erasures: Schema.Array(Schema.Unknown) })

@@ -146,7 +146,10 @@ export const layer = (options: AdminOptions) => {
         sources: options.sources ?? new Map(),
         rules: ruleNames
       }),
-      GovernanceRoutes.layer(options.rules ?? new Map()),
+      GovernanceRoutes.layer(
+        options.rules ?? new Map(),
+        new Map([...(options.review?.sources ?? new Map())].map(([id, f]) => [id, f.platform]))
+      ),
       ClusterRoute.layer,
       ReviewRoutes.layer(
         options.review ?? { sources: new Map(), halfLifeMillis: StrikePolicy.DEFAULT_HALF_LIFE_MILLIS }

@@ -5,9 +5,12 @@
  *   `since` (default `7d`; a duration back or an ISO date-time) through `rules` (default: the source's
  *   configured rules) and answers the backtest report (engine/Backtest.ts), the same as
  *   `warden policy test --format json`. No API call, no action.
- * - `DELETE /api/items/{reference}?source=` and `DELETE /api/authors/{id}?source=`: erase every stored
- *   copy of the content (state/Erasure.ts) and answer the counts and the audit id; 404 when nothing is
- *   stored under that reference or author.
+ * - `DELETE /api/items/{reference}?source=` and `DELETE /api/authors/{author}` (a key,
+ *   `<platform>:<identifier>`; or an identifier with `source`): erase every stored copy of the content
+ *   (state/Erasure.ts; by author also their name, strikes and review statements) and answer the counts
+ *   and the audit id; 404 when nothing is stored under that reference or author.
+ * - `DELETE /api/authors/-?username=NAME&source=ID`: what erasing the authors recorded under a username
+ *   would erase; with `confirm=true`, erases it.
  * - `GET /api/erasures?limit=`: the audit of erasures, newest first (never the content).
  */
 import { Effect } from "effect"
@@ -16,14 +19,17 @@ import { SqlClient } from "effect/sql"
 import * as RuleSet from "../config/RuleSet.ts"
 import type { Rule } from "../domain/Rule.ts"
 import * as Backtest from "../engine/Backtest.ts"
-import { Erasure, type Selector } from "../state/Erasure.ts"
+import { authorSelector, Erasure, type Selector } from "../state/Erasure.ts"
 import { AdminApi, AdminCaller } from "./AdminApi.ts"
 import { AdminRefused, answering, badParameter } from "./AdminError.ts"
 import * as RequestInput from "./RequestInput.ts"
 import * as Since from "./Since.ts"
 
-/** The group; `rules` are the configured rules of each source (what a test without `rules` replays). */
-export const layer = (rules: ReadonlyMap<string, ReadonlyArray<Rule>>) =>
+/**
+ * The group; `rules` are the configured rules of each source (what a test without `rules` replays),
+ * `platforms` each source's connector type (the platform of author keys).
+ */
+export const layer = (rules: ReadonlyMap<string, ReadonlyArray<Rule>>, platforms: ReadonlyMap<string, string>) =>
   HttpApiBuilder.group(AdminApi, "governance", (handlers) =>
     Effect.gen(function* () {
       const erasure = yield* Erasure
@@ -83,7 +89,27 @@ export const layer = (rules: ReadonlyMap<string, ReadonlyArray<Rule>>) =>
             Effect.gen(function* () {
               const author = yield* RequestInput.text("author", params.author)
               const source = yield* sourceOf(query.source)
-              return yield* erase({ _tag: "Author", author, source }, "that author")
+              if (query.confirm !== undefined && query.confirm !== "true")
+                return yield* badParameter("confirm", "only true (erase what the answer without it listed)")
+              if (query.username === undefined)
+                return yield* erase(authorSelector(author, source, platforms), "that author")
+              if (author !== "-")
+                return yield* badParameter(
+                  "author",
+                  "with username, the path names no author: /api/authors/-?username="
+                )
+              if (source === undefined) return yield* badParameter("source", "required with username")
+              const plan = yield* erasure.byUsername(source, query.username).pipe(Effect.orDie)
+              if (plan.authors.length === 0 && plan.withoutKey === 0)
+                return yield* new AdminRefused({
+                  status: 404,
+                  code: "NOT_FOUND",
+                  message: `no stored item of username ${query.username} in source ${source}`
+                })
+              if (query.confirm !== "true") return { confirm: false, wouldErase: plan }
+              const who = yield* AdminCaller
+              const erased = yield* erasure.eraseUsername(plan, platforms, who).pipe(Effect.orDie)
+              return { confirm: true, erased }
             })
           )
         )

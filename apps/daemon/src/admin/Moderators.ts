@@ -48,6 +48,15 @@ export const make = (adminToken: Redacted.Redacted<string>, configured: Readonly
       digest: Buffer.from(hashToken(Redacted.value(m.token)), "hex")
     }))
     const names = new Set(configured.map((m) => m.name))
+    // A name in the file and in the state: the file's wins; say so once, at start.
+    const shadowed = yield* store.active.pipe(
+      Effect.map((rows) => rows.filter((r) => names.has(r.name)).map((r) => r.name)),
+      Effect.catch(() => Effect.succeed([] as Array<string>))
+    )
+    if (shadowed.length > 0)
+      yield* Effect.logWarning(
+        `moderators ${shadowed.join(", ")} are defined in the config file and were added with warden moderator add: the config file's token and role apply`
+      )
 
     /** The stored moderators that count: active, of a known role, not shadowed by the config. */
     const stored = Effect.map(store.active, (rows) =>

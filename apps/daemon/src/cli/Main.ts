@@ -9,6 +9,7 @@ import { legacy } from "./commands/Legacy.ts"
 import { config } from "./commands/Config.ts"
 import { demo } from "./commands/Demo.ts"
 import { erase } from "./commands/Erase.ts"
+import { moderator } from "./commands/Moderator.ts"
 import { policy } from "./commands/Policy.ts"
 import { reanalyse } from "./commands/Reanalyse.ts"
 import { run as runCommand } from "./commands/Run.ts"
@@ -30,7 +31,8 @@ const subcommands = [
   reanalyse,
   state,
   policy,
-  erase
+  erase,
+  moderator
 ] as const
 
 /** The root `warden` command. */

@@ -64,6 +64,7 @@ export const reviewPlan = (
   actions: ReadonlyArray<ActionRow>,
   version: number
 ): ReviewPlan => {
+  if (declared.length === 0) return { kind: undefined, note: "not possible on this platform (recorded in Warden only)" }
   const inForce = removalAfterQueued(actions, version)
   if (decision === "remove") {
     if (inForce !== undefined && inForce !== "holdForReview")

@@ -54,6 +54,8 @@ export interface AuthorItemPosition {
 /** What is known of an author from their items. */
 export interface AuthorSummary {
   readonly key: string
+  /** Item versions stored. */
+  readonly items: number
   readonly usernames: ReadonlyArray<string>
   readonly sources: ReadonlyArray<string>
   readonly firstSeenAt: number
@@ -100,6 +102,7 @@ const decodeCounts = Rows.decode(
   Schema.Struct({ verdict_type: Rows.Text, severity: Rows.Text, created_at: Rows.Int })
 )
 const decodeKeys = Rows.decode("warden_items", Schema.Struct({ author_key: Schema.String }))
+const decodeNone = Rows.decode("warden_items", Schema.Struct({ n: Rows.Int }))
 
 /** Authors. */
 export interface AuthorStoreShape {
@@ -124,8 +127,14 @@ export interface AuthorStoreShape {
     limit: number,
     after: AuthorItemPosition | undefined
   ) => Effect.Effect<ReadonlyArray<AuthorItem>, SqlError.SqlError>
-  /** The author keys whose items in `source` were recorded under `username` (erasure by username). */
-  readonly keysByUsername: (source: string, username: string) => Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+  /**
+   * The author keys whose items in `source` were recorded under `username` (erasure by username), and
+   * how many of those items carry no key (their event named no identifier).
+   */
+  readonly keysByUsername: (
+    source: string,
+    username: string
+  ) => Effect.Effect<{ readonly keys: ReadonlyArray<string>; readonly withoutKey: number }, SqlError.SqlError>
 }
 
 const make = Effect.gen(function* () {
@@ -167,6 +176,7 @@ const make = Effect.gen(function* () {
       )
       return {
         key: authorKey,
+        items: span.n,
         usernames: names.map((n) => n.author_name),
         sources: sources.map((s) => s.source),
         firstSeenAt: span.first,
@@ -229,7 +239,11 @@ const make = Effect.gen(function* () {
         yield* sql`SELECT DISTINCT author_key FROM warden_items
           WHERE source = ${source} AND author_name = ${username} AND author_key IS NOT NULL ORDER BY author_key`
       )
-      return rows.map((r) => r.author_key)
+      const [none] = yield* decodeNone(
+        yield* sql`SELECT COUNT(*) AS n FROM warden_items
+          WHERE source = ${source} AND author_name = ${username} AND author_key IS NULL`
+      )
+      return { keys: rows.map((r) => r.author_key), withoutKey: none?.n ?? 0 }
     })
   })
 })

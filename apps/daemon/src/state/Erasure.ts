@@ -21,7 +21,7 @@ import { SqlClient, type SqlError } from "effect/sql"
 import * as Like from "./internal/Like.ts"
 import * as Rows from "./internal/Rows.ts"
 import { AuditStore } from "./AuditStore.ts"
-import { partsOf } from "./AuthorStore.ts"
+import { AuthorStore, partsOf } from "./AuthorStore.ts"
 import { authorOf } from "./ItemAuthor.ts"
 import { ItemStore } from "./ItemStore.ts"
 
@@ -36,6 +36,11 @@ export type Selector =
    * recorded before author keys are found by the identifier.
    */
   | { readonly _tag: "AuthorKey"; readonly key: string; readonly sources: ReadonlyArray<string> }
+  /**
+   * The items of one source recorded under a username (where that is all a platform gives): with their
+   * author's name and strikes. Erase the keys they carry too, for the rest of those authors' records.
+   */
+  | { readonly _tag: "Username"; readonly username: string; readonly source: string }
 
 /** Who asked for an erasure: a name (`cli:<user>@<host>`, a moderator, `admin-token`) and a role. */
 export interface Actor {
@@ -154,6 +159,7 @@ const make = Effect.gen(function* () {
   yield* ItemStore
   const sql = yield* SqlClient.SqlClient
   const audits = yield* AuditStore
+  const authors = yield* AuthorStore
 
   const tableExists = (name: string) =>
     sql
@@ -280,11 +286,19 @@ const make = Effect.gen(function* () {
   const keysOf = (selector: Selector) =>
     Effect.gen(function* () {
       const only =
-        selector._tag === "AuthorKey" || selector.source === undefined ? sql`` : sql`AND source = ${selector.source}`
+        selector._tag === "AuthorKey" || selector._tag === "Username" || selector.source === undefined
+          ? sql``
+          : sql`AND source = ${selector.source}`
       if (selector._tag === "Reference") {
         return yield* decodeKeys(
           yield* sql`SELECT source, reference, version FROM warden_items
             WHERE reference = ${selector.reference} ${only} ORDER BY source, version`
+        )
+      }
+      if (selector._tag === "Username") {
+        return yield* decodeKeys(
+          yield* sql`SELECT source, reference, version FROM warden_items
+            WHERE source = ${selector.source} AND author_name = ${selector.username}`
         )
       }
       if (selector._tag === "AuthorKey") {
@@ -330,7 +344,13 @@ const make = Effect.gen(function* () {
     const target =
       selector._tag === "Reference"
         ? selector.reference
-        : hashOf(selector._tag === "AuthorKey" ? selector.key : selector.author)
+        : hashOf(
+            selector._tag === "AuthorKey"
+              ? selector.key
+              : selector._tag === "Username"
+                ? `${selector.source}/${selector.username}`
+                : selector.author
+          )
     const source = selector._tag === "AuthorKey" ? undefined : selector.source
     const done = yield* sql.withTransaction(
       Effect.gen(function* () {
@@ -355,7 +375,7 @@ const make = Effect.gen(function* () {
         }
         const id = yield* audit({
           actor: actor.name,
-          selector: selector._tag === "Reference" ? "reference" : "author",
+          selector: selector._tag === "Reference" ? "reference" : selector._tag === "Username" ? "username" : "author",
           target,
           source,
           counts
@@ -367,7 +387,13 @@ const make = Effect.gen(function* () {
           action: "erase",
           source,
           reference: selector._tag === "Reference" ? selector.reference : undefined,
-          detail: { erasure: id, selector: selector._tag === "Reference" ? "reference" : "author", target, counts }
+          detail: {
+            erasure: id,
+            selector:
+              selector._tag === "Reference" ? "reference" : selector._tag === "Username" ? "username" : "author",
+            target,
+            counts
+          }
         })
         return { counts: counts as Counts, references: erased.references, audit: id }
       })
@@ -430,8 +456,53 @@ const make = Effect.gen(function* () {
       )
     )
 
-  return { erase, sweep, auditLog } as const
+  /**
+   * What erasing a username of a source would erase: the authors (keys) whose items there carry that
+   * name, each with all their items (across the platform's sources), and the items of that name that
+   * name no identifier.
+   */
+  const byUsername = Effect.fn("Erasure.byUsername")(function* (source: string, username: string) {
+    const found = yield* authors.keysByUsername(source, username)
+    const listed: Array<UsernameAuthor> = []
+    for (const key of found.keys) {
+      const summary = yield* authors.summary(key)
+      if (summary !== undefined)
+        listed.push({ key, items: summary.items, sources: summary.sources, usernames: summary.usernames })
+    }
+    return { source, username, authors: listed, withoutKey: found.withoutKey } satisfies UsernamePlan
+  })
+
+  /** Erases what {@link byUsername} lists: each author by key, then the items of that name without one. */
+  const eraseUsername = Effect.fn("Erasure.eraseUsername")(function* (
+    plan: UsernamePlan,
+    platforms: ReadonlyMap<string, string>,
+    actor: Actor
+  ) {
+    const done: Array<Erased> = []
+    for (const author of plan.authors) done.push(yield* erase(authorSelector(author.key, undefined, platforms), actor))
+    done.push(yield* erase({ _tag: "Username", username: plan.username, source: plan.source }, actor))
+    return done.filter((d) => d.audit !== null)
+  })
+
+  return { erase, sweep, auditLog, byUsername, eraseUsername } as const
 })
+
+/** An author erasure by username would erase. */
+export interface UsernameAuthor {
+  readonly key: string
+  readonly items: number
+  readonly sources: ReadonlyArray<string>
+  readonly usernames: ReadonlyArray<string>
+}
+
+/** What erasing a username of a source would erase (the confirmation lists it). */
+export interface UsernamePlan {
+  readonly source: string
+  readonly username: string
+  readonly authors: ReadonlyArray<UsernameAuthor>
+  /** Items of that name whose event named no identifier. */
+  readonly withoutKey: number
+}
 
 /** Retention and erasure of stored content. */
 export class Erasure extends Context.Service<
@@ -445,8 +516,35 @@ export class Erasure extends Context.Service<
       readonly limit?: number | undefined
     }) => Effect.Effect<{ readonly counts: Counts; readonly more: boolean }, SqlError.SqlError>
     readonly auditLog: (limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>, SqlError.SqlError>
+    readonly byUsername: (source: string, username: string) => Effect.Effect<UsernamePlan, SqlError.SqlError>
+    readonly eraseUsername: (
+      plan: UsernamePlan,
+      platforms: ReadonlyMap<string, string>,
+      actor: Actor
+    ) => Effect.Effect<ReadonlyArray<Erased>, SqlError.SqlError>
   }
 >()("@warden/daemon/Erasure") {
   /** On the state store's SQL client. */
   static readonly layer = Layer.effect(Erasure, make)
+}
+
+/**
+ * The selector an author given on the command line or in `DELETE /api/authors/{author}` names:
+ * `<platform>:<identifier>` (a platform of `platforms`: every source of it), else, as before author
+ * keys, an identifier (in `source`, or in every source). `platforms`: source id -> connector type.
+ */
+export const authorSelector = (
+  author: string,
+  source: string | undefined,
+  platforms: ReadonlyMap<string, string>
+): Selector => {
+  const { platform } = partsOf(author)
+  const known = new Set(platforms.values())
+  if (known.has(platform) && (source === undefined || platforms.get(source) === platform))
+    return {
+      _tag: "AuthorKey",
+      key: author,
+      sources: [...platforms].filter(([, p]) => p === platform).map(([id]) => id)
+    }
+  return { _tag: "Author", author, source }
 }

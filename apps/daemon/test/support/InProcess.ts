@@ -49,22 +49,23 @@ export const startDaemonInProcess = async (
 }
 
 /**
- * The daemon with its admin API on the SQLite file `filename` (a fresh one by default), on the TestClock
+ * The daemon with its admin API on the SQLite file `where` (a fresh one by default) or the state it names, on the TestClock
  * for the rest of the scope (`buildOnTestClock`), with `Date.now()` following the TestClock
  * (`dateNowFollowsTestClock`): the admin routes read the time that way. `get(path)` answers an admin
  * route's status and body, token given.
  */
 export const daemonOnTestClock = (
   spec: Omit<Daemon.DaemonSpec, "admin" | "state">,
-  filename: string = join(mkdtempSync(join(tmpdir(), "warden-clock-")), "state.db")
+  where: string | Daemon.StateLocation = join(mkdtempSync(join(tmpdir(), "warden-clock-")), "state.db"),
+  options: { readonly moderators?: ReadonlyArray<ConfiguredModerator> } = {}
 ) =>
   Effect.gen(function* () {
     yield* dateNowFollowsTestClock
     const context = yield* buildOnTestClock(
       Daemon.layer({
         ...spec,
-        state: { _tag: "sqlite", filename },
-        admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN) }
+        state: typeof where === "string" ? { _tag: "sqlite", filename: where } : where,
+        admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN), moderators: options.moderators }
       })
     )
     const adminUrl = Context.get(context, AdminServer).url
@@ -73,5 +74,14 @@ export const daemonOnTestClock = (
         const res = await adminFetch(adminUrl, path)
         return { status: res.status, body: await res.text() }
       })
-    return { context, get }
+    /** An admin route called with `token` (default: the shared one): its status and JSON body. */
+    const call = (path: string, init: RequestInit = {}, token: string = ADMIN_TOKEN) =>
+      Effect.promise(async () => {
+        const res = await fetch(`${adminUrl}${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers }
+        })
+        return { status: res.status, body: (await res.json()) as any }
+      })
+    return { context, get, call, adminUrl }
   })
