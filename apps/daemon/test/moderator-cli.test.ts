@@ -46,7 +46,11 @@ describe("warden moderator and warden erase --username on a running daemon's sta
     )
     platform.publish({ kind: "upsert", reference: "m/1", text: "You are an idiot", author: "u-9" })
     platform.publish({ kind: "upsert", reference: "m/2", text: "Thank you, lovely", author: "u-8" })
-    await waitFor(async () => (await started.daemon.admin("/api/decisions")).body.decisions?.length === 2, 20_000, "verdicts")
+    await waitFor(
+      async () => (await started.daemon.admin("/api/decisions")).body.decisions?.length === 2,
+      20_000,
+      "verdicts"
+    )
   }, 60_000)
   afterAll(() => started.close())
 
@@ -87,8 +91,15 @@ describe("warden moderator and warden erase --username on a running daemon's sta
     expect((await fetch(`${started.daemon.adminUrl}/api/session`, { headers: { cookie } })).status).toBe(401)
 
     const audit = await started.daemon.as(CAROL, "/api/audit")
-    const actions = audit.body.entries.map((e: { action: string; actor: string }) => `${e.action} ${e.actor.split("@")[0]}`)
-    expect(actions).toEqual(expect.arrayContaining([expect.stringMatching(/^moderator\.add cli:/), expect.stringMatching(/^moderator\.disable cli:/)]))
+    const actions = audit.body.entries.map(
+      (e: { action: string; actor: string }) => `${e.action} ${e.actor.split("@")[0]}`
+    )
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^moderator\.add cli:/),
+        expect.stringMatching(/^moderator\.disable cli:/)
+      ])
+    )
   }, 60_000)
 
   it("refuses a name the file defines, one already taken, and one that is not a name", async () => {
@@ -123,9 +134,14 @@ describe("warden moderator and warden erase --username on a running daemon's sta
       { author_name: "u-8-name" }
     ])
     // the admin API's confirmation listing: the other author, by username
-    const listed = await started.daemon.as(CAROL, "/api/authors/-?username=u-8-name&source=platform", { method: "DELETE" })
+    const listed = await started.daemon.as(CAROL, "/api/authors/-?username=u-8-name&source=platform", {
+      method: "DELETE"
+    })
     expect(listed.status).toBe(200)
-    expect(listed.body).toMatchObject({ confirm: false, wouldErase: { authors: [{ key: "testplatform:u-8", items: 1 }] } })
+    expect(listed.body).toMatchObject({
+      confirm: false,
+      wouldErase: { authors: [{ key: "testplatform:u-8", items: 1 }] }
+    })
     expect(query(filename, "SELECT author_name FROM warden_items WHERE reference = 'm/2'")).toEqual([
       { author_name: "u-8-name" }
     ])
