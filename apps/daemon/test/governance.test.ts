@@ -118,7 +118,14 @@ const expectChangedRulesReport = (report: any) => {
     after: ["holdForReview"]
   })
   expect(byRule["(no rule)"]).toMatchObject({ matched: 4, newlyActed: { count: 0 }, noLongerActed: { count: 0 } })
-  expect(report.totals).toEqual({ newlyActed: 1, noLongerActed: 3, changedAction: 2, unchanged: 4 })
+  expect(report.totals).toEqual({
+    newlyActed: 1,
+    noLongerActed: 3,
+    changedAction: 2,
+    newlyReviewed: 0,
+    noLongerReviewed: 0,
+    unchanged: 4
+  })
 }
 
 describe("policy backtest", () => {
@@ -136,7 +143,14 @@ describe("policy backtest", () => {
       method: "POST",
       body: JSON.stringify({ source: "platform" })
     })
-    expect(same.body.totals).toEqual({ newlyActed: 0, noLongerActed: 0, changedAction: 0, unchanged: 10 })
+    expect(same.body.totals).toEqual({
+      newlyActed: 0,
+      noLongerActed: 0,
+      changedAction: 0,
+      newlyReviewed: 0,
+      noLongerReviewed: 0,
+      unchanged: 10
+    })
     expect(same.body.rules.find((r: any) => r.rule === "remove")).toMatchObject({ matched: 5, actions: { hide: 5 } })
     const later = await daemon.admin("/api/policy/test", {
       method: "POST",
@@ -179,8 +193,10 @@ describe("policy backtest", () => {
     expect(table.code).toBe(0)
     const lines = table.stdout.split("\n")
     expect(lines[0]).toMatch(/^source platform: 10 verdicts since .* replayed$/)
-    expect(lines.find((l) => l.startsWith("threats"))).toMatch(/^threats\s+2\s+delete 2\s+0\s+0\s+2$/)
-    expect(table.stdout).toContain("totals: 1 newly acted, 3 no longer acted, 2 changed action, 4 unchanged")
+    expect(lines.find((l) => l.startsWith("threats"))).toMatch(/^threats\s+2\s+0\s+delete 2\s+0\s+0\s+2\s+0\s+0$/)
+    expect(table.stdout).toContain(
+      "totals: 1 newly acted, 3 no longer acted, 2 changed action, 0 newly sent to review, 0 no longer sent to review, 4 unchanged"
+    )
     expect(table.stdout).toContain("criticism newly acted: c/1 v1 (none -> holdForReview)")
   })
 

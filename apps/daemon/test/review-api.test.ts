@@ -233,6 +233,40 @@ describe("the review queue's admin API", () => {
     expect((await daemon.admin("/api/review/stream?kind=report")).status).toBe(400)
   })
 
+  it("POST /api/policy/test counts what each rule sends to review, newly or no longer; author conditions over the stored history", async () => {
+    const decisions = (await daemon.admin("/api/decisions?source=plat")).body.decisions as Array<{
+      verdict: { recommendedAction?: string }
+    }>
+    const harmless = decisions.filter((d) => d.verdict.recommendedAction !== "REMOVE").length
+    expect(harmless).toBeGreaterThan(0)
+    const test = (rules: unknown) =>
+      daemon.admin("/api/policy/test", { method: "POST", body: JSON.stringify({ source: "plat", rules, since: "1h" }) })
+    // everything to review: the harmless items are newly sent there, and held (the connector can)
+    const all = await test([{ name: "all", when: {}, review: true }])
+    expect(all.status).toBe(200)
+    expect(all.body.rules[0]).toMatchObject({ rule: "all", matched: decisions.length, review: decisions.length })
+    expect(all.body.rules[0].actions).toEqual({ holdForReview: decisions.length })
+    expect(all.body.totals).toMatchObject({ newlyReviewed: harmless, noLongerReviewed: 0 })
+    // nothing to review: every item that went there no longer would
+    const none = await test([{ name: "quiet", when: { type: ["NEUTRAL"] } }])
+    expect(none.body.totals.noLongerReviewed).toBe(decisions.length - harmless)
+    // an author condition, read from the stored history: each author here has one item
+    const twice = await test([{ name: "twice", when: { author: { within: "1h", count: 2 } }, review: true }])
+    expect(twice.body.rules[0]).toMatchObject({ rule: "twice", matched: 0 })
+    const once = await test([{ name: "once", when: { author: { within: "1h", count: 1 } }, review: true }])
+    expect(once.body.rules[0]).toMatchObject({ rule: "once", matched: decisions.length })
+    // the rules config check refuses are refused here too
+    const sink = await test([{ name: "s", sinks: ["nowhere"] }])
+    expect(sink.status).toBe(400)
+    expect(sink.body.error.message).toContain("rules.0.sinks.0: no sink named 'nowhere'")
+    // an admin's tool: a moderator may not
+    const moderator = await daemon.as(ALICE, "/api/policy/test", {
+      method: "POST",
+      body: JSON.stringify({ source: "plat" })
+    })
+    expect(moderator.status).toBe(403)
+  })
+
   it("the signed-in caller is named: GET /api/session answers the moderator and role", async () => {
     const me = await daemon.as(ALICE, "/api/session")
     expect(me.body).toMatchObject({ via: "bearer", name: "alice", role: "moderator" })

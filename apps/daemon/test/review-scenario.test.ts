@@ -205,6 +205,22 @@ describe("issue 36's queue: 200 held items from RSS and YouTube, two moderators"
     }
   }, 300_000)
 
+  it("POST /api/policy/test refuses an RSS rule's hide as config check does; review: true is tested", async () => {
+    const hide = await daemon.admin("/api/policy/test", {
+      method: "POST",
+      body: JSON.stringify({ source: "forum", rules: [{ name: "h", when: { type: ["HATEFUL"] }, actions: ["hide"] }] })
+    })
+    expect(hide.status).toBe(400)
+    expect(hide.body.error.message).toContain("rules.0.actions.0: connector rss cannot 'hide'; it can: (none)")
+    const review = await daemon.admin("/api/policy/test", {
+      method: "POST",
+      body: JSON.stringify({ source: "forum", rules: [{ name: "h", when: { type: ["HATEFUL"] }, review: true }] })
+    })
+    expect(review.status).toBe(200)
+    expect(review.body.rules[0].actions).toEqual({})
+    expect(review.body.totals.noLongerReviewed).toBe(review.body.rules[1].matched)
+  })
+
   it("a second decision of an item is a 409 naming the first moderator, and nothing is done twice", async () => {
     const decided = (await daemon.admin("/api/review?state=decided&limit=5")).body.items
     const feedbackBefore = (await Effect.runPromise(sandbox.feedback)).length

@@ -46,6 +46,7 @@ import * as ConsoleRoutes from "./ConsoleRoutes.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
 import * as GovernanceRoutes from "./GovernanceRoutes.ts"
 import * as ReviewRoutes from "./ReviewRoutes.ts"
+import type * as ReviewView from "./ReviewView.ts"
 import { type ConfiguredModerator, Moderators } from "./Moderators.ts"
 import { MAX_BODY_BYTES } from "./RequestInput.ts"
 import { Stopping } from "./Stopping.ts"
@@ -146,10 +147,17 @@ export const layer = (options: AdminOptions) => {
         sources: options.sources ?? new Map(),
         rules: ruleNames
       }),
-      GovernanceRoutes.layer(
-        options.rules ?? new Map(),
-        new Map([...(options.review?.sources ?? new Map())].map(([id, f]) => [id, f.platform]))
-      ),
+      GovernanceRoutes.layer({
+        rules: options.rules ?? new Map(),
+        connectors: new Map(
+          [...(options.review?.sources ?? new Map<string, ReviewView.SourceFacts>())].map(([id, f]) => [
+            id,
+            { type: f.platform, actions: f.actions }
+          ])
+        ),
+        sinks: options.sinks ?? [],
+        halfLifeMillis: options.review?.halfLifeMillis ?? StrikePolicy.DEFAULT_HALF_LIFE_MILLIS
+      }),
       ClusterRoute.layer,
       ReviewRoutes.layer(
         options.review ?? { sources: new Map(), halfLifeMillis: StrikePolicy.DEFAULT_HALF_LIFE_MILLIS }

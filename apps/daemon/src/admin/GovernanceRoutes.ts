@@ -25,13 +25,24 @@ import { AdminRefused, answering, badParameter } from "./AdminError.ts"
 import * as RequestInput from "./RequestInput.ts"
 import * as Since from "./Since.ts"
 
-/**
- * The group; `rules` are the configured rules of each source (what a test without `rules` replays),
- * `platforms` each source's connector type (the platform of author keys).
- */
-export const layer = (rules: ReadonlyMap<string, ReadonlyArray<Rule>>, platforms: ReadonlyMap<string, string>) =>
+/** What the governance routes know of the configuration. */
+export interface GovernanceOptions {
+  /** The configured rules of each source (what a test without `rules` replays). */
+  readonly rules: ReadonlyMap<string, ReadonlyArray<Rule>>
+  /** Each source's connector: its type (the platform of author keys) and the action kinds it declares. */
+  readonly connectors: ReadonlyMap<string, { readonly type: string; readonly actions: ReadonlyArray<string> }>
+  /** Every configured sink. */
+  readonly sinks: ReadonlyArray<string>
+  /** The strikes' half-life (`authors.strikes.halfLife`), milliseconds. */
+  readonly halfLifeMillis: number
+}
+
+/** The group. */
+export const layer = (options: GovernanceOptions) =>
   HttpApiBuilder.group(AdminApi, "governance", (handlers) =>
     Effect.gen(function* () {
+      const { rules } = options
+      const platforms = new Map([...options.connectors].map(([id, c]) => [id, c.type]))
       const erasure = yield* Erasure
       const sql = yield* SqlClient.SqlClient
       const erase = (selector: Selector, what: string) =>
@@ -56,7 +67,11 @@ export const layer = (rules: ReadonlyMap<string, ReadonlyArray<Rule>>, platforms
               if (start === undefined) return yield* badParameter("since", `expected ${Since.EXPECTED}`)
               let tested = rules.get(source)!
               if (payload.rules !== undefined) {
-                const decoded = RuleSet.decode(payload.rules)
+                // The checks config check makes of the source's rules: what it refuses is refused here too.
+                const decoded = RuleSet.decode(payload.rules, ["rules"], {
+                  sinkNames: options.sinks,
+                  connector: options.connectors.get(source)
+                })
                 if (!decoded.ok) {
                   const first = decoded.problems[0]!
                   return yield* new AdminRefused({
@@ -68,10 +83,13 @@ export const layer = (rules: ReadonlyMap<string, ReadonlyArray<Rule>>, platforms
                 }
                 tested = decoded.rules
               }
-              return yield* Backtest.fromStore({ source, since: start, rules: tested }).pipe(
-                Effect.provideService(SqlClient.SqlClient, sql),
-                Effect.orDie
-              )
+              return yield* Backtest.fromStore({
+                source,
+                since: start,
+                rules: tested,
+                shape: { sinks: options.sinks, connectorActions: options.connectors.get(source)?.actions },
+                halfLifeMillis: options.halfLifeMillis
+              }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
             })
           )
         )

@@ -78,6 +78,8 @@ export interface StrikeStoreShape {
     authorKeys: ReadonlyArray<string>,
     since: number
   ) => Effect.Effect<ReadonlyArray<Strike>, SqlError.SqlError>
+  /** Every strike of some authors, removed ones included (a backtest reads them as they stood then). */
+  readonly ofAuthors: (authorKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Strike>, SqlError.SqlError>
   /** Every strike of an author, removed ones included, newest first. */
   readonly ofAuthor: (authorKey: string) => Effect.Effect<ReadonlyArray<Strike>, SqlError.SqlError>
   /** A moderator rejected the item: its strike becomes (or is added as) a `rejection` of `weight`, in force. */
@@ -103,6 +105,16 @@ const make = Effect.gen(function* () {
         : select(sql`SELECT * FROM warden_strikes WHERE ${sql.in("author_key", authorKeys)}
             AND removed_at IS NULL AND at >= ${since}`)
     ),
+    ofAuthors: Effect.fn("StrikeStore.ofAuthors")(function* (authorKeys: ReadonlyArray<string>) {
+      const out: Array<Strike> = []
+      for (let i = 0; i < authorKeys.length; i += 200)
+        out.push(
+          ...(yield* select(
+            sql`SELECT * FROM warden_strikes WHERE ${sql.in("author_key", authorKeys.slice(i, i + 200))}`
+          ))
+        )
+      return out
+    }),
     ofAuthor: Effect.fn("StrikeStore.ofAuthor")((authorKey: string) =>
       select(sql`SELECT * FROM warden_strikes WHERE author_key = ${authorKey} ORDER BY at DESC, source, reference`)
     ),

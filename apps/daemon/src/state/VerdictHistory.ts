@@ -1,6 +1,7 @@
 /**
  * The stored verdicts of a source over a window, with the actions that were actually decided for
- * each: what a policy backtest (`warden policy test`, `POST /api/policy/test`) replays.
+ * each and whether a rule sent it to review: what a policy backtest (`warden policy test`,
+ * `POST /api/policy/test`) replays.
  */
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -14,6 +15,10 @@ export interface Replayable {
   readonly createdAt: number
   /** The actions decided then (any status: pending, done, failed, would-do), in order. */
   readonly actions: ReadonlyArray<{ readonly rule: string; readonly kind: string }>
+  /** Whether a rule sent it to the review queue then. */
+  readonly reviewed: boolean
+  /** Its author (`<platform>:<identifier>`), if the event named one. */
+  readonly authorKey: string | null
 }
 
 /** An item version of the window: its verdict as JSON text (`null` without one), read as any JSON value. */
@@ -24,9 +29,12 @@ const decodeItems = Rows.decode(
     version: Rows.Int,
     status: Schema.String,
     verdict: Rows.JsonText,
-    created_at: Rows.Int
+    created_at: Rows.Int,
+    author_key: Rows.Text
   })
 )
+/** An item version of the window a rule sent to review. */
+const decodeReviewed = Rows.decode("warden_review", Schema.Struct({ reference: Schema.String, version: Rows.Int }))
 /** An action decided for an item version of the window. */
 const decodeActions = Rows.decode(
   "warden_actions",
@@ -37,8 +45,14 @@ const decodeActions = Rows.decode(
 export const window = Effect.fn("VerdictHistory.window")(function* (source: string, since: number) {
   const sql = yield* SqlClient.SqlClient
   const items = yield* decodeItems(
-    yield* sql`SELECT reference, version, status, verdict, created_at FROM warden_items
+    yield* sql`SELECT reference, version, status, verdict, created_at, author_key FROM warden_items
       WHERE source = ${source} AND created_at >= ${since} ORDER BY created_at, reference, version`
+  )
+  const reviewed = new Set(
+    (yield* decodeReviewed(
+      yield* sql`SELECT reference, version FROM warden_review
+        WHERE source = ${source} AND kind = 'item' AND created_at >= ${since}`
+    )).map((r) => `${r.reference}\u001f${r.version}`)
   )
   const actions = yield* decodeActions(
     yield* sql`SELECT a.reference, a.version, a.rule, a.kind FROM warden_actions a
@@ -62,7 +76,9 @@ export const window = Effect.fn("VerdictHistory.window")(function* (source: stri
       version: row.version,
       verdict: row.verdict,
       createdAt: row.created_at,
-      actions: byKey.get(`${row.reference}\u001f${row.version}`) ?? []
+      actions: byKey.get(`${row.reference}\u001f${row.version}`) ?? [],
+      reviewed: reviewed.has(`${row.reference}\u001f${row.version}`),
+      authorKey: row.author_key
     })
   }
   return { replayable, withoutVerdict }

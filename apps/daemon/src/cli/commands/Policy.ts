@@ -1,13 +1,15 @@
 /**
  * `warden policy test --config FILE [--source ID] [--since 7d] [--format table|json] [--rules FILE]`:
  * a policy backtest. Replays the stored verdicts of the window through the rules of FILE (or of
- * `--rules FILE`, against the config's stored data, without editing the config) and prints per rule
- * what it matched, the actions it would take, and the difference with what was actually decided:
- * newly acted, no longer acted, changed action, with sample references. No API call, no action; safe
- * while the daemon runs (read only).
+ * `--rules FILE`, against the config's stored data, without editing the config; refused as `config
+ * check` would refuse them) and prints per rule what it matched, what it would send to review, the
+ * actions it would take, and the difference with what was actually decided: newly acted, no longer
+ * acted, changed action, newly or no longer sent to review, with sample references. Author
+ * conditions are evaluated over the stored history (Backtest.ts). No API call, no action; safe while
+ * the daemon runs (read only).
  */
 import { readFile } from "node:fs/promises"
-import { Console, Effect, Layer } from "effect"
+import { Console, Duration, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { parse as parseYaml } from "yaml"
 import { checkConfig, formatProblem, type Rule } from "../../config/index.ts"
@@ -82,8 +84,16 @@ const test = Command.make(
         }
         tested = [{ source: target, rules: decoded.rules }]
       }
+      const sinks = checked.config.sinks.map((s) => s.name)
+      const halfLifeMillis = Duration.toMillis(Duration.fromInputUnsafe(checked.config.authors.strikes.halfLife))
       const reports = yield* Effect.forEach(tested, (t) =>
-        Backtest.fromStore({ source: t.source, since: start, rules: t.rules })
+        Backtest.fromStore({
+          source: t.source,
+          since: start,
+          rules: t.rules,
+          shape: { sinks, connectorActions: checked.connectors.get(t.source)?.capabilities.actions },
+          halfLifeMillis
+        })
       ).pipe(
         // The store's layer migrates a database older than this daemon before it is read.
         Effect.provide(StateStore.layer.pipe(Layer.provideMerge(StateFromConfig.sql(checked.config.state)))),
