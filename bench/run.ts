@@ -13,6 +13,7 @@ const ALL = [
   "rss-backlog",
   "sqlite-items",
   "decision-search",
+  "moderation-state",
   "sandbox-throughput",
   "client-throughput",
   "client-promise",
