@@ -185,7 +185,13 @@ export const layer = (spec: DaemonSpec) => {
         return SinkWorker.layer(yield* SinkList)
       })
     ),
-    Retention.layer(spec.sources.map((s) => ({ id: s.settings.id, retentionMillis: s.settings.retentionMillis }))),
+    Retention.layer(
+      spec.sources.map((s) => ({
+        id: s.settings.id,
+        retentionMillis: s.settings.retentionMillis,
+        appealWindowMillis: authors.appealWindowMillis
+      }))
+    ),
     // Author keys of the items recorded before them (once; nothing to do after).
     Layer.effectDiscard(
       AuthorBackfill.run(new Map(spec.sources.map((s) => [s.settings.id, s.settings.platform ?? s.settings.connector])))

@@ -69,4 +69,45 @@ describe("retention", () => {
       Effect.scoped
     )
   )
+
+  it.effect("keeps what can still be appealed (acted on, or sent to review) until the appeal window has passed", () =>
+    Effect.gen(function* () {
+      const items = yield* ItemStore
+      const decisions = yield* DecisionStore
+      const hide = { seq: 0, rule: "r", kind: "hide", params: undefined, reason: undefined, status: "pending" } as const
+      const review = (reference: string) => ({
+        source: "s",
+        reference,
+        version: 1,
+        rule: "r",
+        verdictType: "HATEFUL",
+        severityRank: 40,
+        authorKey: undefined,
+        createdAt: 1_000
+      })
+      yield* items.recordItems([
+        { item: item("plain", 1_000), sinks: [], payload: "{}" },
+        { item: item("acted", 1_000), sinks: [], payload: "{}", actions: [hide] },
+        { item: item("reviewed", 1_000), sinks: [], payload: "{}", review: review("reviewed") }
+      ])
+      const requests = Effect.map(decisions.decisions({ limit: 10 }), (rows) =>
+        Object.fromEntries(rows.map((r) => [r.reference, r.request === null ? "erased" : "kept"]))
+      )
+      yield* Layer.build(Retention.layer([{ id: "s", retentionMillis: 2 * HOUR, appealWindowMillis: 24 * HOUR }]))
+      yield* TestClock.adjust("3 hours")
+      assert.deepStrictEqual(yield* requests, { plain: "erased", acted: "kept", reviewed: "kept" })
+      yield* TestClock.adjust("22 hours")
+      assert.deepStrictEqual(yield* requests, { plain: "erased", acted: "erased", reviewed: "erased" })
+    }).pipe(
+      Effect.provide(
+        Erasure.layer.pipe(
+          Layer.provideMerge(StateStore.layer),
+          Layer.provideMerge(
+            sqlLayer({ _tag: "sqlite", filename: join(mkdtempSync(join(tmpdir(), "warden-ret-")), "s.db") })
+          )
+        )
+      ),
+      Effect.scoped
+    )
+  )
 })

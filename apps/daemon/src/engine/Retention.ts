@@ -3,7 +3,8 @@
  * source's retention (state/Erasure.ts `sweep`), keeping what dedupe and statistics need, so an old
  * item delivered again is still recognised and not sent to the API again. Runs at start, then every
  * 1/24 of the shortest retention (at least a minute, at most an hour). Every runner of a cluster
- * sweeps: the sweep is idempotent (an erased version is never counted twice).
+ * sweeps: the sweep is idempotent (an erased version is never counted twice). What can still be
+ * appealed is kept: an item acted on or sent to review, within the appeal window.
  */
 import { ConfigDuration } from "@warden/connector"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
@@ -13,6 +14,11 @@ import { Erasure } from "../state/Erasure.ts"
 export interface Retained {
   readonly id: string
   readonly retentionMillis: number | undefined
+  /**
+   * The appeal window (`authors.appealWindow`): an item acted on or sent to review keeps its content at
+   * least this long, whatever the retention (an appeal needs its request).
+   */
+  readonly appealWindowMillis?: number | undefined
 }
 
 /** How often the sweep runs for these retentions (`undefined`: none is set, no sweep). */
@@ -32,7 +38,12 @@ export const sweepOnce = (sources: ReadonlyArray<Retained>) =>
       if (source.retentionMillis === undefined) continue
       const retention = ConfigDuration.format(Duration.millis(source.retentionMillis))
       for (;;) {
-        const page = yield* erasure.sweep({ source: source.id, before: now - source.retentionMillis, retention })
+        const page = yield* erasure.sweep({
+          source: source.id,
+          before: now - source.retentionMillis,
+          retention,
+          appealableAfter: source.appealWindowMillis === undefined ? undefined : now - source.appealWindowMillis
+        })
         erased += page.counts.items
         if (!page.more) break
       }

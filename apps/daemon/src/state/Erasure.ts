@@ -405,19 +405,31 @@ const make = Effect.gen(function* () {
   /**
    * Retention: erases the content of a source's item versions recorded before `before` (epoch
    * millis), up to `limit` versions per call (call again while it returns `limit`), and the source's
-   * dead-lettered events last seen before then. Audited when anything changed.
+   * dead-lettered events last seen before then; an item acted on or sent to review recorded at or
+   * after `appealableAfter` is kept (it may still be appealed). Audited when anything changed.
    */
   const sweep = Effect.fn("Erasure.sweep")(function* (options: {
     readonly source: string
     readonly before: number
     readonly retention: string
     readonly limit?: number | undefined
+    readonly appealableAfter?: number | undefined
   }) {
     const limit = options.limit ?? 500
+    // What can still be appealed keeps its content: an item Warden acted on or sent to review, recorded
+    // within the appeal window (an appeal quotes its request as feedback).
+    const appealable =
+      options.appealableAfter === undefined || options.appealableAfter >= options.before
+        ? sql``
+        : sql`AND (i.created_at < ${options.appealableAfter} OR (
+            NOT EXISTS (SELECT 1 FROM warden_actions a
+              WHERE a.source = i.source AND a.reference = i.reference AND a.version = i.version)
+            AND NOT EXISTS (SELECT 1 FROM warden_review r
+              WHERE r.source = i.source AND r.reference = i.reference AND r.version = i.version)))`
     const keys = yield* decodeKeys(
-      yield* sql`SELECT source, reference, version FROM warden_items
-        WHERE source = ${options.source} AND created_at < ${options.before} AND erased_at IS NULL
-        ORDER BY created_at LIMIT ${limit}`
+      yield* sql`SELECT i.source, i.reference, i.version FROM warden_items i
+        WHERE i.source = ${options.source} AND i.created_at < ${options.before} AND i.erased_at IS NULL
+        ${appealable} ORDER BY i.created_at LIMIT ${limit}`
     )
     const done = yield* eraseKeys(keys, { clusterMessages: false })
     const letters = yield* sql<{ one: number }>`DELETE FROM warden_source_dead_letters
@@ -514,6 +526,8 @@ export class Erasure extends Context.Service<
       readonly before: number
       readonly retention: string
       readonly limit?: number | undefined
+      /** Items acted on or sent to review recorded at or after this time are kept (the appeal window). */
+      readonly appealableAfter?: number | undefined
     }) => Effect.Effect<{ readonly counts: Counts; readonly more: boolean }, SqlError.SqlError>
     readonly auditLog: (limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>, SqlError.SqlError>
     readonly byUsername: (source: string, username: string) => Effect.Effect<UsernamePlan, SqlError.SqlError>
