@@ -169,6 +169,25 @@ describe("the review queue's admin API", () => {
     )
     expect((await Effect.runPromise(started.sandbox.feedback)).length).toBe(before)
 
+    // the decision page names the rule (it has no platform action of its own) and the review's state
+    const page = await daemon.admin("/api/decisions/r%2F2")
+    expect(page.body.rule).toBe("hold-harmful")
+    expect(page.body.latest).toMatchObject({
+      rule: "hold-harmful",
+      review: { kind: "item", state: "rejected", decidedBy: "bob" }
+    })
+    expect(page.body.reviews.map((r: { state: string; decidedBy: string }) => `${r.state}:${r.decidedBy}`)).toEqual([
+      "rejected:bob"
+    ])
+    const listed = (await daemon.admin("/api/decisions?rule=hold-harmful")).body.decisions
+    expect(listed.find((d: { reference: string }) => d.reference === "r/2")).toMatchObject({
+      author: { key: "testplatform:u-2", username: "u-2-name" },
+      review: { state: "rejected" }
+    })
+    expect(
+      (await daemon.admin(`/api/decisions?author=${encodeURIComponent("testplatform:u-2")}`)).body.decisions
+    ).toHaveLength(1)
+
     const decided = await daemon.admin("/api/review?state=decided")
     expect(
       decided.body.items.map((i: { reference: string; decidedBy: string }) => `${i.reference}:${i.decidedBy}`)
