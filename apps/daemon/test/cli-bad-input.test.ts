@@ -78,7 +78,7 @@ const cases: ReadonlyArray<Case> = [
   { args: ["policy"], code: 2, says: "a subcommand is required (test)" },
   { args: ["policy", "test", "--format", "xml"], code: 2, says: "--format" },
   { args: ["policy", "test", "--config", join(dir, "none.yaml")], code: 78, says: "none.yaml" },
-  { args: ["erase"], code: 2, says: "exactly one of --reference REF or --author ID" },
+  { args: ["erase"], code: 2, says: "exactly one of --reference REF, --author KEY or --username NAME --source ID" },
   { args: ["erase", "--config", join(dir, "none.yaml"), "--author", "u"], code: 78, says: "none.yaml" },
   { args: ["feedback", "text", "--confidence", "SURE"], code: 2, says: "--confidence" },
   { args: ["analyze", "text", "--region", "mars"], code: 2, says: "--region" },

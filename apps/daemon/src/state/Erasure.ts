@@ -16,7 +16,7 @@
  * author's id only as its SHA-256.
  */
 import { createHash, randomUUID } from "node:crypto"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Like from "./internal/Like.ts"
 import * as Rows from "./internal/Rows.ts"
@@ -381,7 +381,7 @@ const make = Effect.gen(function* () {
           counts
         })
         yield* audits.record({
-          at: Date.now(),
+          at: yield* Clock.currentTimeMillis,
           actor: actor.name,
           role: actor.role,
           action: "erase",
