@@ -39,6 +39,7 @@ import { rssSource } from "./support/FeedPipeline.ts"
 import { startFeedServer } from "./support/FeedServer.ts"
 import { ADMIN_TOKEN } from "./support/InProcess.ts"
 import { startSandboxDaemon } from "./support/SandboxDaemon.ts"
+import { query } from "./support/StateDb.ts"
 import { platformSource } from "./support/TestPlatform.ts"
 
 const bin = new URL("../src/bin.ts", import.meta.url).pathname
@@ -175,12 +176,12 @@ describe("review console in Chromium against warden demo", () => {
     const detail = (await page.evaluate(
       async (ref) => (await fetch(`/api/decisions/${encodeURIComponent(ref)}?source=demo`)).json(),
       reference
-    )) as { latest: { request: string }; feedback: Array<unknown> }
+    )) as { latest: { request: unknown }; feedback: Array<unknown> }
     expect(detail.feedback).toHaveLength(1)
     const list = await sandboxFeedback(sandboxUrl)
     expect(list).toHaveLength(1)
-    // Byte for byte: the stored request text is the analyzeRequest sent.
-    expect(list[0]!.rawBody).toContain(`"analyzeRequest":${detail.latest.request}`)
+    // Byte for byte: the stored request text (compact JSON, which the API gives as JSON) is the analyzeRequest sent.
+    expect(list[0]!.rawBody).toContain(`"analyzeRequest":${JSON.stringify(detail.latest.request)}`)
     expect(JSON.parse(list[0]!.rawBody).classificationsToRemove).toContain("THREAT")
     await page.context().close()
   })
@@ -695,7 +696,7 @@ describe("review console with content from hostile strangers, and the token form
 
 describe("review console Restore / Remove against the test platform", () => {
   it("Restore undoes Warden's hide and Remove hides a missed item, on the platform, each with the automatic feedback", async () => {
-    const { daemon, platforms, sandbox, close } = await startSandboxDaemon({
+    const { daemon, platforms, sandbox, close, stateFile } = await startSandboxDaemon({
       sources: ([url]) => [
         platformSource(url!, {
           id: "plat",
@@ -779,7 +780,11 @@ describe("review console Restore / Remove against the test platform", () => {
       expect(received).toHaveLength(1)
       const stored = (await daemon.admin(`/api/decisions/${encodeURIComponent("r/threat")}`)).body
       // The automatic feedback of a reversal: the exact stored request, the verdict's classifications removed.
-      expect(received[0]!.rawBody).toContain(`"analyzeRequest":${stored.latest.request}`)
+      const [request] = query<{ request: string }>(
+        stateFile,
+        "SELECT request FROM warden_items WHERE reference = 'r/threat'"
+      )
+      expect(received[0]!.rawBody).toContain(`"analyzeRequest":${request!.request}`)
       expect(JSON.parse(received[0]!.rawBody).classificationsToRemove).toContain("THREAT")
       expect(stored.feedback).toMatchObject([{ origin: "reversal", status: "sent" }])
 
