@@ -1,0 +1,44 @@
+/**
+ * Outcomes already done outside the daemon (a batch appended to a sink, an action run on a platform)
+ * whose record the state store refused (its disk full, its server gone). They are written first, before
+ * the worker does anything else, and retried until the store takes them: a delivery the outbox could
+ * not forget was otherwise delivered again at every retry (issue 35: 760 to 1,520 duplicate jsonl lines
+ * while an SQLite disk was full), an action run again. The sink worker and the action executor both
+ * drain one (issue 40 will make them one drainer).
+ */
+import { Effect } from "effect"
+import type { StateHealthShape } from "./StateHealth.ts"
+
+/** Records of outcomes waiting for the store. */
+export interface PendingWrites {
+  /** Keeps `write` (the record of an outcome the store refused) for {@link flush}. */
+  readonly add: (write: Effect.Effect<void, unknown>) => void
+  /**
+   * Writes what is kept, oldest first, each retried while the store is down (StateHealth.untilWritten,
+   * as `operation`); interruptible between retries. A failure that is not the store's fails the flush
+   * and keeps the rest.
+   */
+  readonly flush: Effect.Effect<void, unknown>
+  /** How many records wait. */
+  readonly size: () => number
+}
+
+/** An empty list of the worker whose store operations are named `operation`. */
+export const make = (health: StateHealthShape, operation: string): PendingWrites => {
+  const waiting: Array<Effect.Effect<void, unknown>> = []
+  return {
+    add: (write) => {
+      waiting.push(write)
+    },
+    flush: Effect.whileLoop({
+      while: () => waiting.length > 0,
+      body: () =>
+        waiting[0]!.pipe(
+          health.untilWritten(operation),
+          Effect.tap(() => Effect.sync(() => waiting.shift()))
+        ),
+      step: () => undefined
+    }),
+    size: () => waiting.length
+  }
+}
