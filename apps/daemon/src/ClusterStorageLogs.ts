@@ -4,12 +4,13 @@
  * with PostgreSQL gone for 8 s that was ~60 lines ("Could not read messages from storage" every poll,
  * "Defect in entity, restarting" for every replay of a batch whose verdicts could not be recorded,
  * "Could not release shards, retrying", "Shard lock storage is unhealthy"), each with the whole cause
- * (issue 35). While the store's outage is reported (StateHealth: its start line is out, its end line
- * not yet), the library's lines about its storage are dropped: a line with the library's `module`
- * annotation whose cause is the store's problem, and any line whose cause holds the library's storage
- * error, `PersistenceError` (its shard lock loop logs without annotations, and a lock refresh that timed
- * out while the database was away is that too). Every other line passes as it is, and with
- * `WARDEN_DEBUG` set nothing is dropped.
+ * (issue 35). The daemon's own writes say it instead (StateHealth: one line when the store goes down,
+ * one when it is back; the library's storage is the same database, and it often notices first), so
+ * the library's lines about its storage are dropped: a line with the library's `module` annotation, or
+ * whose cause holds the library's storage error (`PersistenceError`: its shard lock loop logs without
+ * annotations), when its cause is the store's problem (StateProblem), and while the store's outage is
+ * reported any line holding a `PersistenceError` (a lock refresh that timed out while the database
+ * was away). Every other line passes as it is, and with `WARDEN_DEBUG` set nothing is dropped.
  */
 import { Config, Effect, Layer, Logger, References } from "effect"
 import { errorsIn } from "./state/ErrorChain.ts"
@@ -34,10 +35,11 @@ export const layer = Layer.effect(
     if (debug) return loggers
     const health = yield* StateHealth
     const filtered = Logger.make<unknown, void>((options) => {
-      if (options.cause.reasons.length > 0 && health.inOutage()) {
-        if (holdsPersistenceError(options.cause)) return
-        const annotations = options.fiber.getRef(References.CurrentLogAnnotations)
-        if (fromCluster(annotations.module) && health.covers(options.cause)) return
+      if (options.cause.reasons.length > 0) {
+        const persistence = holdsPersistenceError(options.cause)
+        if (persistence && health.inOutage()) return
+        const cluster = persistence || fromCluster(options.fiber.getRef(References.CurrentLogAnnotations).module)
+        if (cluster && health.isProblem(options.cause)) return
       }
       for (const logger of loggers) logger.log(options)
     })

@@ -22,6 +22,8 @@ export interface Options {
   readonly path: string
   /** The config path of `path` (`sinks.0.path`), which its failures name. */
   readonly setting?: string | undefined
+  /** Opens the file for reading and appending (default `open(path, "a+")`): a test gives a handle that fails. */
+  readonly open?: ((path: string) => Promise<FileHandle>) | undefined
 }
 
 const NEWLINE = 0x0a
@@ -49,7 +51,10 @@ export const make = (options: Options) =>
   Effect.gen(function* () {
     yield* Directories.ensureParentOf(options.path)
     const handle = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => open(options.path, "a+"), catch: (e) => e as NodeJS.ErrnoException }),
+      Effect.tryPromise({
+        try: () => (options.open ?? ((path: string) => open(path, "a+")))(options.path),
+        catch: (e) => e as NodeJS.ErrnoException
+      }),
       (h) => Effect.promise(() => h.close())
     )
     // A regular file can be cut back; a device or a pipe (`/dev/stdout`) is written as it is.

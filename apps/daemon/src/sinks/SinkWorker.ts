@@ -157,7 +157,7 @@ export const run = (sink: Sink) =>
      * Nothing is delivered while the state store is down: it could not be forgotten.
      */
     const finalDrain = Effect.gen(function* () {
-      yield* unacknowledged.flush
+      yield* unacknowledged.flushOnce
       yield* inFlight.settled
       if (health.problem() !== undefined) return
       let quiet = 0

@@ -19,6 +19,11 @@ export interface PendingWrites {
    * and keeps the rest.
    */
   readonly flush: Effect.Effect<void, unknown>
+  /**
+   * Writes what is kept, oldest first, each tried once (a stopping worker: the store may still be
+   * down, and the stop has a deadline); what the store refuses stays, and fails this.
+   */
+  readonly flushOnce: Effect.Effect<void, unknown>
   /** How many records wait. */
   readonly size: () => number
 }
@@ -26,19 +31,19 @@ export interface PendingWrites {
 /** An empty list of the worker whose store operations are named `operation`. */
 export const make = (health: StateHealthShape, operation: string): PendingWrites => {
   const waiting: Array<Effect.Effect<void, unknown>> = []
+  /** Writes the oldest first, each as `attempt` runs it, until none is left or one fails. */
+  const drain = (attempt: (write: Effect.Effect<void, unknown>) => Effect.Effect<void, unknown>) =>
+    Effect.whileLoop({
+      while: () => waiting.length > 0,
+      body: () => attempt(waiting[0]!).pipe(Effect.tap(() => Effect.sync(() => waiting.shift()))),
+      step: () => undefined
+    })
   return {
     add: (write) => {
       waiting.push(write)
     },
-    flush: Effect.whileLoop({
-      while: () => waiting.length > 0,
-      body: () =>
-        waiting[0]!.pipe(
-          health.untilWritten(operation),
-          Effect.tap(() => Effect.sync(() => waiting.shift()))
-        ),
-      step: () => undefined
-    }),
+    flush: drain(health.untilWritten(operation)),
+    flushOnce: drain(health.observe(operation)),
     size: () => waiting.length
   }
 }

@@ -54,8 +54,8 @@ export class StateOwner extends Context.Service<
       StateOwner,
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        // Every 2 s while the disk refuses writes: nothing when the store's outage line says it already
-        // (the daemon provides StateHealth; the CLI's commands run no heartbeat), else a line a minute.
+        // Every 2 s while the disk refuses writes: nothing when it is the store's problem (the daemon's
+        // own writes report it, StateHealth; the CLI's commands run no heartbeat), else a line a minute.
         const health = Option.getOrUndefined(yield* Effect.serviceOption(StateHealth))
         const warnings = RepeatedWarnings.make()
         const me = { pid: process.pid, host: hostname() }
@@ -104,7 +104,7 @@ export class StateOwner extends Context.Service<
           )
         }).pipe(
           Effect.catchTag("SqlError", (e) =>
-            health?.covers(e) === true
+            health?.isProblem(e) === true
               ? Effect.void
               : warnings.log("heartbeat", "Warn", "state owner heartbeat failed", Cause.fail(e))
           )

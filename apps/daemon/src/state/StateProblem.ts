@@ -78,8 +78,10 @@ const problemOf = (e: ErrorLike, setting: StateSetting): Problem | undefined => 
 }
 
 /**
- * The state store's problem in `failure` (a Cause, or an error), or `undefined` when it is not one. An
- * effect/sql `ConnectionError` without a code below it (the client's own "failed to connect") is one too.
+ * The state store's problem in `failure` (a Cause, or an error), or `undefined` when it is not one. A
+ * failure to connect is one whatever its code (effect/sql's `ConnectionError`, or a reason whose
+ * operation is `connect`: PostgreSQL refusing the connection, `55000` for a database that does not
+ * allow connections now), named by the server's own words when it answered.
  */
 export const find = (failure: unknown, setting: StateSetting): Problem | undefined => {
   const errors = errorsIn(failure)
@@ -88,8 +90,10 @@ export const find = (failure: unknown, setting: StateSetting): Problem | undefin
     const problem = problemOf(errors[i]!, setting)
     if (problem !== undefined) return problem
   }
-  const lost = errors.find((e) => e._tag === "ConnectionError")
-  return lost === undefined
-    ? undefined
-    : { text: `${setting}: ${str(lost.message) ?? "connection lost"}`, setting, code: "ConnectionError" }
+  const at = errors.findIndex((e) => e._tag === "ConnectionError" || e.operation === "connect")
+  if (at < 0) return undefined
+  const answer = errors.slice(at + 1).findLast((e) => codeOf(e) !== undefined && str(e.message) !== undefined)
+  return answer === undefined
+    ? { text: `${setting}: ${str(errors[at]!.message) ?? "cannot connect"}`, setting, code: "ConnectionError" }
+    : { text: `${setting}: ${str(answer.message)} (${codeOf(answer)})`, setting, code: codeOf(answer) }
 }
