@@ -7,6 +7,7 @@ import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 import * as SqliteClient from "./SqliteClient.ts"
 import { StateHealth, StateUnwritable } from "./StateHealth.ts"
+import * as StateProblem from "./StateProblem.ts"
 
 /** A stored checkpoint with when it was written. */
 export interface CheckpointRow {
@@ -70,7 +71,12 @@ const make = Effect.gen(function* () {
     }),
     writable: Effect.suspend((): Effect.Effect<void, SqlError.SqlError | StateUnwritable> => {
       const problem = health.problem()
-      return problem === undefined ? probe : Effect.fail(new StateUnwritable({ problem: problem.text }))
+      if (problem !== undefined) return Effect.fail(new StateUnwritable({ problem: problem.text }))
+      // A probe that fails for the store's own problem (the server gone) names it the outage's way.
+      return Effect.catch(probe, (error) => {
+        const found = StateProblem.find(error, health.setting)
+        return Effect.fail(found === undefined ? error : new StateUnwritable({ problem: found.text }))
+      })
     })
   })
 })
