@@ -12,6 +12,7 @@ import { Cause } from "effect"
 import type { WardenConfig } from "./config/index.ts"
 import { errorsIn } from "./state/ErrorChain.ts"
 import { describeErrno } from "./state/Errno.ts"
+import * as StateProblem from "./state/StateProblem.ts"
 
 /** What to print and how to exit. */
 export interface StartupFailure {
@@ -84,6 +85,11 @@ export const describe = (cause: Cause.Cause<unknown>, config: WardenConfig): Sta
       const port = typeof e.port === "number" ? `:${e.port}` : ""
       return make("state.postgres", `cannot connect to ${where}${port}: ${describeErrno(code, code)}`, 1)
     }
+  }
+  if (config.state._tag === "Postgres") {
+    // A connect that failed otherwise (a server that accepts and never answers: the client's timeout).
+    const found = StateProblem.find(cause, "state.postgres")
+    if (found !== undefined) return make("state.postgres", found.text.slice("state.postgres: ".length), 1)
   }
   // Nothing names a setting: the innermost message, which says most.
   const innermost = [...errors].reverse().find((e) => str(e.message) !== undefined && str(e.message) !== "")

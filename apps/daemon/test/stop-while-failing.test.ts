@@ -211,6 +211,20 @@ describe("a part that cannot start stops the daemon at once, naming its setting"
       1
     )
   }, 60_000)
+
+  it("a PostgreSQL server that accepts connections and never answers: exit 1 once the client gives up", async () => {
+    const silent = createServer(() => {})
+    held.push(silent)
+    const port = await new Promise<number>((resolve) =>
+      silent.listen(0, "127.0.0.1", () => resolve((silent.address() as { port: number }).port))
+    )
+    const ended = await stopWhileFailing(
+      configWith((c) => {
+        c.state = { postgres: `postgres://postgres@127.0.0.1:${port}/test` }
+      })
+    )
+    expectStartFailure(ended, "state.postgres", "state.postgres: PgConnection: Connection timed out", 1)
+  }, 60_000)
 })
 
 describe("SIGTERM ends the daemon within the grace whatever is failing", () => {
