@@ -11,7 +11,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Logger, Redacted } from "effect"
+import { Clock, Effect, Fiber, Layer, Logger, Redacted, type Scope } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { TestClock } from "effect/testing"
 import type { Sink } from "../src/sinks/Sink.ts"
@@ -23,6 +23,7 @@ import * as SqliteClient from "../src/state/SqliteClient.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
 import { OutboxStore } from "../src/state/OutboxStore.ts"
 import { StateHealth } from "../src/state/StateHealth.ts"
+import type { WriteSignals } from "../src/state/WriteSignals.ts"
 import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord, verdictRecord } from "./support/ItemRecords.ts"
 import { serve } from "./support/LoopbackServer.ts"
@@ -57,7 +58,8 @@ const draining = <A, E, R>(
     const start = yield* Clock.currentTimeMillis
     yield* before(start)
     const outbox = yield* OutboxStore
-    yield* Effect.forkScoped(
+    const services = yield* Effect.context<OutboxStore | StateHealth | WriteSignals | Scope.Scope>()
+    let worker = yield* Effect.forkScoped(
       SinkWorker.run(sink).pipe(
         Effect.provideService(
           OutboxStore,
@@ -66,6 +68,10 @@ const draining = <A, E, R>(
       )
     )
     return yield* test({
+      restart: Effect.gen(function* () {
+        yield* Fiber.interrupt(worker)
+        worker = yield* Effect.forkScoped(SinkWorker.run(sink))
+      }).pipe(Effect.provideContext(services)),
       at: (offset) => adjustTo(start + offset),
       since: (at) => at - start,
       left: Effect.map(
@@ -95,6 +101,8 @@ const draining = <A, E, R>(
  * the TestClock to `offset` ms after the worker started, `since` is a time as such an offset.
  */
 interface Outbox {
+  /** Stops the worker and starts another on the outbox as it is (`markDelivered` as stored). */
+  readonly restart: Effect.Effect<void>
   readonly at: (offset: number) => Effect.Effect<void>
   readonly since: (at: number) => number
   readonly left: Effect.Effect<Array<string>, unknown>
@@ -293,6 +301,37 @@ describe("the sink worker while the state store refuses writes, on the TestClock
         () => Effect.void,
         (real) => (ids) =>
           Effect.suspend(() => (ids.length > 0 && refusals-- > 0 ? Effect.fail(databaseFull()) : real(ids)))
+      )
+    }
+  )
+
+  it.effect(
+    "a worker started again (its singleton let go meanwhile) forgets what the one before delivered, without delivering it again",
+    () => {
+      const { handed, sink } = acceptingSink()
+      let refusing = true
+      return draining(
+        sink,
+        (outbox) =>
+          Effect.gen(function* () {
+            const health = yield* StateHealth
+            yield* eventually(
+              Effect.sync(() => health.problem() !== undefined),
+              "the refused acknowledgement reported"
+            )
+            // The worker is stopped (its last drain cannot record them either) and started again; then
+            // the store takes writes again.
+            yield* outbox.restart
+            refusing = false
+            yield* outbox.at(3_000)
+            yield* eventually(
+              Effect.map(outbox.left, (left) => left.length === 0),
+              "the outbox forgotten"
+            )
+            assert.deepStrictEqual(handed, ["ok", "flaky", "always-fails"])
+          }),
+        () => Effect.void,
+        (real) => (ids) => Effect.suspend(() => (refusing ? Effect.fail(databaseFull()) : real(ids)))
       )
     }
   )

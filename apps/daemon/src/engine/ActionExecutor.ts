@@ -13,7 +13,6 @@ import { type Action, Backoff, type Source } from "@warden/connector"
 import { Cause, Duration, Effect, Exit } from "effect"
 import type { ActionRow } from "../domain/Action.ts"
 import { ActionStore } from "../state/ActionStore.ts"
-import * as PendingWrites from "../state/PendingWrites.ts"
 import * as RepeatedWarnings from "../state/RepeatedWarnings.ts"
 import { StateHealth } from "../state/StateHealth.ts"
 import * as WriteSignals from "../state/WriteSignals.ts"
@@ -58,7 +57,7 @@ export const run = (sourceId: string, source: Source.Source) =>
     /** This executor's reads and records, as the state store's health counts them. */
     const writes = `actions ${sourceId}`
     /** Outcomes of actions run whose record the store refused: written before anything else runs. */
-    const unrecorded = PendingWrites.make(health, writes)
+    const unrecorded = health.pending(writes)
     /** Records an action's outcome; one the store refuses is kept for {@link unrecorded}, and fails the step. */
     const record = (write: Effect.Effect<void, unknown>) =>
       Effect.flatMap(Effect.exit(write), (exit) => {

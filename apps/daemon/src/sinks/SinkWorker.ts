@@ -14,7 +14,6 @@ import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
 import * as Metrics from "../engine/Metrics.ts"
 import { OutboxStore } from "../state/OutboxStore.ts"
 import * as Outage from "../state/Outage.ts"
-import * as PendingWrites from "../state/PendingWrites.ts"
 import * as RepeatedWarnings from "../state/RepeatedWarnings.ts"
 import { StateHealth } from "../state/StateHealth.ts"
 import * as WriteSignals from "../state/WriteSignals.ts"
@@ -63,7 +62,7 @@ export const run = (sink: Sink) =>
      * first, before anything else is delivered, and never delivered again. Before, they stayed due, and
      * each retry appended them to the sink again while the state's disk was full (issue 35).
      */
-    const unacknowledged = PendingWrites.make(health, acks)
+    const unacknowledged = health.pending(acks)
     /**
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and
      * after every step that changed it. New rows are due at once, so a step follows every insert.
@@ -172,9 +171,11 @@ export const run = (sink: Sink) =>
       Effect.interruptible,
       Effect.timeout(FINAL_DRAIN_MILLIS),
       Effect.catchCause((cause) =>
-        Effect.logWarning("delivering the outbox at shutdown stopped; the rest goes at the next start", cause).pipe(
-          Effect.annotateLogs({ sink: sink.name })
-        )
+        // The state store down: its outage's line says it; what the sink has is recorded at the next start.
+        (health.covers(cause) ? Effect.logDebug : Effect.logWarning)(
+          "delivering the outbox at shutdown stopped; the rest goes at the next start",
+          cause
+        ).pipe(Effect.annotateLogs({ sink: sink.name }))
       )
     )
     // While the state store is down for other writes than its own, the worker waits: a delivery it

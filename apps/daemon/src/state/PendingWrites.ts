@@ -4,10 +4,17 @@
  * the worker does anything else, and retried until the store takes them: a delivery the outbox could
  * not forget was otherwise delivered again at every retry (issue 35: 760 to 1,520 duplicate jsonl lines
  * while an SQLite disk was full), an action run again. The sink worker and the action executor both
- * drain one (issue 40 will make them one drainer).
+ * drain one (issue 40 will make them one drainer). They are kept by the store's health, per operation,
+ * for the process's life (StateHealth.pending): a worker stopped and started again in the same process
+ * (its singleton let go while the shard locks could not be refreshed, a source restarted) finds them.
  */
 import { Effect } from "effect"
-import type { StateHealthShape } from "./StateHealth.ts"
+
+/** How a kept record is written: retried while the store is down, or tried once (StateHealth). */
+export interface Writer {
+  readonly untilWritten: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly once: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
 
 /** Records of outcomes waiting for the store. */
 export interface PendingWrites {
@@ -28,8 +35,8 @@ export interface PendingWrites {
   readonly size: () => number
 }
 
-/** An empty list of the worker whose store operations are named `operation`. */
-export const make = (health: StateHealthShape, operation: string): PendingWrites => {
+/** An empty list, written by `writer`. */
+export const make = (writer: Writer): PendingWrites => {
   const waiting: Array<Effect.Effect<void, unknown>> = []
   /** Writes the oldest first, each as `attempt` runs it, until none is left or one fails. */
   const drain = (attempt: (write: Effect.Effect<void, unknown>) => Effect.Effect<void, unknown>) =>
@@ -42,8 +49,8 @@ export const make = (health: StateHealthShape, operation: string): PendingWrites
     add: (write) => {
       waiting.push(write)
     },
-    flush: drain(health.untilWritten(operation)),
-    flushOnce: drain(health.observe(operation)),
+    flush: drain(writer.untilWritten),
+    flushOnce: drain(writer.once),
     size: () => waiting.length
   }
 }

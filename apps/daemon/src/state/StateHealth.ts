@@ -14,6 +14,7 @@ import { Backoff } from "@warden/connector"
 import { Context, Duration, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Outage from "./Outage.ts"
+import * as PendingWrites from "./PendingWrites.ts"
 import * as StateProblem from "./StateProblem.ts"
 
 /** The state store's health, as its users report it. */
@@ -52,6 +53,11 @@ export interface StateHealthShape {
   readonly problem: () => Outage.Problem | undefined
   /** Whether `operation` is one of those failing. */
   readonly failing: (operation: string) => boolean
+  /**
+   * The outcomes of `operation` done but not recorded (PendingWrites.ts), the same list for the
+   * process's life: a worker started again finds what the one before it could not record.
+   */
+  readonly pending: (operation: string) => PendingWrites.PendingWrites
   /** Waits until the store takes writes (at once when it does). */
   readonly writable: Effect.Effect<void>
   /**
@@ -103,20 +109,32 @@ export const make = (setting: StateProblem.StateSetting): StateHealthShape => {
         Effect.tapCause((cause) => report(operation, cause)),
         Effect.tap(() => outage.recovered(operation))
       )
-  return {
-    setting,
-    observe,
-    report,
-    covers: (failure) => outage.reported() && StateProblem.find(failure, setting) !== undefined,
-    inOutage: outage.reported,
-    isProblem: (failure) => StateProblem.find(failure, setting) !== undefined,
-    untilWritten: (operation) => (effect) =>
+  const untilWritten =
+    (operation: string) =>
+    <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       observe(operation)(effect).pipe(
         Effect.retry({
           schedule: Backoff.schedule(retryBackoff),
           while: (error) => StateProblem.find(error, setting) !== undefined
         })
-      ),
+      )
+  const pending = new Map<string, PendingWrites.PendingWrites>()
+  return {
+    setting,
+    observe,
+    report,
+    pending: (operation) => {
+      let writes = pending.get(operation)
+      if (writes === undefined) {
+        writes = PendingWrites.make({ untilWritten: untilWritten(operation), once: observe(operation) })
+        pending.set(operation, writes)
+      }
+      return writes
+    },
+    covers: (failure) => outage.reported() && StateProblem.find(failure, setting) !== undefined,
+    inOutage: outage.reported,
+    isProblem: (failure) => StateProblem.find(failure, setting) !== undefined,
+    untilWritten,
     recovered: outage.recovered,
     problem: outage.problem,
     failing: outage.failing,
