@@ -171,7 +171,8 @@ export const run = (sink: Sink) =>
       Effect.interruptible,
       Effect.timeout(FINAL_DRAIN_MILLIS),
       Effect.catchCause((cause) =>
-        // The state store down: its outage's line says it; what the sink has is recorded at the next start.
+        // The state store down: its outage's line says it. What the sink has and the outbox could not
+        // forget is delivered again at the next start (at-least-once, records carry their version).
         (health.covers(cause) ? Effect.logDebug : Effect.logWarning)(
           "delivering the outbox at shutdown stopped; the rest goes at the next start",
           cause
