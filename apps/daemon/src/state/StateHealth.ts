@@ -6,7 +6,7 @@
  * that failed has worked again (Outage.ts): one line when it starts, one when it ends.
  *
  * Meanwhile `/readyz` answers 503 with the problem (CheckpointStore.writable), and the work whose
- * outcome would be lost if it could not be recorded waits ({@link StateHealthShape.writable}): a sink
+ * outcome would be lost if it could not be recorded waits ({@link StateHealthShape.pausedFor}): a sink
  * delivery the outbox could not then forget would be delivered again at every retry (issue 35: 760 to
  * 1,520 duplicate jsonl lines while an SQLite disk was full).
  */
