@@ -31,7 +31,7 @@
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { RateLimiter } from "@warden/transport"
-import { ByteSize, Cause, Context, Effect, Layer, Redacted, type Types } from "effect"
+import { ByteSize, Cause, Context, Deferred, Effect, Layer, Redacted, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, type HttpServerError, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { NetAddress } from "effect/net"
@@ -45,6 +45,7 @@ import * as ConsoleRoutes from "./ConsoleRoutes.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
 import * as GovernanceRoutes from "./GovernanceRoutes.ts"
 import { MAX_BODY_BYTES } from "./RequestInput.ts"
+import { Stopping } from "./Stopping.ts"
 
 /** Where the admin API listens and the token it wants. */
 export interface AdminOptions {
@@ -124,6 +125,13 @@ const envelopes = HttpRouter.middleware(
  */
 export type NeededRateLimiter = RateLimiter.RateLimiter
 
+/**
+ * How long a stopping admin server waits for the requests it is answering before cutting them (the
+ * platform's default is 20 s): within the daemon's stop deadline, which a request on a lost database
+ * would otherwise outlast. The decision streams end at once (Stopping.ts), so this is for the others.
+ */
+const GRACEFUL_SHUTDOWN = "2 seconds"
+
 /** Starts the admin API for the layer's lifetime. */
 export const layer = (options: AdminOptions) => {
   const sessions = ConsoleSession.make(options.token)
@@ -137,12 +145,22 @@ export const layer = (options: AdminOptions) => {
   )
   const app = Layer.mergeAll(api, ConsoleRoutes.layer({ sessions }), envelopes)
   const served = HttpRouter.serve(app, { disableListenLog: true, disableLogger: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: options.port, host: options.host }))
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => createServer(), {
+        port: options.port,
+        host: options.host,
+        gracefulShutdownTimeout: GRACEFUL_SHUTDOWN
+      })
+    )
   )
   return Layer.effect(
     AdminServer,
     Effect.gen(function* () {
       const server = yield* HttpServer.HttpServer
+      // Released before the listener (built after it): the decision streams end first, so its close
+      // does not wait for them.
+      const stopping = yield* Stopping
+      yield* Effect.addFinalizer(() => Deferred.succeed(stopping, undefined))
       const url = NetAddress.formatUrlUnsafe(server.address, "http")
       return {
         url,
@@ -151,5 +169,5 @@ export const layer = (options: AdminOptions) => {
         })
       }
     })
-  ).pipe(Layer.provide(served))
+  ).pipe(Layer.provide(served), Layer.provide(Stopping.layer))
 }

@@ -5,9 +5,10 @@
  * only this process. Rows are matched against a window of the last {@link OVERLAP_MILLIS}, since a
  * row's `createdAt` is taken before its transaction commits; rows already sent are remembered by key.
  */
-import { Effect, Stream } from "effect"
+import { Deferred, Effect, Option, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { Decision, DecisionQuery, DecisionStoreShape } from "../state/DecisionStore.ts"
+import { Stopping } from "./Stopping.ts"
 
 /** How far back each poll looks for rows that committed late. */
 export const OVERLAP_MILLIS = 30_000
@@ -19,7 +20,8 @@ const key = (d: Decision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
 
 /**
  * The response streaming the decisions recorded from now on that match `filters`; the server ends
- * the stream (interrupts the poll) when the client goes away.
+ * the stream (interrupts the poll) when the client goes away, and it ends by itself when the server
+ * starts stopping (Stopping.ts; the browser's EventSource reconnects to the next daemon by itself).
  */
 export const response = (
   store: DecisionStoreShape,
@@ -27,6 +29,9 @@ export const response = (
   pollMillis = 1000
 ) =>
   Effect.gen(function* () {
+    // Read as an option so that the route's type needs no change: the admin server always provides it
+    // (a test stops a daemon with an open stream, stop-while-failing.test.ts).
+    const stopping = yield* Effect.serviceOption(Stopping)
     const seen = new Map<string, number>()
     let newest = Date.now()
     const poll = Effect.gen(function* () {
@@ -49,6 +54,7 @@ export const response = (
       return tick % KEEPALIVE_EVERY === 0 ? `${events}: keepalive\n\n` : events
     }).pipe(Effect.orDie)
     const body = Stream.concat(Stream.succeed("retry: 2000\n\n"), Stream.fromEffectRepeat(next)).pipe(
+      Option.isSome(stopping) ? Stream.interruptWhen(Deferred.await(stopping.value)) : (stream) => stream,
       Stream.filter((text) => text !== ""),
       Stream.encodeText
     )

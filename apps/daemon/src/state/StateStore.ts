@@ -4,7 +4,8 @@
  * (OutboxStore), platform actions (ActionStore), feedback (FeedbackStore), the decisions listing
  * (DecisionStore), source errors and dead-lettered events (SourceErrorStore).
  *
- * {@link layer} prepares the database (pragmas, migrations) once and provides every store.
+ * {@link layer} prepares the database (pragmas, migrations) once and provides every store, with the
+ * store's health as its users report it (StateHealth).
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -16,6 +17,7 @@ import { ItemStore } from "./ItemStore.ts"
 import * as Migrations from "./Migrations.ts"
 import { OutboxStore } from "./OutboxStore.ts"
 import { SourceErrorStore } from "./SourceErrorStore.ts"
+import { StateHealth } from "./StateHealth.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
 /** The connection's settings on SQLite (none elsewhere), set before any table is created. */
@@ -47,6 +49,6 @@ export const layer = Layer.unwrap(
       ItemStore.layer,
       OutboxStore.layer,
       SourceErrorStore.layer
-    ).pipe(Layer.provideMerge(WriteSignals.layer))
+    ).pipe(Layer.provideMerge(WriteSignals.layer), Layer.provideMerge(StateHealth.layer))
   )
 )
