@@ -34,6 +34,8 @@ import { SqlClient } from "effect/sql"
 import * as ClusterHealth from "./ClusterHealth.ts"
 import { format, type HostPort } from "./domain/HostPort.ts"
 import * as ClusterStatus from "./state/ClusterStatus.ts"
+import * as RepeatedWarnings from "./state/RepeatedWarnings.ts"
+import { StateHealth } from "./state/StateHealth.ts"
 
 export type { HostPort } from "./domain/HostPort.ts"
 
@@ -238,6 +240,9 @@ export const viewLayer = (sources: ReadonlyArray<string>, sinks: ReadonlyArray<s
       const config = yield* ShardingConfig.ShardingConfig
       const identity = yield* RunnerIdentity
       const sql = yield* SqlClient.SqlClient
+      const health = yield* StateHealth
+      // Every 2 s while the database is away: the store's outage line says it once, the rest a line a minute.
+      const warnings = RepeatedWarnings.make()
       const startedAt = Date.now()
       const singletonNames = [
         ...sources.map((id) => [`source:${id}`, `warden/source/${id}`] as const),
@@ -266,7 +271,9 @@ export const viewLayer = (sources: ReadonlyArray<string>, sinks: ReadonlyArray<s
         const write = self.pipe(
           Effect.flatMap(ClusterStatus.write),
           Effect.provideService(SqlClient.SqlClient, sql),
-          Effect.catchCause((cause) => Effect.logWarning("cluster status report failed", cause))
+          Effect.catchCause((cause) =>
+            health.covers(cause) ? Effect.void : warnings.log("report", "Warn", "cluster status report failed", cause)
+          )
         )
         yield* Effect.forkScoped(Effect.repeat(write, Schedule.spaced(reportInterval)))
         yield* Effect.addFinalizer(() =>
@@ -281,7 +288,7 @@ export const viewLayer = (sources: ReadonlyArray<string>, sinks: ReadonlyArray<s
                 Effect.provideService(SqlClient.SqlClient, sql),
                 Effect.catchCause((cause) =>
                   Effect.as(
-                    Effect.logWarning("cluster status not read", cause),
+                    health.covers(cause) ? Effect.void : warnings.log("read", "Warn", "cluster status not read", cause),
                     [] as ReadonlyArray<ClusterStatus.RunnerView>
                   )
                 )

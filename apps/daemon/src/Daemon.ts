@@ -14,6 +14,7 @@ import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Admin from "./admin/AdminServer.ts"
 import * as ClusterRunner from "./ClusterRunner.ts"
+import * as ClusterStorageLogs from "./ClusterStorageLogs.ts"
 import { StateOwner } from "./state/StateOwner.ts"
 import * as BatchesInFlight from "./engine/BatchesInFlight.ts"
 import { BatchProcessor } from "./engine/BatchProcessor.ts"
@@ -236,6 +237,9 @@ export const layer = (spec: DaemonSpec) => {
         }).pipe(Layer.provide(view))
   return Layer.mergeAll(work, admin).pipe(
     Layer.provide(cluster),
+    // effect/cluster's lines about a storage failure fold into the state store's outage: its sharding
+    // (built here) and its entity managers (built with the entities, in `work`) log through this.
+    Layer.provide(ClusterStorageLogs.layer),
     Layer.provideMerge(Erasure.layer),
     Layer.provide(spec.sinks.pipe(Layer.provide(sql))),
     Layer.provideMerge(review),

@@ -64,12 +64,13 @@ export const specOf = (checked: Checked): FromConfig => {
   })
   const sinks = Layer.effect(
     SinkList,
-    Effect.forEach(config.sinks, (sink): Effect.Effect<Sink, never, SqlClient.SqlClient | Scope.Scope> => {
+    Effect.forEach(config.sinks, (sink, i): Effect.Effect<Sink, unknown, SqlClient.SqlClient | Scope.Scope> => {
       switch (sink.type) {
         case "stdout":
           return Effect.succeed(StdoutSink.make({ name: sink.name, format: sink.format }))
         case "jsonl":
-          return JsonlSink.make({ name: sink.name, path: sink.path })
+          // A file that cannot be opened fails the start, naming `sinks.N.path` (StartupFailure).
+          return JsonlSink.make({ name: sink.name, path: sink.path, setting: `sinks.${i}.path` })
         case "webhook":
           return Effect.succeed(
             WebhookSink.make({

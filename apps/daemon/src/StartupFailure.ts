@@ -10,7 +10,9 @@
 import { dirname, resolve } from "node:path"
 import { Cause } from "effect"
 import type { WardenConfig } from "./config/index.ts"
-import { describeErrno } from "./cli/Writable.ts"
+import { errorsIn } from "./state/ErrorChain.ts"
+import { describeErrno } from "./state/Errno.ts"
+import * as StateProblem from "./state/StateProblem.ts"
 
 /** What to print and how to exit. */
 export interface StartupFailure {
@@ -19,23 +21,6 @@ export interface StartupFailure {
   /** The whole line: `setting: what went wrong`. */
   readonly message: string
   readonly exitCode: 1 | 78
-}
-
-type ErrorLike = { readonly [key: string]: unknown; readonly message?: unknown }
-
-/** Every error object in the cause, each followed by its `cause` chain. */
-const errorsIn = (cause: Cause.Cause<unknown>): Array<ErrorLike> => {
-  const out: Array<ErrorLike> = []
-  const visit = (u: unknown, depth: number) => {
-    if (typeof u !== "object" || u === null || depth > 8 || out.includes(u as ErrorLike)) return
-    out.push(u as ErrorLike)
-    visit((u as { cause?: unknown }).cause, depth + 1)
-  }
-  for (const reason of cause.reasons) {
-    if (reason._tag === "Fail") visit(reason.error, 0)
-    else if (reason._tag === "Die") visit(reason.defect, 0)
-  }
-  return out
 }
 
 const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
@@ -100,6 +85,11 @@ export const describe = (cause: Cause.Cause<unknown>, config: WardenConfig): Sta
       const port = typeof e.port === "number" ? `:${e.port}` : ""
       return make("state.postgres", `cannot connect to ${where}${port}: ${describeErrno(code, code)}`, 1)
     }
+  }
+  if (config.state._tag === "Postgres") {
+    // A connect that failed otherwise (a server that accepts and never answers: the client's timeout).
+    const found = StateProblem.find(cause, "state.postgres")
+    if (found !== undefined) return make("state.postgres", found.text.slice("state.postgres: ".length), 1)
   }
   // Nothing names a setting: the innermost message, which says most.
   const innermost = [...errors].reverse().find((e) => str(e.message) !== undefined && str(e.message) !== "")

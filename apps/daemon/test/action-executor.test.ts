@@ -2,7 +2,8 @@
  * The action executor (engine/ActionExecutor.ts) on the TestClock, on a real SQLite state file: a
  * retryable platform error is retried after 1 s, then 2 s, doubling; a platform's longer retry-after
  * is waited out; a permanent error fails the action at once; a retryable one is given up after 8
- * attempts. The platform end to end (an HTTP platform answering 503) is in policy.test.ts.
+ * attempts; an action whose outcome the store refused is recorded when it takes writes again, not run
+ * again. The platform end to end (an HTTP platform answering 503) is in policy.test.ts.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -10,12 +11,13 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Action, type Source } from "@warden/connector"
 import { Clock, Effect, Layer, Stream } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlError } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { sqlLayer } from "../src/Daemon.ts"
 import * as ActionExecutor from "../src/engine/ActionExecutor.ts"
 import { ActionStore } from "../src/state/ActionStore.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
+import { StateHealth } from "../src/state/StateHealth.ts"
 import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
 import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTime.ts"
@@ -242,4 +244,50 @@ describe("the action executor, on the TestClock", () => {
         })
       )
   )
+
+  it.effect(
+    "an action run whose outcome the state store refused (its disk full) is recorded once the store takes it, not run again",
+    () =>
+      onStateFile(
+        Effect.gen(function* () {
+          const { start, attempts, source } = yield* platform(() => Effect.succeed({ status: "done" }))
+          const store = yield* ActionStore
+          let refusals = 2
+          const refusing = {
+            ...store,
+            finishAction: (...args: Parameters<typeof store.finishAction>) =>
+              Effect.suspend(() => (refusals-- > 0 ? Effect.fail(databaseFull()) : store.finishAction(...args)))
+          }
+          yield* Effect.forkScoped(ActionExecutor.run("s", source).pipe(Effect.provideService(ActionStore, refusing)))
+          yield* eventually(
+            Effect.sync(() => attempts.length === 1),
+            "the action run"
+          )
+          const health = yield* StateHealth
+          yield* eventually(
+            Effect.sync(() => health.problem() !== undefined),
+            "the refusal reported"
+          )
+          // Its record is retried on the store's backoff (200 ms, then 400 ms, ±20%); the action is not.
+          yield* adjustTo(start + 5_000)
+          const row = Effect.map(store.actionsOf("r/1", "s"), (rows) => rows[0]!)
+          yield* eventually(
+            Effect.map(row, (r) => r.status === "done"),
+            "the outcome recorded"
+          )
+          yield* adjustTo(start + 60_000)
+          assert.deepStrictEqual(attempts, [0])
+          assert.strictEqual(health.problem(), undefined)
+        })
+      )
+  )
 })
+
+/** What node:sqlite throws when the file cannot grow (a full disk), as the SQLite client wraps it. */
+const databaseFull = () =>
+  new SqlError.SqlError({
+    reason: SqlError.classifySqliteError(
+      Object.assign(new Error("database or disk is full"), { code: "ERR_SQLITE_ERROR", errcode: 13, errno: 13 }),
+      { message: "Failed to execute statement", operation: "execute" }
+    )
+  })

@@ -16,7 +16,7 @@ import type { State } from "../src/engine/SourceStatus.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
-import { daemonOnTestClock, startDaemonInProcess } from "./support/InProcess.ts"
+import { daemonOnTestClock, type LoggedLine, startDaemonInProcess } from "./support/InProcess.ts"
 import { listen } from "./support/LoopbackServer.ts"
 import { adminStatement, freshDatabase } from "./support/Postgres.ts"
 import { platformSource, sourceSettings, startPlatform } from "./support/TestPlatform.ts"
@@ -175,7 +175,7 @@ describe("/readyz of a running daemon", () => {
     expect(ready.body.problems[1]).not.toMatch(/paused: .*paused:|API unavailable for source/)
   }, 40_000)
 
-  it("a runner that lost its PostgreSQL database answers 503 with the reason, keeps running, and is ready again once the database is back", async () => {
+  it("a runner that lost its PostgreSQL database answers 503 with the reason, keeps running, and is ready again once the database is back; the outage is one line when it starts and one when it ends", async () => {
     const sandbox = await Sandbox.startPromise()
     cleanups.push(() => sandbox.close())
     const platform = await startPlatform()
@@ -183,31 +183,51 @@ describe("/readyz of a running daemon", () => {
     const db = await freshDatabase()
     cleanups.push(db.drop)
     const dir = mkdtempSync(join(tmpdir(), "warden-ready-"))
-    const daemon = await startDaemonInProcess({
-      ...base(dir),
-      state: { _tag: "postgres", url: Redacted.make(db.url) },
-      api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
-      sources: [platformSource(platform.url, { id: "good" })]
-    })
+    const logs: Array<LoggedLine> = []
+    const daemon = await startDaemonInProcess(
+      {
+        ...base(dir),
+        state: { _tag: "postgres", url: Redacted.make(db.url) },
+        api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
+        sources: [platformSource(platform.url, { id: "good" })]
+      },
+      { logs }
+    )
     cleanups.push(daemon.close)
     const decisions = async () => (await daemon.admin("/api/decisions")).body.decisions?.length ?? 0
     platform.publish({ kind: "upsert", reference: "p/1", text: "Thank you, lovely article" })
     await waitFor(async () => (await decisions()) === 1, 30_000, "a verdict")
     expect((await daemon.admin("/readyz")).status).toBe(200)
+    const mark = logs.length
 
     // The database goes away under the running daemon: no new connection, the open ones cut.
     await adminStatement(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS false`)
     await adminStatement(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${db.name}'`)
+    // An item meanwhile: its batch cannot be recorded, and is retried until it is.
+    platform.publish({ kind: "upsert", reference: "p/2", text: "Another kind comment" })
     await waitFor(async () => (await daemon.admin("/readyz")).status === 503, 30_000, "readiness to fail")
     const lost = await daemon.admin("/readyz")
     expect(lost.body.ready).toBe(false)
-    expect(lost.body.problems[0]).toMatch(/^state store not writable: /)
+    expect(lost.body.problems[0]).toMatch(/^state store not writable: state\.postgres: .+ \(\w+\)$/)
+    // Some seconds of retries: the cluster's polls, the batch, the sink worker, the status report.
+    await new Promise((r) => setTimeout(r, 5_000))
 
     await adminStatement(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS true`)
     await waitFor(async () => (await daemon.admin("/readyz")).status === 200, 60_000, "readiness back")
-    // Still the same process, still moderating.
-    platform.publish({ kind: "upsert", reference: "p/2", text: "Another kind comment" })
-    await waitFor(async () => (await decisions()) === 2, 60_000, "the verdict of an item published after the outage")
+    // Still the same process, still moderating: the item of the outage, and one after it.
+    platform.publish({ kind: "upsert", reference: "p/3", text: "A third kind comment" })
+    await waitFor(async () => (await decisions()) === 3, 60_000, "the verdicts of the items of and after the outage")
+    // The end line waits 10 s without a failure.
+    const named = () => logs.slice(mark).filter((l) => l.annotations.setting === "state.postgres")
+    await waitFor(() => named().length >= 2, 30_000, "the outage's end line")
+    expect(named().map((l) => l.level)).toEqual(["Error", "Info"])
+    expect(named()[0]!.message).toMatch(/^state\.postgres: .+; the state store does not take writes/)
+    expect(named()[1]!.message).toMatch(/^state\.postgres: the state store takes writes again, after [\d.]+ s/)
+    // Nothing else about it: before, ~40 lines an outage, each with its stack (issue 35).
+    const others = logs
+      .slice(mark)
+      .filter((l) => (l.level === "Warn" || l.level === "Error") && l.annotations.setting === undefined)
+    expect(others.map((l) => l.message)).toEqual([])
   }, 180_000)
 })
 

@@ -2,15 +2,17 @@
  * Sinks: failed deliveries are retried with backoff (500 ms, then 1 s, doubling) and after
  * `maxAttempts` a record moves to the dead-letter table; a verdict recorded, or a dead letter replayed,
  * while the worker waits is delivered at once, asserted on the TestClock; the webhook signs
- * each body and names the delivery, through the worker; the stdout line format.
+ * each body and names the delivery, through the worker; the stdout line format. While the state store
+ * refuses writes (a full disk: SQLITE_FULL) nothing is delivered twice and the worker waits; a sink
+ * refusing whole batches is two log lines, not one per record.
  */
 import { createHmac } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
+import { Clock, Effect, Fiber, Layer, Logger, Redacted, type Scope } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import { TestClock } from "effect/testing"
 import type { Sink } from "../src/sinks/Sink.ts"
 import * as SinkWorker from "../src/sinks/SinkWorker.ts"
@@ -19,6 +21,9 @@ import * as DeadLetterReplay from "../src/state/DeadLetterReplay.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
 import * as SqliteClient from "../src/state/SqliteClient.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
+import { OutboxStore } from "../src/state/OutboxStore.ts"
+import { StateHealth } from "../src/state/StateHealth.ts"
+import type { WriteSignals } from "../src/state/WriteSignals.ts"
 import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord, verdictRecord } from "./support/ItemRecords.ts"
 import { serve } from "./support/LoopbackServer.ts"
@@ -33,7 +38,8 @@ import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTim
 const draining = <A, E, R>(
   sink: Sink,
   test: (outbox: Outbox) => Effect.Effect<A, E, R>,
-  before: (start: number) => Effect.Effect<unknown, unknown, SqlClient.SqlClient> = () => Effect.void
+  before: (start: number) => Effect.Effect<unknown, unknown, SqlClient.SqlClient | StateHealth> = () => Effect.void,
+  markDelivered?: (real: OutboxStore["Service"]["markDelivered"]) => OutboxStore["Service"]["markDelivered"]
 ) =>
   Effect.gen(function* () {
     yield* dateNowFollowsTestClock
@@ -51,8 +57,21 @@ const draining = <A, E, R>(
     }
     const start = yield* Clock.currentTimeMillis
     yield* before(start)
-    yield* Effect.forkScoped(SinkWorker.run(sink))
+    const outbox = yield* OutboxStore
+    const services = yield* Effect.context<OutboxStore | StateHealth | WriteSignals | Scope.Scope>()
+    let worker = yield* Effect.forkScoped(
+      SinkWorker.run(sink).pipe(
+        Effect.provideService(
+          OutboxStore,
+          markDelivered === undefined ? outbox : { ...outbox, markDelivered: markDelivered(outbox.markDelivered) }
+        )
+      )
+    )
     return yield* test({
+      restart: Effect.gen(function* () {
+        yield* Fiber.interrupt(worker)
+        worker = yield* Effect.forkScoped(SinkWorker.run(sink))
+      }).pipe(Effect.provideContext(services)),
       at: (offset) => adjustTo(start + offset),
       since: (at) => at - start,
       left: Effect.map(
@@ -82,6 +101,8 @@ const draining = <A, E, R>(
  * the TestClock to `offset` ms after the worker started, `since` is a time as such an offset.
  */
 interface Outbox {
+  /** Stops the worker and starts another on the outbox as it is (`markDelivered` as stored). */
+  readonly restart: Effect.Effect<void>
   readonly at: (offset: number) => Effect.Effect<void>
   readonly since: (at: number) => number
   readonly left: Effect.Effect<Array<string>, unknown>
@@ -235,6 +256,151 @@ describe("the sink worker, on the TestClock", () => {
           )
         }),
       failedBefore
+    )
+  })
+})
+
+/** What node:sqlite throws when the file cannot grow (a full disk), as the SQLite client wraps it. */
+const databaseFull = () =>
+  new SqlError.SqlError({
+    reason: SqlError.classifySqliteError(
+      Object.assign(new Error("database or disk is full"), {
+        code: "ERR_SQLITE_ERROR",
+        errcode: 13,
+        errno: 13,
+        errstr: "database or disk is full"
+      }),
+      { message: "Failed to execute statement", operation: "execute" }
+    )
+  })
+
+describe("the sink worker while the state store refuses writes, on the TestClock", () => {
+  it.effect(
+    "a batch whose acknowledgement the store refused is not delivered again; it is forgotten once the store takes it",
+    () => {
+      const { handed, sink } = acceptingSink()
+      let refusals = 3
+      return draining(
+        sink,
+        (outbox) =>
+          Effect.gen(function* () {
+            const health = yield* StateHealth
+            yield* eventually(
+              Effect.sync(() => health.problem() !== undefined),
+              "the refused acknowledgement reported"
+            )
+            assert.strictEqual(health.problem()?.text, "state.sqlite: database or disk is full (SQLITE_FULL)")
+            assert.deepStrictEqual(handed, ["ok", "flaky", "always-fails"])
+            // The acknowledgement is retried on the store's backoff (200 ms, 400 ms, 800 ms, ±20%), never
+            // the delivery: before, the rows stayed due and were appended again every second.
+            yield* outbox.at(3_000)
+            yield* eventually(
+              Effect.map(outbox.left, (left) => left.length === 0),
+              "the outbox forgotten"
+            )
+            assert.deepStrictEqual(handed, ["ok", "flaky", "always-fails"])
+            assert.strictEqual(health.problem(), undefined)
+          }),
+        () => Effect.void,
+        (real) => (ids) =>
+          Effect.suspend(() => (ids.length > 0 && refusals-- > 0 ? Effect.fail(databaseFull()) : real(ids)))
+      )
+    }
+  )
+
+  it.effect(
+    "a worker started again (its singleton let go meanwhile) forgets what the one before delivered, without delivering it again",
+    () => {
+      const { handed, sink } = acceptingSink()
+      let refusing = true
+      return draining(
+        sink,
+        (outbox) =>
+          Effect.gen(function* () {
+            const health = yield* StateHealth
+            yield* eventually(
+              Effect.sync(() => health.problem() !== undefined),
+              "the refused acknowledgement reported"
+            )
+            // The worker is stopped (its last drain cannot record them either) and started again; then
+            // the store takes writes again.
+            yield* outbox.restart
+            refusing = false
+            yield* outbox.at(3_000)
+            yield* eventually(
+              Effect.map(outbox.left, (left) => left.length === 0),
+              "the outbox forgotten"
+            )
+            assert.deepStrictEqual(handed, ["ok", "flaky", "always-fails"])
+          }),
+        () => Effect.void,
+        (real) => (ids) => Effect.suspend(() => (refusing ? Effect.fail(databaseFull()) : real(ids)))
+      )
+    }
+  )
+
+  it.effect("waits while the store refuses the daemon's other writes, and delivers once they work", () => {
+    const { handed, sink } = acceptingSink()
+    return draining(
+      sink,
+      (outbox) =>
+        Effect.gen(function* () {
+          const health = yield* StateHealth
+          yield* outbox.at(30_000)
+          // Nothing delivered: what it delivered now it might not be able to forget.
+          assert.deepStrictEqual(handed, [])
+          yield* health.recovered("source feed")
+          yield* eventually(
+            Effect.sync(() => handed.length === 3),
+            "the three delivered once the store takes writes"
+          )
+        }),
+      () => Effect.flatMap(StateHealth, (health) => health.report("source feed", databaseFull()))
+    )
+  })
+})
+
+describe("a sink refusing whole batches, on the TestClock", () => {
+  it.effect("is one line when it starts and one when it delivers again, not a warning per record", () => {
+    const lines: Array<string> = []
+    let full = true
+    const sink = memorySink((records) => Effect.succeed(records.map(() => (full ? "disk full (ENOSPC)" : undefined))))
+    return draining(sink, (outbox) =>
+      Effect.gen(function* () {
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.join() === "always-fails:1,flaky:1,ok:1"),
+          "the first attempt"
+        )
+        yield* outbox.at(500)
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.every((l) => l.endsWith(":2"))),
+          "the second attempt"
+        )
+        full = false
+        yield* outbox.at(1_500)
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.length === 0),
+          "delivered"
+        )
+        // The end line waits 10 s without a failure (a nearly full disk takes one small batch, then not).
+        yield* outbox.at(11_500)
+        yield* eventually(
+          Effect.sync(() => lines.some((l) => l.startsWith("sink mem delivers again"))),
+          "the end line"
+        )
+        assert.deepStrictEqual(lines, [
+          "sink mem cannot deliver: disk full (ENOSPC); its verdicts wait in the outbox and are retried with backoff",
+          "sink mem delivers again, after 1.5 s and 2 failed batches"
+        ])
+      })
+    ).pipe(
+      Effect.provide(
+        Logger.layer([
+          Logger.make(({ message, logLevel }) => {
+            if (logLevel !== "Debug" && logLevel !== "Trace") lines.push([message].flat().map(String).join(" "))
+          })
+        ])
+      )
     )
   })
 })

@@ -133,6 +133,13 @@ const envelopes = HttpRouter.middleware(
  */
 export type NeededRateLimiter = RateLimiter.RateLimiter
 
+/**
+ * How long a stopping admin server waits for the requests it is answering before cutting them (the
+ * platform's default is 20 s): within the daemon's stop deadline, which a request on a lost database
+ * would otherwise outlast. The live streams end at once (Stopping.ts), so this is for the others.
+ */
+const GRACEFUL_SHUTDOWN = "2 seconds"
+
 /** Starts the admin API for the layer's lifetime. */
 export const layer = (options: AdminOptions) => {
   const sessions = ConsoleSession.make()
@@ -176,7 +183,13 @@ export const layer = (options: AdminOptions) => {
     envelopes
   )
   const served = HttpRouter.serve(app, { disableListenLog: true, disableLogger: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: options.port, host: options.host })),
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => createServer(), {
+        port: options.port,
+        host: options.host,
+        gracefulShutdownTimeout: GRACEFUL_SHUTDOWN
+      })
+    ),
     Layer.provide(Moderators.layer(options.token, options.moderators ?? []))
   )
   return Layer.effect(

@@ -22,7 +22,8 @@ const key = (d: ListedDecision) => `${d.source}\u001f${d.reference}\u001f${d.ver
 /**
  * The response streaming the decisions recorded from now on that match `filters`, each as `show`
  * makes it (the API's row: DecisionView); the server ends the stream (interrupts the poll) when the
- * client goes away, and it ends by itself when the server starts stopping (Stopping.ts).
+ * client goes away, and it ends by itself when the server starts stopping (Stopping.ts; the browser's
+ * EventSource reconnects to the next daemon by itself).
  */
 export const response = (
   store: DecisionStoreShape,
@@ -31,7 +32,8 @@ export const response = (
   pollMillis = 1000
 ) =>
   Effect.gen(function* () {
-    // Read as an option so that the route's type needs no change: the admin server always provides it.
+    // Read as an option so that the route's type needs no change: the admin server always provides it
+    // (a test stops a daemon with an open stream, stop-while-failing.test.ts).
     const stopping = yield* Effect.serviceOption(Stopping)
     const seen = new Map<string, number>()
     let newest = Date.now()

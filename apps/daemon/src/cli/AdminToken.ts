@@ -4,9 +4,10 @@
  * shipped and kept) it goes to a file readable by its owner only (0600) in the data directory, and only
  * that file's path is logged.
  */
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
+import { chmodSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Redacted } from "effect"
+import * as Directories from "../state/Directories.ts"
 import { describeErrno } from "./Writable.ts"
 
 /** The file name of the token in the data directory. */
@@ -26,17 +27,21 @@ export const writeTokenFile = (
   dataDir: string,
   token: Redacted.Redacted<string>
 ): Effect.Effect<string, TokenFileFailure> =>
-  Effect.try({
-    try: () => {
-      mkdirSync(dataDir, { recursive: true })
-      const path = join(dataDir, FILE_NAME)
-      writeFileSync(path, `${Redacted.value(token)}\n`, { mode: 0o600 })
-      // `mode` applies only when the file is created: a file left by an older run is tightened too.
-      chmodSync(path, 0o600)
-      return path
-    },
-    catch: (e) => ({
+  Directories.ensure(dataDir).pipe(
+    Effect.andThen(
+      Effect.try({
+        try: () => {
+          const path = join(dataDir, FILE_NAME)
+          writeFileSync(path, `${Redacted.value(token)}\n`, { mode: 0o600 })
+          // `mode` applies only when the file is created: a file left by an older run is tightened too.
+          chmodSync(path, 0o600)
+          return path
+        },
+        catch: (e) => e
+      })
+    ),
+    Effect.mapError((e) => ({
       path: join(dataDir, FILE_NAME),
       reason: describeErrno((e as { code?: string }).code, String((e as Error).message))
-    })
-  })
+    }))
+  )

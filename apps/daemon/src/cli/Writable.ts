@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto"
 import { closeSync, openSync, statSync, unlinkSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
+import { describeErrno } from "../state/Errno.ts"
 
 /** Why a path cannot be written, as a short phrase (`permission denied`, `is a directory`, ...). */
 export type Problem = string
@@ -14,32 +15,8 @@ export type Problem = string
 const errnoOf = (e: unknown): string | undefined =>
   typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined
 
-/** A system error code as the phrase a user reads. */
-export const describeErrno = (code: string | undefined, fallback: string): string => {
-  switch (code) {
-    case "EACCES":
-    case "EPERM":
-      return "permission denied"
-    case "EISDIR":
-      return "is a directory"
-    case "ENOENT":
-      return "no such file or directory"
-    case "ENOTDIR":
-      return "a parent is not a directory"
-    case "EROFS":
-      return "read-only file system"
-    case "ENOSPC":
-      return "no space left on the device"
-    case "EADDRINUSE":
-      return "address already in use"
-    case "EADDRNOTAVAIL":
-      return "address not available on this machine"
-    case "ECONNREFUSED":
-      return "connection refused"
-    default:
-      return fallback
-  }
-}
+/** A system error code as the phrase a user reads (state/Errno.ts, where the daemon's own messages get it too). */
+export { describeErrno } from "../state/Errno.ts"
 
 /**
  * Why a file cannot be created in `directory`, found by creating and removing one: `access(2)` says

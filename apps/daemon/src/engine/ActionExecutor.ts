@@ -4,11 +4,17 @@
  * the platform's retry-after), a permanent one is recorded as failed with its reason. Actions are keyed
  * by item version and marked done once run, so they do not run again after a restart.
  * Runs next to the source (in its singleton), since only the source's connector can act.
+ *
+ * An action run whose outcome the state store refused (its disk full, its server gone) is recorded
+ * first when the store is back, not run again; while the store is down for other writes the executor
+ * waits (StateHealth.pausedFor), as the sink worker does.
  */
 import { type Action, Backoff, type Source } from "@warden/connector"
 import { Cause, Duration, Effect, Exit } from "effect"
 import type { ActionRow } from "../domain/Action.ts"
 import { ActionStore } from "../state/ActionStore.ts"
+import * as RepeatedWarnings from "../state/RepeatedWarnings.ts"
+import { StateHealth } from "../state/StateHealth.ts"
 import * as WriteSignals from "../state/WriteSignals.ts"
 
 /** Attempts before a retryable action is given up as failed. */
@@ -46,7 +52,20 @@ const failureOf = (
 export const run = (sourceId: string, source: Source.Source) =>
   Effect.gen(function* () {
     const store = yield* ActionStore
+    const health = yield* StateHealth
     const looks = yield* WriteSignals.pacer("actions", store.nextRetryAt(sourceId))
+    /** This executor's reads and records, as the state store's health counts them. */
+    const writes = `actions ${sourceId}`
+    /** Outcomes of actions run whose record the store refused: written before anything else runs. */
+    const unrecorded = health.pending(writes)
+    /** Records an action's outcome; one the store refuses is kept for {@link unrecorded}, and fails the step. */
+    const record = (write: Effect.Effect<void, unknown>) =>
+      Effect.flatMap(Effect.exit(write), (exit) => {
+        if (Exit.isSuccess(exit)) return Effect.void
+        unrecorded.add(write)
+        return Effect.failCause(exit.cause)
+      })
+    const warnings = RepeatedWarnings.make()
     const runOne = (row: ActionRow) =>
       Effect.withSpan("ActionExecutor.act", {
         attributes: { "warden.source": sourceId, "warden.action": row.kind, "warden.reference": row.reference }
@@ -71,7 +90,7 @@ export const run = (sourceId: string, source: Source.Source) =>
             })
           )
           if (Exit.isSuccess(exit)) {
-            yield* store.finishAction(row, "done", exit.value.detail)
+            yield* record(store.finishAction(row, "done", exit.value.detail))
             return yield* log(`action ${exit.value.status}`)
           }
           // Stopping (shutdown) leaves the action pending, to run at the next start.
@@ -81,10 +100,10 @@ export const run = (sourceId: string, source: Source.Source) =>
             // Wall-clock time, as ActionStore compares it (the state's times are Date.now() throughout).
             const retryAt = Date.now() + retryDelayMillis(row.attempts + 1, error.retryAfterMillis)
             looks.dueAt(retryAt)
-            yield* store.retryAction(row, error.message, retryAt)
+            yield* record(store.retryAction(row, error.message, retryAt))
             return yield* log(`action failed, will retry: ${error.message}`)
           }
-          yield* store.finishAction(row, "failed", error.message)
+          yield* record(store.finishAction(row, "failed", error.message))
           yield* Effect.logError(`action failed: ${error.message}`).pipe(
             Effect.annotateLogs({ source: sourceId, reference: row.reference, action: row.kind })
           )
@@ -107,13 +126,17 @@ export const run = (sourceId: string, source: Source.Source) =>
       })
       return rows.length > 0
     })
-    return yield* step.pipe(
+    return yield* unrecorded.flush.pipe(
+      Effect.andThen(health.pausedFor(writes)),
+      Effect.andThen(health.observe(writes)(step)),
       Effect.flatMap((busy) => (busy ? Effect.void : looks.nextLook)),
       Effect.catchCause((cause) =>
-        Effect.logError("action executor step failed", cause).pipe(
-          Effect.annotateLogs({ source: sourceId }),
-          Effect.andThen(Effect.sleep("1 second"))
-        )
+        (health.covers(cause)
+          ? Effect.void
+          : warnings
+              .log("step", "Error", "action executor step failed", cause)
+              .pipe(Effect.annotateLogs({ source: sourceId }))
+        ).pipe(Effect.andThen(Effect.sleep("1 second")))
       ),
       Effect.forever
     )

@@ -8,10 +8,11 @@
  * analysed again). Calls on the wire at the interruption are waited for (FinishOnStop).
  */
 import type { AnalyzeV1 } from "@warden/v1"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import type { ItemStatus } from "../domain/ItemVersion.ts"
 import type { Outcome } from "../domain/Outcome.ts"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
+import { StateHealth } from "../state/StateHealth.ts"
 import { analyseV1, failedOutcome } from "./Analyzer.ts"
 import type { Work } from "./Dedupe.ts"
 import type { EngineError } from "./EngineError.ts"
@@ -37,7 +38,15 @@ const thenRecord = (
       analyse.pipe(
         Effect.onInterrupt(() =>
           record(answered(false)).pipe(
-            Effect.catchCause((cause) => Effect.logWarning("recording a round's answers at shutdown failed", cause))
+            Effect.catchCause((cause) =>
+              // The state store down (its shards let go, the batch stops): its outage's line says so.
+              Effect.flatMap(Effect.serviceOption(StateHealth), (health) =>
+                (Option.isSome(health) && health.value.isProblem(cause) ? Effect.logDebug : Effect.logWarning)(
+                  "recording a round's answers at shutdown failed",
+                  cause
+                )
+              )
+            )
           )
         )
       )

@@ -16,6 +16,7 @@ import { unanalysed } from "../domain/Outcome.ts"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
 import { FeedbackStore } from "../state/FeedbackStore.ts"
 import { ItemStore } from "../state/ItemStore.ts"
+import * as StateHealth from "../state/StateHealth.ts"
 import * as Analyse from "./Analyse.ts"
 import type * as BatchEvent from "./BatchEvent.ts"
 import * as Dedupe from "./Dedupe.ts"
@@ -74,6 +75,7 @@ export interface BatchProcessorShape {
 const make = (options: ProcessorOptions) =>
   Effect.gen(function* () {
     const items = yield* ItemStore
+    const health = yield* StateHealth.StateHealth
     const v1 = yield* AnalyzeV1.AnalyzeV1
     const legacy = yield* LegacyAnalyzer
     const signals: Signals.SignalDeps = { items, feedbackLog: yield* FeedbackStore, feedback: yield* FeedbackService }
@@ -152,6 +154,9 @@ const make = (options: ProcessorOptions) =>
           rounds(settings, events, how)
         )
         .pipe(
+          // A batch whose verdicts the store refused is replayed by the entity until they are recorded:
+          // one of the source's writes (StateHealth.sourceWrites), so the outage names it and ends with it.
+          health.observe(StateHealth.sourceWrites(settings.id)),
           // One span per batch (OTLP when configured): ids and counts only, never content.
           Effect.withSpan("BatchProcessor.process", {
             attributes: {

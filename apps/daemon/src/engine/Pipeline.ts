@@ -30,6 +30,8 @@ import * as ClusterTables from "../state/ClusterTables.ts"
 import { CheckpointStore } from "../state/CheckpointStore.ts"
 import { ItemStore } from "../state/ItemStore.ts"
 import { SourceErrorStore } from "../state/SourceErrorStore.ts"
+import * as RepeatedWarnings from "../state/RepeatedWarnings.ts"
+import * as StateHealth from "../state/StateHealth.ts"
 import * as ActionExecutor from "./ActionExecutor.ts"
 import * as BatchEvent from "./BatchEvent.ts"
 import { BatchProcessor, type Handling } from "./BatchProcessor.ts"
@@ -175,7 +177,16 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     const sourceErrors = yield* SourceErrorStore
     const status = yield* SourceStatus
     const clientFor = yield* ItemBatch.client
+    const health = yield* StateHealth.StateHealth
     const id = spec.settings.id
+    /**
+     * This source's writes, as the state store's health counts them (StateHealth): its batches (their
+     * cluster messages, their verdicts) and its checkpoints. A failure of the store is its outage's one
+     * line, not a line per attempt; the batch is handed back and the commit retried until they work.
+     */
+    const writes = StateHealth.sourceWrites(id)
+    /** Warnings of a loop (the purge after each commit, the re-analysis sweep): one a minute each. */
+    const warnings = RepeatedWarnings.make()
     let lastPauseLog = 0
 
     /** Backoff of a batch handed back (the API unavailable): 500 ms doubling up to the pause retry. */
@@ -215,14 +226,26 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         lastReclaim = now
         yield* ClusterTables.reclaimSpace()
       }
-    }).pipe(Effect.catchCause((cause) => Effect.logWarning("purging processed batch messages failed", cause)))
+    }).pipe(
+      // Not retried until it works (the next commit purges again): a problem of the store is for the
+      // writes that are (the batches, the checkpoints) to report.
+      Effect.catchCause((cause) =>
+        health.isProblem(cause)
+          ? Effect.void
+          : warnings.log("purge", "Warn", "purging processed batch messages failed", cause)
+      )
+    )
 
     let warnedLarge = false
-    /** Stores the checkpoint; one warning when it breaks the connector contract's size. */
+    /**
+     * Stores the checkpoint; one warning when it breaks the connector contract's size. Retried while
+     * the state store is down (a failed commit used to fail the source's stream, which read its batches
+     * again from the previous checkpoint once restarted).
+     */
     const commit = (checkpoint: Checkpoint.Checkpoint) =>
       Effect.suspend(() => {
         const text = Checkpoint.toJsonText(checkpoint)
-        const commitIt = checkpoints.commitCheckpoint(id, text)
+        const commitIt = checkpoints.commitCheckpoint(id, text).pipe(health.untilWritten(writes))
         if (warnedLarge || text.length <= Checkpoint.maxBytes) return commitIt
         warnedLarge = true
         return Effect.logWarning(
@@ -298,6 +321,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
           tried = degraded === undefined
           if (tried) lastProbe = Date.now()
           if (exit._tag === "Success") {
+            yield* health.recovered(writes)
             if (degraded === undefined) {
               if (unavailableSince !== undefined) {
                 yield* Effect.logInfo("the API answers again").pipe(Effect.annotateLogs({ source: id }))
@@ -308,6 +332,13 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
             return chunk.at(-1)?.checkpoint
           }
           attempt++
+          if ((yield* health.report(writes, exit.cause)) !== undefined) {
+            // The state store is down: its outage's line says so once, and the batch is sent again on
+            // the store's backoff (up to 5 s), so the source resumes soon after the store is back.
+            yield* Metric.update(Metric.withAttributes(Metrics.batchRetries, { source: id }), 1)
+            yield* Effect.sleep(Backoff.delay(StateHealth.retryBackoff, attempt))
+            continue
+          }
           const error = Cause.squash(exit.cause) as { _tag?: string; message?: string; code?: string; detail?: string }
           // The reason without the "source X paused:" of the message: /readyz names the source and the state.
           const reason = error.code === undefined ? (error.message ?? String(error)) : `${error.code} (${error.detail})`
@@ -366,7 +397,16 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         Effect.annotateLogs({ source: id })
       )
       return again
-    }).pipe(Effect.catchCause((cause) => Effect.as(Effect.logWarning("re-analysis sweep failed", cause), false)))
+    }).pipe(
+      Effect.catchCause((cause) =>
+        Effect.as(
+          health.isProblem(cause)
+            ? Effect.void
+            : warnings.log("re-analysis", "Warn", "re-analysis sweep failed", cause),
+          false
+        )
+      )
+    )
     const reanalyse = reanalyseOnce.pipe(
       Effect.flatMap((full) => (full ? Effect.void : Effect.sleep("5 seconds"))),
       Effect.forever
@@ -591,10 +631,13 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
           attempt: restarts,
           reason: `stream failed: ${what}; restarting in ${Duration.format(wait)}`
         })
-        yield* Effect.logError(
-          `source stream failed (${what}); restart ${restarts} in ${Duration.format(wait)}`,
-          exit.cause
-        )
+        // The state store down: its outage's line says so once (the restarts go on, with backoff).
+        if (!health.covers(exit.cause)) {
+          yield* Effect.logError(
+            `source stream failed (${what}); restart ${restarts} in ${Duration.format(wait)}`,
+            exit.cause
+          )
+        }
         yield* Effect.sleep(wait)
       }
     })

@@ -2,13 +2,20 @@
  * Drains one sink's outbox: the oldest due records first, in batches; delivered records leave the
  * outbox, failed ones are retried with exponential backoff, and after `maxAttempts` they move to the
  * dead-letter table (visible with their last error). Runs as a cluster singleton per sink.
+ *
+ * A sink that refuses whole batches (its disk full) is down: one line when that starts and one when it
+ * delivers again (Outage.ts), the other failures a line a minute (RepeatedWarnings.ts). While the state
+ * store is down the worker waits: what it delivered then could not be forgotten (StateHealth.ts).
  */
 import { Backoff } from "@warden/connector"
-import { Duration, Effect, Layer, Metric } from "effect"
+import { Duration, Effect, Exit, Layer, Metric } from "effect"
 import { Singleton } from "effect/cluster"
 import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
 import * as Metrics from "../engine/Metrics.ts"
 import { OutboxStore } from "../state/OutboxStore.ts"
+import * as Outage from "../state/Outage.ts"
+import * as RepeatedWarnings from "../state/RepeatedWarnings.ts"
+import { StateHealth } from "../state/StateHealth.ts"
 import * as WriteSignals from "../state/WriteSignals.ts"
 import type { Sink } from "./Sink.ts"
 
@@ -35,8 +42,27 @@ export const retryDelayMillis = (attempt: number): number => Backoff.baseMillis(
 export const run = (sink: Sink) =>
   Effect.gen(function* () {
     const store = yield* OutboxStore
+    const health = yield* StateHealth
     const looks = yield* WriteSignals.pacer("outbox", store.nextRetryAt(sink.name))
     const backlog = Metric.withAttributes(Metrics.backlog, { sink: sink.name })
+    /** This sink's reads and acknowledgements, as the state store's health counts them. */
+    const acks = `sink ${sink.name}`
+    /** The sink itself down (its disk full, its endpoint gone): one line when it starts, one when it ends. */
+    const down = Outage.make({
+      down: (problem) =>
+        `sink ${sink.name} cannot deliver: ${problem.text}; its verdicts wait in the outbox and are retried with backoff`,
+      up: (_, seconds, failures) =>
+        `sink ${sink.name} delivers again, after ${seconds} s and ${failures} failed batch${failures === 1 ? "" : "es"}`,
+      annotations: { sink: sink.name }
+    })
+    /** What fails now and then while the sink is up (one record refused, a step failing): a line a minute. */
+    const warnings = RepeatedWarnings.make()
+    /**
+     * Rows the sink has but the outbox could not forget (the state store refused the delete): forgotten
+     * first, before anything else is delivered, and never delivered again. Before, they stayed due, and
+     * each retry appended them to the sink again while the state's disk was full (issue 35).
+     */
+    const unacknowledged = health.pending(acks)
     /**
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and
      * after every step that changed it. New rows are due at once, so a step follows every insert.
@@ -85,29 +111,37 @@ export const run = (sink: Sink) =>
           })
         )
         const delivered: Array<string> = []
+        for (let i = 0; i < rows.length; i++) if (results[i] === undefined) delivered.push(rows[i]!.id)
+        // The whole batch refused for one reason is the sink being down: its outage's line, not a
+        // line per record.
+        const whole = delivered.length === 0 && results.every((r) => r === results[0]) ? results[0] : undefined
+        if (whole !== undefined) yield* down.failed("deliveries", { text: whole })
+        else yield* down.recovered("deliveries")
+        // Forgotten first: a delivery the outbox could not forget would go again with the failed rows' retry.
+        const forgotten = yield* Effect.exit(store.markDelivered(delivered))
+        if (Exit.isFailure(forgotten)) {
+          unacknowledged.add(store.markDelivered(delivered))
+          return yield* Effect.failCause(forgotten.cause)
+        }
         for (let i = 0; i < rows.length; i++) {
           const row = rows[i]!
           const error = results[i]
-          if (error === undefined) {
-            delivered.push(row.id)
-            continue
-          }
+          if (error === undefined) continue
           yield* Metric.update(Metric.withAttributes(Metrics.sinkFailures, { sink: sink.name }), 1)
+          const about = Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
           if (row.attempts + 1 >= sink.maxAttempts) {
             yield* store.deadLetter(row, error)
-            yield* Effect.logError(`delivery failed ${row.attempts + 1} times; moved to dead letters: ${error}`).pipe(
-              Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
-            )
+            yield* warnings
+              .log("dead-letter", "Error", `delivery failed ${row.attempts + 1} times; moved to dead letters: ${error}`)
+              .pipe(about)
           } else {
             const retryAt = Date.now() + retryDelayMillis(row.attempts + 1)
             looks.dueAt(retryAt)
             yield* store.markAttemptFailed(row.id, error, retryAt)
-            yield* Effect.logWarning(`delivery failed, will retry: ${error}`).pipe(
-              Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
-            )
+            if (whole === undefined)
+              yield* warnings.log("retry", "Warn", `delivery failed, will retry: ${error}`).pipe(about)
           }
         }
-        yield* store.markDelivered(delivered)
         yield* Metric.update(Metric.withAttributes(Metrics.sinkDelivered, { sink: sink.name }), delivered.length)
         yield* measureAfter(rows.length >= sink.batchSize && delivered.length === rows.length)
         return delivered.length > 0
@@ -119,9 +153,12 @@ export const run = (sink: Sink) =>
      * exits (issue 19). The batches interrupted at the same moment record what they analysed as they
      * stop (after their calls on the wire answer): the drain starts once they are done, and an empty
      * outbox is looked at once more after a short pause (a batch of another runner may be recording).
+     * Nothing is delivered while the state store is down: it could not be forgotten.
      */
     const finalDrain = Effect.gen(function* () {
+      yield* unacknowledged.flushOnce
       yield* inFlight.settled
+      if (health.problem() !== undefined) return
       let quiet = 0
       while (quiet < 2) {
         if (yield* step) quiet = 0
@@ -134,18 +171,27 @@ export const run = (sink: Sink) =>
       Effect.interruptible,
       Effect.timeout(FINAL_DRAIN_MILLIS),
       Effect.catchCause((cause) =>
-        Effect.logWarning("delivering the outbox at shutdown stopped; the rest goes at the next start", cause).pipe(
-          Effect.annotateLogs({ sink: sink.name })
-        )
+        // The state store down: its outage's line says it. What the sink has and the outbox could not
+        // forget is delivered again at the next start (at-least-once, records carry their version).
+        (health.covers(cause) ? Effect.logDebug : Effect.logWarning)(
+          "delivering the outbox at shutdown stopped; the rest goes at the next start",
+          cause
+        ).pipe(Effect.annotateLogs({ sink: sink.name }))
       )
     )
-    return yield* step.pipe(
+    // While the state store is down for other writes than its own, the worker waits: a delivery it
+    // could not then forget would be delivered again (StateHealth.pausedFor).
+    return yield* unacknowledged.flush.pipe(
+      Effect.andThen(health.pausedFor(acks)),
+      Effect.andThen(health.observe(acks)(step)),
       Effect.flatMap((busy) => (busy ? Effect.void : looks.nextLook)),
       Effect.catchCause((cause) =>
-        Effect.logError("sink worker step failed", cause).pipe(
-          Effect.annotateLogs({ sink: sink.name }),
-          Effect.andThen(Effect.sleep("1 second"))
-        )
+        (health.covers(cause)
+          ? Effect.void
+          : warnings
+              .log("step", "Error", "sink worker step failed", cause)
+              .pipe(Effect.annotateLogs({ sink: sink.name }))
+        ).pipe(Effect.andThen(Effect.sleep("1 second")))
       ),
       Effect.forever,
       Effect.onInterrupt(() => finalDrain)

@@ -6,6 +6,8 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 import * as SqliteClient from "./SqliteClient.ts"
+import { StateHealth, StateUnwritable } from "./StateHealth.ts"
+import * as StateProblem from "./StateProblem.ts"
 
 /** A stored checkpoint with when it was written. */
 export interface CheckpointRow {
@@ -23,8 +25,12 @@ export interface CheckpointStoreShape {
   readonly checkpointRow: (source: string) => Effect.Effect<Option.Option<CheckpointRow>, SqlError.SqlError>
   /** Forgets a source's checkpoint: its next start reads from where a new source would. `true` if there was one. */
   readonly resetCheckpoint: (source: string) => Effect.Effect<boolean, SqlError.SqlError>
-  /** Whether the store accepts a write right now (readiness). */
-  readonly writable: Effect.Effect<void, SqlError.SqlError>
+  /**
+   * Whether the store accepts a write right now (readiness): not while it is down (StateHealth: a write
+   * of the daemon failed for a full disk or a lost server, and has not worked since), and not when a
+   * probe statement fails (a database that does not answer).
+   */
+  readonly writable: Effect.Effect<void, SqlError.SqlError | StateUnwritable>
 }
 
 const Row = Schema.Struct({ checkpoint: Schema.String, updated_at: Rows.Int })
@@ -32,6 +38,10 @@ const decodeRows = Rows.decode("warden_checkpoints", Row)
 
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const health = yield* StateHealth
+  // Changes no row: it answers whether the database answers, not whether a write would fit (on a full
+  // disk it succeeds), which is what the health's record of the daemon's real writes says.
+  const probe = sql`UPDATE warden_checkpoints SET updated_at = updated_at WHERE source = ''`.pipe(Effect.asVoid)
 
   const checkpointRow = Effect.fn("CheckpointStore.checkpointRow")(function* (source: string) {
     const rows = yield* decodeRows(
@@ -59,7 +69,15 @@ const make = Effect.gen(function* () {
       const rows = yield* sql`DELETE FROM warden_checkpoints WHERE source = ${source} RETURNING source`
       return rows.length > 0
     }),
-    writable: sql`UPDATE warden_checkpoints SET updated_at = updated_at WHERE source = ''`.pipe(Effect.asVoid)
+    writable: Effect.suspend((): Effect.Effect<void, SqlError.SqlError | StateUnwritable> => {
+      const problem = health.problem()
+      if (problem !== undefined) return Effect.fail(new StateUnwritable({ problem: problem.text }))
+      // A probe that fails for the store's own problem (the server gone) names it the outage's way.
+      return Effect.catch(probe, (error) => {
+        const found = StateProblem.find(error, health.setting)
+        return Effect.fail(found === undefined ? error : new StateUnwritable({ problem: found.text }))
+      })
+    })
   })
 })
 
@@ -67,6 +85,6 @@ const make = Effect.gen(function* () {
 export class CheckpointStore extends Context.Service<CheckpointStore, CheckpointStoreShape>()(
   "@warden/daemon/CheckpointStore"
 ) {
-  /** On the (migrated) `SqlClient` in context. */
+  /** On the (migrated) `SqlClient` and the StateHealth in context. */
   static readonly layer = Layer.effect(CheckpointStore, make)
 }

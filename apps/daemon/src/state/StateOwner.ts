@@ -10,9 +10,11 @@
  * PostgreSQL runs several daemons as one cluster (ClusterRunner) and needs none of this.
  */
 import { hostname } from "node:os"
-import { Context, Data, Deferred, Effect, Layer, Schedule, Schema } from "effect"
+import { Cause, Context, Data, Deferred, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
+import * as RepeatedWarnings from "./RepeatedWarnings.ts"
+import { StateHealth } from "./StateHealth.ts"
 
 /** Another daemon uses this state file. */
 export class StateInUse extends Data.TaggedError("StateInUse")<{
@@ -52,6 +54,10 @@ export class StateOwner extends Context.Service<
       StateOwner,
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
+        // Every 2 s while the disk refuses writes: nothing when it is the store's problem (the daemon's
+        // own writes report it, StateHealth; the CLI's commands run no heartbeat), else a line a minute.
+        const health = Option.getOrUndefined(yield* Effect.serviceOption(StateHealth))
+        const warnings = RepeatedWarnings.make()
         const me = { pid: process.pid, host: hostname() }
         const ours = sql`pid = ${me.pid} AND host = ${me.host}`
         const owner = Effect.map(
@@ -96,7 +102,13 @@ export class StateOwner extends Context.Service<
               message: `another warden daemon (pid ${other.pid} on ${other.host}) took ${file} over: two started at once, or this one's heartbeat stopped for ${staleMillis / 1000} s; stopping`
             })
           )
-        }).pipe(Effect.catchTag("SqlError", (e) => Effect.logWarning("state owner heartbeat failed", e)))
+        }).pipe(
+          Effect.catchTag("SqlError", (e) =>
+            health?.isProblem(e) === true
+              ? Effect.void
+              : warnings.log("heartbeat", "Warn", "state owner heartbeat failed", Cause.fail(e))
+          )
+        )
         yield* heartbeat.pipe(Effect.repeat(Schedule.spaced(heartbeatMillis)), Effect.forkScoped)
 
         yield* Effect.addFinalizer(() =>

@@ -3,9 +3,8 @@
  * the CLI commands that read or write the state outside it (`warden state stats`, `warden erase`...)
  * open, without loading the daemon.
  */
-import { mkdirSync } from "node:fs"
-import { dirname } from "node:path"
 import { Effect, Layer, type Redacted } from "effect"
+import * as Directories from "./Directories.ts"
 import * as SqliteClient from "./SqliteClient.ts"
 
 /** Where the state lives. */
@@ -19,10 +18,10 @@ export const sqlLayer = (state: StateLocation) => {
     // Inside the layer, so a directory that cannot be created fails the start (reported as
     // `state.sqlite: cannot create ...`) rather than throwing while the layer is being described.
     return Layer.unwrap(
-      Effect.sync(() => {
-        if (state.filename !== ":memory:") mkdirSync(dirname(state.filename), { recursive: true })
-        return SqliteClient.layer({ filename: state.filename })
-      })
+      Effect.as(
+        state.filename === ":memory:" ? Effect.void : Directories.ensureParentOf(state.filename),
+        SqliteClient.layer({ filename: state.filename })
+      )
     )
   }
   // Loaded only for PostgreSQL: the client and its driver (`pg`) are ~11 MB of RSS a SQLite daemon,

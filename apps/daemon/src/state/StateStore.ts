@@ -6,7 +6,8 @@
  * (ReviewStore), authors (AuthorStore), strikes (StrikeStore), moderators (ModeratorStore) and the
  * audit (AuditStore).
  *
- * {@link layer} prepares the database (pragmas, migrations) once and provides every store.
+ * {@link layer} prepares the database (pragmas, migrations) once and provides every store, with the
+ * store's health as its users report it (StateHealth).
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -23,6 +24,7 @@ import { OutboxStore } from "./OutboxStore.ts"
 import { ReviewStore } from "./ReviewStore.ts"
 import { SourceErrorStore } from "./SourceErrorStore.ts"
 import { StrikeStore } from "./StrikeStore.ts"
+import { StateHealth } from "./StateHealth.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
 /** The connection's settings on SQLite (none elsewhere), set before any table is created. */
@@ -60,7 +62,8 @@ export const layer = Layer.unwrap(
     ).pipe(
       // The record transaction reads the round's authors (ItemStore.recordDecided).
       Layer.provideMerge(Layer.mergeAll(AuthorStore.layer, StrikeStore.layer)),
-      Layer.provideMerge(WriteSignals.layer)
+      Layer.provideMerge(WriteSignals.layer),
+      Layer.provideMerge(StateHealth.layer)
     )
   )
 )

@@ -2,7 +2,7 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Logger, type LogLevel, Redacted, References, Scope } from "effect"
 import { AdminServer } from "../../src/admin/AdminServer.ts"
 import type { ConfiguredModerator } from "../../src/admin/Moderators.ts"
 import * as Daemon from "../../src/Daemon.ts"
@@ -17,18 +17,51 @@ const adminFetch = (adminUrl: string, path: string, init: RequestInit = {}) =>
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...init.headers }
   })
 
-/** Starts the daemon (with the config file's named `moderators`, if given); `close` stops it as SIGTERM would. */
+/** A line the daemon logged: its level, its text, its annotations, and whether it carried a cause. */
+export interface LoggedLine {
+  readonly level: LogLevel.LogLevel
+  readonly message: string
+  readonly annotations: Readonly<Record<string, unknown>>
+  readonly cause: boolean
+}
+
+/**
+ * Starts the daemon (with the config file's named `moderators`, if given); `close` stops it as SIGTERM
+ * would. `logs`, when given, receives every line the daemon logs (besides the usual logger), for tests
+ * that count them.
+ */
 export const startDaemonInProcess = async (
   spec: Omit<Daemon.DaemonSpec, "admin">,
-  options: { readonly moderators?: ReadonlyArray<ConfiguredModerator> } = {}
+  options: {
+    readonly logs?: Array<LoggedLine>
+    readonly moderators?: ReadonlyArray<ConfiguredModerator>
+  } = {}
 ) => {
   const scope = Effect.runSync(Scope.make())
+  const logs = options.logs
+  const capture =
+    logs === undefined
+      ? Layer.empty
+      : Logger.layer(
+          [
+            Logger.make(({ message, logLevel, cause, fiber }) => {
+              const parts = Array.isArray(message) ? message : [message]
+              logs.push({
+                level: logLevel,
+                message: parts.map(String).join(" "),
+                annotations: fiber.getRef(References.CurrentLogAnnotations),
+                cause: cause.reasons.length > 0
+              })
+            })
+          ],
+          { mergeWithExisting: true }
+        )
   const context = await Effect.runPromise(
     Layer.buildWithScope(
       Daemon.layer({
         ...spec,
         admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN), moderators: options.moderators }
-      }),
+      }).pipe(Layer.provide(capture)),
       scope
     )
   )

@@ -1,7 +1,8 @@
 /**
  * `warden run --config FILE`: the long-running ingestion service. The file is checked first (the same
  * problems `warden config check` prints, exit 78); then the daemon runs until SIGINT/SIGTERM, which
- * stop taking events, hand back in-flight work and exit 0.
+ * stop taking events, hand back in-flight work and exit 0 (1 when the stop could not finish within
+ * StopDeadline.MILLIS).
  */
 import { resolve as resolvePath } from "node:path"
 import { Cause, Config, Console, Effect, Redacted } from "effect"
@@ -45,13 +46,14 @@ export const run = Command.make(
       }
       // Loaded on use: the daemon (pipeline, sinks, admin server, cluster runner, OTLP exporter) is
       // what `run` alone needs, and every other command would pay for it at start.
-      const [FromConfig, Daemon, { AdminServer }, Telemetry, { StateOwner }] = yield* Effect.promise(() =>
+      const [FromConfig, Daemon, { AdminServer }, Telemetry, { StateOwner }, StopDeadline] = yield* Effect.promise(() =>
         Promise.all([
           import("../../FromConfig.ts"),
           import("../../Daemon.ts"),
           import("../../admin/AdminServer.ts"),
           import("../../Telemetry.ts"),
-          import("../../state/StateOwner.ts")
+          import("../../state/StateOwner.ts"),
+          import("../../StopDeadline.ts")
         ])
       )
       const { spec, generatedToken } = FromConfig.specOf(checked)
@@ -94,6 +96,8 @@ export const run = Command.make(
         // Runs until a signal, or until another daemon has taken the SQLite state file over.
         return yield* (yield* StateOwner).lost
       }).pipe(
+        // From the signal on, the stop (the layers' release, below) has StopDeadline.MILLIS to finish.
+        StopDeadline.guard,
         Effect.provide(Daemon.layer({ ...spec, traceApiCalls: Telemetry.tracesEnabled() })),
         // OTLP traces and metrics when the OTEL_* variables ask for them (outside, so the daemon's
         // layers are traced as they start).
