@@ -201,7 +201,9 @@ const results = await Effect.gen(function* () {
   progress(`queue: first page ${first.timing.wallMs.toFixed(1)} ms, deep page ${deep.timing.wallMs.toFixed(1)} ms`)
 
   // Decisions on fresh items each time: the oldest neutral items of the queue, approved (agreeing).
-  const candidates = (yield* reviews.list({ state: "pending", limit: pending })).filter((r) => r.verdictType === "NEUTRAL")
+  const candidates = (yield* reviews.list({ state: "pending", limit: pending })).filter(
+    (r) => r.verdictType === "NEUTRAL"
+  )
   let next = candidates.length - 1
   const decision = yield* time(
     Effect.suspend(() => {
@@ -240,7 +242,10 @@ const row = (label: string, t: Timing) => `| ${label} | ${t.wallMs.toFixed(1)} |
 const table = [
   "| call | wall ms | CPU ms |",
   "|---|---:|---:|",
-  row(`author history (\`GET /api/authors/{key}\`): ${results.historyItems} items of ${mine}, ${results.strikes} strikes`, results.history),
+  row(
+    `author history (\`GET /api/authors/{key}\`): ${results.historyItems} items of ${mine}, ${results.strikes} strikes`,
+    results.history
+  ),
   row(`review queue, first page of 50 (${results.pendingTotal.toLocaleString("en-US")} pending)`, results.first),
   row("review queue, a page half way down (cursor)", results.deep),
   row("one decision (`POST /api/decisions/{ref}/review`, no feedback)", results.decision)
