@@ -37,8 +37,17 @@
  * named, so it is read from the answers of the calls sent before the first 429: k of them accepted
  * between the first one's send and the last one's answer, W ms apart, prove a bucket of at least
  * k - Q * W (a token bucket accepts at most its size plus Q * W in W); the limiter keeps one token
- * less. Without such proof (a distant server: W is long) it assumes three and keeps two (a quota that
- * allows no two requests together would refuse network jitter as well).
+ * less. Without such proof (a distant server: W is long) it assumes three and keeps two.
+ *
+ * Then the bucket is probed as the rate is (issue 35: an RSS source whose 100-item turns stalled the
+ * event loop for 0.1-0.4 s sent 0.82-0.84 Q with a bucket of two; a bucket of four, configured, held
+ * 0.95). Calls sent together (each within half an interval of the one before) share a `Run`. Once a
+ * run as large as the bucket was accepted and 2 s passed without a 429, a waiting call grows it by one.
+ * A 429 for a call of a run of two or more, at or under the named rate, says the server took fewer
+ * at once than were sent: the bucket backs off to what it took, the rate stays (it is not a shared
+ * quota: the calls paced on their own are what tell that), and that size is tried again a minute
+ * later. A server that takes no two calls at once costs one 429 a minute, where a "shared" cut for
+ * each refused pair held a daemon at a quarter of the quota.
  *
  * Why the bucket pauses at the start of a burst: the server's bucket leaves "full" when our
  * requests *reach* it, which under load can be 100 ms and more after we sent them (new connections,
@@ -93,6 +102,14 @@ const CLIMB_INTERVAL_MAX_MS = 120_000
  * going while it is out, the spare token absorbs what the server threw away meanwhile.
  */
 const LEARNT_BURST = 2
+/**
+ * The learnt bucket grows by one (a probe) once a run of calls as large as it was accepted and this
+ * long has passed without a 429 while calls wait; a size refused is tried again only after
+ * `BURST_RETRY_MS`. It grows up to a quarter of a second of the rate (`BURST_MAX_SECONDS`).
+ */
+const BURST_PROBE_MS = 2_000
+const BURST_RETRY_MS = 60_000
+const BURST_MAX_SECONDS = 0.25
 /** Answers kept to read the server's burst from (the first calls accepted in slow start). */
 const EVIDENCE_MAX = 64
 /** Refill starts once a burst's requests are answered, or after this long without that. */
@@ -118,6 +135,21 @@ interface Bucket {
    * comment), at least `LEARNT_BURST + 1` (assumed).
    */
   serverBurst: number
+  /**
+   * The bucket of a learnt rate (no configured burst): from the server's burst proven or assumed, then
+   * probed upward and backed off (see the module comment).
+   */
+  learntBurst: number
+  /** The smallest run of calls sent together that the server refused part of, and when. */
+  burstRefused: number
+  burstRefusedAt: number
+  /** Whether a run of calls as large as the bucket was accepted since it last changed. */
+  burstHeld: boolean
+  /** The next probe of the bucket may not come before this. */
+  nextBurstProbeAt: number
+  /** The run of calls sent together (see `Ticket.run`), and when its last call went. */
+  run: Run
+  runAt: number
   /** Calls sent in slow start and accepted: `[sent, answered]` (Clock ms), the first `EVIDENCE_MAX`. */
   readonly accepted: Array<readonly [number, number]>
   /** Slow start: calls that may be out at once while no rate is known. */
@@ -204,9 +236,27 @@ export interface Ticket {
   readonly epoch: number
   /** Whether a rate paced it (else it went in slow start's window). */
   readonly paced: boolean
+  /** The calls sent together with it (a run of one for a call paced on its own). */
+  readonly run: Run
   /** Set by the first `settle`: a ticket is settled once. */
   settled: boolean
 }
+
+/**
+ * Calls sent together: each within half an interval of the rate of the one before, so they may reach
+ * the server in any order (a burst from a full bucket, or the calls a late timer let go at once). Its
+ * calls share it, and it grows while they go.
+ */
+export interface Run {
+  /** The calls in it so far. */
+  calls: number
+  /** Calls still unanswered beyond one when it started from a full bucket: they may arrive with it. */
+  readonly out: number
+  /** Its calls answered 429 so far. */
+  refused: number
+}
+
+const newRun = (out: number): Run => ({ calls: 0, out, refused: 0 })
 
 /** Shape of the limiter. */
 export interface Shape {
@@ -262,6 +312,13 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
             Number.isFinite(limit) && configured !== undefined
               ? Math.max(1, Math.floor(configured.burst ?? configured.requestsPerSecond))
               : LEARNT_BURST + 1,
+          learntBurst: LEARNT_BURST,
+          burstRefused: Number.POSITIVE_INFINITY,
+          burstRefusedAt: Number.NEGATIVE_INFINITY,
+          burstHeld: false,
+          nextBurstProbeAt: Number.NEGATIVE_INFINITY,
+          run: newRun(0),
+          runAt: Number.NEGATIVE_INFINITY,
           accepted: [],
           window: INITIAL_WINDOW,
           epoch: 0,
@@ -343,11 +400,11 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
 
     /**
      * The bucket for `limit`: the configured burst at or above the configured rate; below it (the server
-     * named less) a learnt bucket no larger; with nothing configured, a token less than the server's.
+     * named less) a learnt bucket no larger; with nothing configured, the learnt bucket.
      */
     const burstFor = (b: Bucket, limit: number): number =>
       b.configuredBurst === undefined
-        ? Math.max(LEARNT_BURST, b.serverBurst - 1)
+        ? b.learntBurst
         : limit >= b.configured!
           ? b.configuredBurst
           : Math.min(b.configuredBurst, LEARNT_BURST)
@@ -374,7 +431,40 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       const size = Math.ceil(proven - 1e-9)
       if (size <= b.serverBurst) return
       b.serverBurst = size
+      // a token less than the server's, unless the server refused that many together since
+      b.learntBurst = Math.max(b.learntBurst, Math.min(size - 1, b.burstRefused - 1))
       if (Number.isFinite(b.limit)) b.burst = burstFor(b, b.limit)
+    }
+
+    /** The largest learnt bucket: a quarter of a second of the rate. */
+    const burstMax = (b: Bucket): number => Math.max(LEARNT_BURST, Math.ceil(b.rate * BURST_MAX_SECONDS))
+
+    /**
+     * With calls waiting: one token more once a run of calls as large as the bucket was accepted and
+     * `BURST_PROBE_MS` passed without a 429 (a size the server refused part of waits `BURST_RETRY_MS`).
+     */
+    const maybeGrowBurst = (b: Bucket, now: number): Effect.Effect<void> => {
+      if (b.configuredBurst !== undefined || !b.burstHeld || now < b.nextBurstProbeAt) return Effect.void
+      const size = b.learntBurst + 1
+      if (size > burstMax(b)) return Effect.void
+      if (size >= b.burstRefused && now < b.burstRefusedAt + BURST_RETRY_MS) return Effect.void
+      return setBurst(b, size, now, `${size - 1} at once were accepted`)
+    }
+
+    /** Sets the learnt bucket (logged). */
+    const setBurst = (b: Bucket, size: number, now: number, why: string): Effect.Effect<void> => {
+      refill(b, now)
+      b.learntBurst = size
+      b.burstHeld = false
+      b.nextBurstProbeAt = now + BURST_PROBE_MS
+      if (!Number.isFinite(b.limit)) return Effect.void
+      const before = b.burst
+      b.burst = burstFor(b, b.limit)
+      b.tokens = Math.min(b.tokens, b.burst)
+      if (b.burst === before) return Effect.void
+      if (!pausesBursts(b)) b.anchored = true
+      pokeHead(b)
+      return Effect.logInfo(`quota: ${b.endpoint} now ${b.burst} at once (${why})`)
     }
 
     /** Applies a new `limit`: the enforced rate, the bucket size, waiters re-reserve. */
@@ -441,7 +531,10 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       // margin), so it throws refill away while ours still takes it (seen under CI load: ours at 3.9
       // of 4 after a stall). (A bucket of one sends no burst: the server's spare token absorbs one
       // late request.)
+      // a call within half an interval of the last one reaches the server with it (see `Ticket.run`)
+      if (((now - b.runAt) * b.rate) / 1000 >= 0.5) b.run = newRun(0)
       if (b.anchored && b.burst >= 2 && b.tokens >= Math.max(b.burst - 1, 1.5)) {
+        b.run = newRun(Math.max(0, b.pending - 1))
         const spare = b.burst - Math.max(0, b.pending - 1)
         if (pausesBursts(b)) {
           b.anchored = false
@@ -456,6 +549,8 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       if (b.tokens < 1) return false
       b.tokens -= 1
       b.pending++
+      b.run.calls++
+      b.runAt = now
       return true
     }
 
@@ -465,6 +560,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       waited: now - start,
       epoch: b.epoch,
       paced,
+      run: paced ? b.run : { calls: 1, out: 0, refused: 0 },
       settled: false
     })
 
@@ -509,6 +605,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
             continue
           }
           yield* maybeProbe(b, now)
+          yield* maybeGrowBurst(b, now)
           const wait = b.anchored
             ? Math.max(1, Math.ceil(((1 - b.tokens) / b.rate) * 1000))
             : // no refill yet: wait for the burst's answers (or the anchor timeout)
@@ -553,9 +650,25 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           .filter((n) => Number.isFinite(n) && n > 0)
         const quota = named.length > 0 ? Math.min(...named) : undefined
         let limit: number
+        // no probe of the bucket while the server refuses
+        b.nextBurstProbeAt = Math.max(b.nextBurstProbeAt, now + BURST_PROBE_MS)
         if (quota !== undefined) {
           b.learnt = quota
           learnBurst(b)
+          const run = ticket.run
+          if (b.limit <= quota && ticket.paced && run.calls >= 2 && b.configuredBurst === undefined) {
+            // the server refused a call sent together with others at the named rate: its bucket is
+            // smaller than ours (not a shared quota): the bucket backs off, the rate stays
+            run.refused++
+            const atOnce = run.calls + run.out
+            const size = Math.max(1, atOnce - run.refused)
+            b.burstRefused = Math.min(b.burstRefused, size + 1)
+            b.burstRefusedAt = now
+            b.tokens = Math.min(b.tokens, 0)
+            return size < b.learntBurst
+              ? setBurst(b, size, now, `the server took ${size} of ${atOnce} calls sent at once`)
+              : Effect.void
+          }
           if (b.limit <= quota && ticket.sentAt < b.changedAt + SETTLE_MS) {
             // already at the named value, and the server's bucket is still draining what came before
             return Effect.void
@@ -607,6 +720,10 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       const b = buckets.get(ticket.endpoint)
       if (b === undefined) return
       b.pending = Math.max(0, b.pending - 1)
+      // a run as large as the bucket got through: the next probe may grow it
+      if (ticket.paced && accepted && ticket.run.refused === 0 && ticket.run.calls + ticket.run.out >= b.burst) {
+        b.burstHeld = true
+      }
       if (!ticket.paced && accepted) {
         // what the server's burst is read from once a 429 names the quota (see the module comment)
         if (b.accepted.length < EVIDENCE_MAX) {
