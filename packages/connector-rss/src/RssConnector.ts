@@ -178,14 +178,6 @@ const prepare = (
   return { hash, contentHash, event }
 }
 
-/**
- * The digest of a fetched document, its final URL and its text: the same digest parses to the same feed.
- * A server that sends no validators (no 304 possible) answers the same document poll after poll, and
- * its parse and diff were then the whole cost of a poll that found nothing (`bench/daemon-idle.ts`).
- */
-const documentDigest = (url: string, body: string): string =>
-  createHash("sha1").update(url).update("\n").update(body).digest("hex")
-
 type Polled =
   | { readonly _tag: "NotModified" }
   /** The document the feed's last poll parsed and emitted all of: nothing new, only its validators may differ. */
@@ -451,7 +443,10 @@ export const make = (
             const result = yield* fetcher.fetch(rt.spec.url, previous).pipe(
               Effect.flatMap((r): Effect.Effect<Polled, FeedParser.FeedParseError> => {
                 if (r._tag === "NotModified") return Effect.succeed(r)
-                const digest = documentDigest(r.url, r.body)
+                // The same digest parses to the same feed. A server that sends no validators (no 304
+                // possible) answers the same document poll after poll, and its parse and diff were then
+                // the whole cost of a poll that found nothing (`bench/daemon-idle.ts`).
+                const digest = r.digest
                 if (digest === lastDocuments[rt.spec.id]) {
                   return Effect.succeed({ _tag: "Unchanged" as const, validators: r.validators })
                 }
@@ -459,7 +454,7 @@ export const make = (
                 if (backlog?.digest === digest) {
                   return Effect.succeed({ _tag: "Parsed" as const, validators: r.validators, ...backlog })
                 }
-                return FeedParser.parse(r.body, r.url).pipe(
+                return FeedParser.parse(FeedFetcher.decodeBody(r.bytes, r.contentType), r.url).pipe(
                   Effect.map((feed) => ({ _tag: "Parsed" as const, validators: r.validators, feed, digest }))
                 )
               }),
