@@ -39,15 +39,16 @@
  * k - Q * W (a token bucket accepts at most its size plus Q * W in W); the limiter keeps one token
  * less. Without such proof (a distant server: W is long) it assumes three and keeps two.
  *
- * Then the bucket is probed as the rate is (issue 35: an RSS source whose 100-item turns stalled the
- * event loop for 0.1-0.4 s sent 0.82-0.84 Q with a bucket of two; a bucket of four, configured, held
- * 0.95). Calls sent together (each within half an interval of the one before) share a `Run`. Once a
- * run as large as the bucket was accepted and 2 s passed without a 429, a waiting call grows it by one.
- * A 429 for a call of a run of two or more, at or under the named rate, says the server took fewer
- * at once than were sent: the bucket backs off to what it took, the rate stays (it is not a shared
- * quota: the calls paced on their own are what tell that), and that size is tried again a minute
- * later. A server that takes no two calls at once costs one 429 a minute, where a "shared" cut for
- * each refused pair held a daemon at a quarter of the quota.
+ * A server whose bucket is smaller than that is told by its answers to our bursts, not to paced
+ * calls: a burst from a full bucket (the server's is full then too, unless the quota is shared) is a
+ * `Run`, and a 429 for one of its calls, at or under the named rate, says the server takes fewer at
+ * once than we sent. The bucket backs off by one and the rate stays; the size is tried again 2 s later
+ * (4, 8 s... up to a minute while it is refused again within a minute), once a run of the smaller size
+ * got through. Before, that 429 counted as a shared quota and cut the rate by a quarter: against a
+ * server that takes no two calls at once, every stall of the event loop let a pair go, and the daemon
+ * ended at a quarter of the quota with 4% of its calls refused (issue 35, on TestClock). The bucket is
+ * not probed above the size proven or assumed: measured, a learnt bucket as large as the server's
+ * left it no token for network and scheduling jitter, and its 429s cut the rate (docs/DECISIONS.md).
  *
  * Why the bucket pauses at the start of a burst: the server's bucket leaves "full" when our
  * requests *reach* it, which under load can be 100 ms and more after we sent them (new connections,
@@ -103,13 +104,13 @@ const CLIMB_INTERVAL_MAX_MS = 120_000
  */
 const LEARNT_BURST = 2
 /**
- * The learnt bucket grows by one (a probe) once a run of calls as large as it was accepted and this
- * long has passed without a 429 while calls wait; a size refused is tried again only after
- * `BURST_RETRY_MS`. It grows up to a quarter of a second of the rate (`BURST_MAX_SECONDS`).
+ * After the learnt bucket backed off, the size refused is tried again this long after, once a run of
+ * the smaller size got through; a back-off within `BURST_MEMORY_MS` of the last doubles the wait, up to
+ * the max.
  */
-const BURST_PROBE_MS = 2_000
-const BURST_RETRY_MS = 60_000
-const BURST_MAX_SECONDS = 0.25
+const BURST_RETRY_MS = 2_000
+const BURST_RETRY_MAX_MS = 60_000
+const BURST_MEMORY_MS = 60_000
 /** Answers kept to read the server's burst from (the first calls accepted in slow start). */
 const EVIDENCE_MAX = 64
 /** Refill starts once a burst's requests are answered, or after this long without that. */
@@ -136,17 +137,18 @@ interface Bucket {
    */
   serverBurst: number
   /**
-   * The bucket of a learnt rate (no configured burst): from the server's burst proven or assumed, then
-   * probed upward and backed off (see the module comment).
+   * The bucket of a learnt rate (no configured burst): a token less than the server's, proven or
+   * assumed, less what it backed off (see the module comment).
    */
   learntBurst: number
-  /** The smallest run of calls sent together that the server refused part of, and when. */
-  burstRefused: number
-  burstRefusedAt: number
-  /** Whether a run of calls as large as the bucket was accepted since it last changed. */
+  /** Whether a run as large as the bucket was accepted since it last changed. */
   burstHeld: boolean
-  /** The next probe of the bucket may not come before this. */
-  nextBurstProbeAt: number
+  /** After a back-off: the bucket grows back by one no sooner than this, then waits this long again. */
+  nextBurstRetryAt: number
+  burstRetryDelay: number
+  /** When the bucket last backed off, and last grew back (a retry, until a run of its size got through). */
+  burstBackedAt: number
+  burstRetriedAt: number
   /** The run of calls sent together (see `Ticket.run`), and when its last call went. */
   run: Run
   runAt: number
@@ -243,20 +245,22 @@ export interface Ticket {
 }
 
 /**
- * Calls sent together: each within half an interval of the rate of the one before, so they may reach
- * the server in any order (a burst from a full bucket, or the calls a late timer let go at once). Its
- * calls share it, and it grows while they go.
+ * Calls sent together: a burst from a full bucket, each call within half an interval of the rate of the
+ * one before, so they may reach the server in any order. Its calls share it, and it grows while they
+ * go. A call sent otherwise (paced) is a run of its own that did not start from a full bucket.
  */
 export interface Run {
+  /** Whether it started from a full bucket (the server's is full then too, unless it is shared). */
+  readonly full: boolean
   /** The calls in it so far. */
   calls: number
-  /** Calls still unanswered beyond one when it started from a full bucket: they may arrive with it. */
+  /** Calls still unanswered beyond one when it started: they may arrive with it. */
   readonly out: number
   /** Its calls answered 429 so far. */
   refused: number
 }
 
-const newRun = (out: number): Run => ({ calls: 0, out, refused: 0 })
+const newRun = (full: boolean, out: number): Run => ({ full, calls: 0, out, refused: 0 })
 
 /** Shape of the limiter. */
 export interface Shape {
@@ -313,11 +317,12 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
               ? Math.max(1, Math.floor(configured.burst ?? configured.requestsPerSecond))
               : LEARNT_BURST + 1,
           learntBurst: LEARNT_BURST,
-          burstRefused: Number.POSITIVE_INFINITY,
-          burstRefusedAt: Number.NEGATIVE_INFINITY,
           burstHeld: false,
-          nextBurstProbeAt: Number.NEGATIVE_INFINITY,
-          run: newRun(0),
+          nextBurstRetryAt: Number.NEGATIVE_INFINITY,
+          burstRetryDelay: BURST_RETRY_MS,
+          burstBackedAt: Number.NEGATIVE_INFINITY,
+          burstRetriedAt: Number.NEGATIVE_INFINITY,
+          run: newRun(false, 0),
           runAt: Number.NEGATIVE_INFINITY,
           accepted: [],
           window: INITIAL_WINDOW,
@@ -398,6 +403,9 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       b.windowCount++
     }
 
+    /** The learnt bucket before any back-off: a token less than the server's (proven or assumed). */
+    const burstCeiling = (b: Bucket): number => Math.max(LEARNT_BURST, b.serverBurst - 1)
+
     /**
      * The bucket for `limit`: the configured burst at or above the configured rate; below it (the server
      * named less) a learnt bucket no larger; with nothing configured, the learnt bucket.
@@ -431,24 +439,21 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       const size = Math.ceil(proven - 1e-9)
       if (size <= b.serverBurst) return
       b.serverBurst = size
-      // a token less than the server's, unless the server refused that many together since
-      b.learntBurst = Math.max(b.learntBurst, Math.min(size - 1, b.burstRefused - 1))
+      // unless it backed off since
+      if (b.burstBackedAt === Number.NEGATIVE_INFINITY) b.learntBurst = burstCeiling(b)
       if (Number.isFinite(b.limit)) b.burst = burstFor(b, b.limit)
     }
 
-    /** The largest learnt bucket: a quarter of a second of the rate. */
-    const burstMax = (b: Bucket): number => Math.max(LEARNT_BURST, Math.ceil(b.rate * BURST_MAX_SECONDS))
-
     /**
-     * With calls waiting: one token more once a run of calls as large as the bucket was accepted and
-     * `BURST_PROBE_MS` passed without a 429 (a size the server refused part of waits `BURST_RETRY_MS`).
+     * With calls waiting, after a back-off: one token more (up to the ceiling) once a run as large as
+     * the bucket got through and the retry's wait is over.
      */
-    const maybeGrowBurst = (b: Bucket, now: number): Effect.Effect<void> => {
-      if (b.configuredBurst !== undefined || !b.burstHeld || now < b.nextBurstProbeAt) return Effect.void
-      const size = b.learntBurst + 1
-      if (size > burstMax(b)) return Effect.void
-      if (size >= b.burstRefused && now < b.burstRefusedAt + BURST_RETRY_MS) return Effect.void
-      return setBurst(b, size, now, `${size - 1} at once were accepted`)
+    const maybeRetryBurst = (b: Bucket, now: number): Effect.Effect<void> => {
+      if (b.configuredBurst !== undefined || b.learntBurst >= burstCeiling(b)) return Effect.void
+      if (!b.burstHeld || now < b.nextBurstRetryAt) return Effect.void
+      b.nextBurstRetryAt = now + b.burstRetryDelay
+      b.burstRetriedAt = now
+      return setBurst(b, b.learntBurst + 1, now, `${b.learntBurst} at once were accepted`)
     }
 
     /** Sets the learnt bucket (logged). */
@@ -456,7 +461,6 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       refill(b, now)
       b.learntBurst = size
       b.burstHeld = false
-      b.nextBurstProbeAt = now + BURST_PROBE_MS
       if (!Number.isFinite(b.limit)) return Effect.void
       const before = b.burst
       b.burst = burstFor(b, b.limit)
@@ -531,10 +535,10 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       // margin), so it throws refill away while ours still takes it (seen under CI load: ours at 3.9
       // of 4 after a stall). (A bucket of one sends no burst: the server's spare token absorbs one
       // late request.)
-      // a call within half an interval of the last one reaches the server with it (see `Ticket.run`)
-      if (((now - b.runAt) * b.rate) / 1000 >= 0.5) b.run = newRun(0)
+      // a burst from a full bucket goes on while its calls go within half an interval of each other (`Run`)
+      if (!b.run.full || ((now - b.runAt) * b.rate) / 1000 >= 0.5) b.run = newRun(false, 0)
       if (b.anchored && b.burst >= 2 && b.tokens >= Math.max(b.burst - 1, 1.5)) {
-        b.run = newRun(Math.max(0, b.pending - 1))
+        b.run = newRun(true, Math.max(0, b.pending - 1))
         const spare = b.burst - Math.max(0, b.pending - 1)
         if (pausesBursts(b)) {
           b.anchored = false
@@ -560,7 +564,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       waited: now - start,
       epoch: b.epoch,
       paced,
-      run: paced ? b.run : { calls: 1, out: 0, refused: 0 },
+      run: paced ? b.run : { full: false, calls: 1, out: 0, refused: 0 },
       settled: false
     })
 
@@ -605,7 +609,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
             continue
           }
           yield* maybeProbe(b, now)
-          yield* maybeGrowBurst(b, now)
+          yield* maybeRetryBurst(b, now)
           const wait = b.anchored
             ? Math.max(1, Math.ceil(((1 - b.tokens) / b.rate) * 1000))
             : // no refill yet: wait for the burst's answers (or the anchor timeout)
@@ -650,24 +654,36 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           .filter((n) => Number.isFinite(n) && n > 0)
         const quota = named.length > 0 ? Math.min(...named) : undefined
         let limit: number
-        // no probe of the bucket while the server refuses
-        b.nextBurstProbeAt = Math.max(b.nextBurstProbeAt, now + BURST_PROBE_MS)
         if (quota !== undefined) {
           b.learnt = quota
           learnBurst(b)
           const run = ticket.run
-          if (b.limit <= quota && ticket.paced && run.calls >= 2 && b.configuredBurst === undefined) {
-            // the server refused a call sent together with others at the named rate: its bucket is
-            // smaller than ours (not a shared quota): the bucket backs off, the rate stays
-            run.refused++
-            const atOnce = run.calls + run.out
-            const size = Math.max(1, atOnce - run.refused)
-            b.burstRefused = Math.min(b.burstRefused, size + 1)
-            b.burstRefusedAt = now
+          const atOnce = run.calls + run.out
+          const ofBurst = run.full && run.calls >= 2
+          // sent after the bucket grew back, before a run of its size got through: the retry's
+          const ofRetry =
+            !b.burstHeld && ticket.sentAt >= b.burstRetriedAt && ticket.sentAt < b.burstRetriedAt + BURST_RETRY_MS
+          if (b.limit <= quota && ticket.paced && (ofBurst || ofRetry) && b.configuredBurst === undefined) {
+            // the server refused a call of a burst from a full bucket at the named rate (or one paced by a
+            // bucket that just grew back): its bucket is smaller than ours, the quota is not shared. The
+            // bucket backs off by one, the rate stays.
             b.tokens = Math.min(b.tokens, 0)
-            return size < b.learntBurst
-              ? setBurst(b, size, now, `the server took ${size} of ${atOnce} calls sent at once`)
-              : Effect.void
+            if (run.refused++ > 0) return Effect.void
+            const size = Math.max(1, (ofBurst ? Math.min(b.learntBurst, atOnce) : b.learntBurst) - 1)
+            if (size >= b.learntBurst) return Effect.void
+            // refused again soon after the last back-off: the retry waits twice as long
+            b.burstRetryDelay =
+              now - b.burstBackedAt < BURST_MEMORY_MS
+                ? Math.min(BURST_RETRY_MAX_MS, b.burstRetryDelay * 2)
+                : BURST_RETRY_MS
+            b.burstBackedAt = now
+            b.nextBurstRetryAt = now + b.burstRetryDelay
+            return setBurst(
+              b,
+              size,
+              now,
+              ofBurst ? `the server refused one of ${atOnce} calls sent at once` : "the server refused it again"
+            )
           }
           if (b.limit <= quota && ticket.sentAt < b.changedAt + SETTLE_MS) {
             // already at the named value, and the server's bucket is still draining what came before
@@ -720,8 +736,15 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       const b = buckets.get(ticket.endpoint)
       if (b === undefined) return
       b.pending = Math.max(0, b.pending - 1)
-      // a run as large as the bucket got through: the next probe may grow it
-      if (ticket.paced && accepted && ticket.run.refused === 0 && ticket.run.calls + ticket.run.out >= b.burst) {
+      // a run as large as the bucket got through: after a back-off, the bucket may grow back
+      const run = ticket.run
+      if (
+        ticket.paced &&
+        accepted &&
+        run.refused === 0 &&
+        (run.full || b.burst === 1) &&
+        run.calls + run.out >= b.burst
+      ) {
         b.burstHeld = true
       }
       if (!ticket.paced && accepted) {
