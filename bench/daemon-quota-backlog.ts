@@ -132,10 +132,10 @@ const fmt = (name: CaseName, key: string, digits = 3) => {
   return xs.length === 0 ? "not run" : xs.every(Number.isFinite) ? spread(xs, digits) : xs.join(", ")
 }
 const row = (name: CaseName, label: string) =>
-  `| ${label} | ${fmt(name, "secondsTo09Q", 0)} | ${fmt(name, "sustainedOverQ")} | ${fmt(name, "share429")} (${fmt(
+  `| ${label} | ${fmt(name, "secondsTo09Q", 0)} | ${fmt(name, "sustainedOverQ")} | ${fmt(name, "share429")}; ${fmt(
     name,
     "share429Steady"
-  )}) | ${(results[name] ?? []).map((r) => `${(r.first as { ok: number }).ok}/${(r.first as { refused: number }).refused}`).join(", ") || "-"} | ${fmt(name, "cpuMicrosPerRequest", 0)} |`
+  )} | ${(results[name] ?? []).map((r) => `${(r.first as { ok: number }).ok}/${(r.first as { refused: number }).refused}`).join(", ") || "-"} | ${fmt(name, "cpuMicrosPerRequest", 0)} |`
 const trace = (name: CaseName) => {
   const r = results[name]?.[0]
   if (r === undefined) return "-"
@@ -154,7 +154,7 @@ first answer; ${seconds} s per case, ${rounds} round(s), median (min–max); the
 Measured ${result.date.slice(0, 10)} on ${result.machine}. Targets (issue 35): >= 0.9 Q within 10 s of the first
 answer, then >= 0.95 Q, <= 1% answered 429.
 
-| Backlog | s to a second >= 0.9 Q | sustained / Q (s ${STEADY_FROM}–${seconds}) | answered 429, whole run (s ${STEADY_FROM}–${seconds}) | first second 200/429 | CPU µs per request |
+| Backlog | s to a second >= 0.9 Q | sustained / Q (s ${STEADY_FROM}–${seconds}) | answered 429: whole run; s ${STEADY_FROM}–${seconds} | first second 200/429 | CPU µs per request |
 |---|---:|---:|---:|---:|---:|
 ${row("one-poll", `one poll of ${ITEMS.toLocaleString("en-US")} items`)}
 ${row("small-polls", "polls of 100 items, every 500 ms")}

@@ -178,14 +178,6 @@ const prepare = (
   return { hash, contentHash, event }
 }
 
-/**
- * The digest of a fetched document, its final URL and its text: the same digest parses to the same feed.
- * A server that sends no validators (no 304 possible) answers the same document poll after poll, and
- * its parse and diff were then the whole cost of a poll that found nothing (`bench/daemon-idle.ts`).
- */
-const documentDigest = (url: string, body: string): string =>
-  createHash("sha1").update(url).update("\n").update(body).digest("hex")
-
 type Polled =
   | { readonly _tag: "NotModified" }
   /** The document the feed's last poll parsed and emitted all of: nothing new, only its validators may differ. */
@@ -195,6 +187,8 @@ type Polled =
       readonly validators: FeedFetcher.Validators
       readonly feed: FeedParser.Feed
       readonly digest: string
+      /** The document's inventory when it is the one whose backlog is being read (not parsed again). */
+      readonly inventory?: Inventory | undefined
     }
 
 /** A feed's state with the validators of its latest answer (the conditional GET sends them back). */
@@ -229,7 +223,7 @@ export interface PollOutcome {
 }
 
 /** An item of the document being diffed: prepared, or known from the last poll (its event made if emitted). */
-interface Current {
+export interface Current {
   readonly hash: string
   readonly contentHash: string
   readonly event: Omit<SourceEvent.Upsert, "checkpoint"> | undefined
@@ -250,6 +244,17 @@ const newestFirst = (items: Array<Current>): Array<Current> =>
     : items
 
 /**
+ * A parsed document's items as a diff sees them, in the document's order (distinct, with text), and
+ * their fingerprints for the next poll's `known`: the costly half of a diff (a fingerprint per item,
+ * HTML to text and two SHA-256 for each one not known). Made once per document: the turns of a
+ * backlog over the same document select from the same inventory.
+ */
+export interface Inventory {
+  readonly current: ReadonlyArray<Current>
+  readonly known: KnownItems
+}
+
+/**
  * Diffs a parsed document against what was seen: new and edited items (newest first, at most
  * `maxItems`: the newest), and the bounded new state. `options.known` is the last poll's {@link PollOutcome.known} of
  * the same feed: items it fingerprinted are not prepared again unless emitted. Pure; exported for tests
@@ -261,13 +266,16 @@ export const diff = (
   previous: RssCheckpoint.FeedState,
   validators: FeedFetcher.Validators,
   options: { readonly maxItems: number; readonly retain: number; readonly known?: KnownItems | undefined }
-): PollOutcome => {
+): PollOutcome => select(spec, feed, inventory(spec, feed, options.known), previous, validators, options)
+
+/** The {@link Inventory} of a parsed document; `known` as in {@link diff}. Pure. */
+export const inventory = (spec: FeedSpec, feed: FeedParser.Feed, lastKnown?: KnownItems | undefined): Inventory => {
   const current: Array<Current> = []
   const inFeed = new Set<string>()
   const known = new Map<string, { readonly hash: string; readonly contentHash: string } | null>()
   for (const item of feed.items) {
     const print = fingerprint(feed, item)
-    const last = options.known?.get(print)
+    const last = lastKnown?.get(print)
     let p: Current | Prepared | null | undefined =
       last === undefined
         ? prepare(spec, feed, item, itemKey(item))
@@ -284,6 +292,22 @@ export const diff = (
     inFeed.add(p.hash)
     current.push({ hash: p.hash, contentHash: p.contentHash, event: p.event, item })
   }
+  return { current, known }
+}
+
+/**
+ * The cheap half of {@link diff}: what to emit of a document's inventory, given what was seen (the
+ * events of the emitted items known from the last poll are made now). Pure.
+ */
+export const select = (
+  spec: FeedSpec,
+  feed: FeedParser.Feed,
+  { current, known }: Inventory,
+  previous: RssCheckpoint.FeedState,
+  validators: FeedFetcher.Validators,
+  options: { readonly maxItems: number; readonly retain: number }
+): PollOutcome => {
+  const inFeed = new Set(current.map((p) => p.hash))
   const seen = previous.items
   const pending = newestFirst(current.filter((p) => seen[p.hash] !== p.contentHash))
   const emitted = pending.slice(0, options.maxItems).map((p) => ({
@@ -397,6 +421,15 @@ export const make = (
           const known: Record<string, KnownItems> = {}
           // Each feed's last parsed document, by digest, when its diff emitted all it had (not truncated).
           const lastDocuments: Record<string, string> = {}
+          // Each feed's document while its backlog is read on (truncated), by digest, parsed and inventoried:
+          // a turn that fetches the same document again selects from it, where parsing and fingerprinting
+          // the whole document again for each turn of `maxItemsPerPoll` stalled the event loop for 0.1-0.4 s
+          // a turn with an 8,000-item feed (issue 35). A changed document (something posted meanwhile)
+          // is parsed as any other.
+          const backlogs: Record<
+            string,
+            { readonly digest: string; readonly feed: FeedParser.Feed; readonly inventory: Inventory }
+          > = {}
           const runtimes: Array<FeedRuntime> = feeds.map((spec) => ({
             spec,
             nextAt: 0,
@@ -410,12 +443,20 @@ export const make = (
             const result = yield* fetcher.fetch(rt.spec.url, previous).pipe(
               Effect.flatMap((r): Effect.Effect<Polled, FeedParser.FeedParseError> => {
                 if (r._tag === "NotModified") return Effect.succeed(r)
-                const digest = documentDigest(r.url, r.body)
-                return digest === lastDocuments[rt.spec.id]
-                  ? Effect.succeed({ _tag: "Unchanged" as const, validators: r.validators })
-                  : FeedParser.parse(r.body, r.url).pipe(
-                      Effect.map((feed) => ({ _tag: "Parsed" as const, validators: r.validators, feed, digest }))
-                    )
+                // The same digest parses to the same feed. A server that sends no validators (no 304
+                // possible) answers the same document poll after poll, and its parse and diff were then
+                // the whole cost of a poll that found nothing (`bench/daemon-idle.ts`).
+                const digest = r.digest
+                if (digest === lastDocuments[rt.spec.id]) {
+                  return Effect.succeed({ _tag: "Unchanged" as const, validators: r.validators })
+                }
+                const backlog = backlogs[rt.spec.id]
+                if (backlog?.digest === digest) {
+                  return Effect.succeed({ _tag: "Parsed" as const, validators: r.validators, ...backlog })
+                }
+                return FeedParser.parse(FeedFetcher.decodeBody(r.bytes, r.contentType), r.url).pipe(
+                  Effect.map((feed) => ({ _tag: "Parsed" as const, validators: r.validators, feed, digest }))
+                )
               }),
               Effect.result
             )
@@ -463,10 +504,10 @@ export const make = (
               checkpoint = RssCheckpoint.fromFeeds(seen)
               return [caughtUp(checkpoint)]
             }
-            const outcome = diff(rt.spec, fetched.feed, previous, fetched.validators, {
+            const documentItems = fetched.inventory ?? inventory(rt.spec, fetched.feed, known[rt.spec.id])
+            const outcome = select(rt.spec, fetched.feed, documentItems, previous, fetched.validators, {
               maxItems: config.maxItemsPerPoll,
-              retain: config.retain,
-              known: known[rt.spec.id]
+              retain: config.retain
             })
             // A backlog cut by maxItemsPerPoll is read on at once (after the feeds already due), not
             // pollInterval later, while it shrinks: a feed whose items change at every fetch never
@@ -477,8 +518,13 @@ export const make = (
             seen[rt.spec.id] = outcome.state
             known[rt.spec.id] = outcome.known
             // A truncated poll left items for the next: the same document must be diffed again then.
-            if (outcome.truncated) delete lastDocuments[rt.spec.id]
-            else lastDocuments[rt.spec.id] = fetched.digest
+            if (outcome.truncated) {
+              delete lastDocuments[rt.spec.id]
+              backlogs[rt.spec.id] = { digest: fetched.digest, feed: fetched.feed, inventory: documentItems }
+            } else {
+              lastDocuments[rt.spec.id] = fetched.digest
+              delete backlogs[rt.spec.id]
+            }
             const before = checkpoint
             const after = RssCheckpoint.fromFeeds(seen)
             checkpoint = after

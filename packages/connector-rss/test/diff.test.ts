@@ -56,6 +56,33 @@ describe("diff", () => {
     assert.strictEqual(c.state.etag, '"v1"')
   })
 
+  it("the turns of a backlog select from one inventory what a diff of the document at each turn would", () => {
+    const options = { maxItems: 2, retain: 100 }
+    const document = feed([7, 6, 5, 4, 3, 2, 1])
+    // the document of the last poll is known (items 1-3), the rest is new
+    const last = RssConnector.diff(
+      spec,
+      feed([3, 2, 1]),
+      { items: {} },
+      { etag: '"v0"' },
+      { ...options, maxItems: 100 }
+    )
+    const inventory = RssConnector.inventory(spec, document, last.known)
+    let fresh = last
+    let reused = last
+    for (let turn = 1; turn <= 3; turn++) {
+      const validators = { etag: '"v1"' }
+      const next = RssConnector.diff(spec, document, fresh.state, validators, { ...options, known: fresh.known })
+      const selected = RssConnector.select(spec, document, inventory, reused.state, validators, options)
+      assert.deepStrictEqual(selected.events, next.events, `turn ${turn}`)
+      assert.deepStrictEqual(selected.state, next.state, `turn ${turn}`)
+      assert.deepStrictEqual([selected.truncated, selected.backlog], [next.truncated, next.backlog], `turn ${turn}`)
+      fresh = next
+      reused = selected
+    }
+    assert.deepStrictEqual([fresh.truncated, fresh.backlog, fresh.state.etag], [false, 0, '"v1"'])
+  })
+
   it("newest first by date when every item has one, whatever the document's order", () => {
     const dated = (order: ReadonlyArray<number>): FeedParser.Feed => ({
       format: "rss",

@@ -122,6 +122,27 @@ describe("polling", () => {
     )
   )
 
+  it.live("an item posted while a backlog is read goes in the next turn, before the older rest", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        let posted = items(5)
+        const server = yield* FeedServer.make((req, res) => FeedServer.document(() => FeedServer.rss(posted))(req, res))
+        const events = yield* collect(
+          { feeds: [server.url("/feed")], pollInterval: "1 hour", maxItemsPerPoll: 2 },
+          (es) => {
+            // posted once the first turn is handed over; the next turns fetch the changed document
+            if (upserts(es).length === 2 && posted.length === 5) posted = [...items(1, 6), ...posted]
+            return upserts(es).length >= 6
+          }
+        )
+        assert.deepStrictEqual(
+          upserts(events).map((e) => e.post?.title),
+          ["Title 5", "Title 4", "Title 6", "Title 3", "Title 2", "Title 1"]
+        )
+      })
+    )
+  )
+
   it.live("a restart in the middle of a backlog reads the older items not yet emitted: none is skipped", () =>
     Effect.scoped(
       Effect.gen(function* () {

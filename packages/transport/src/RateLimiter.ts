@@ -37,8 +37,18 @@
  * named, so it is read from the answers of the calls sent before the first 429: k of them accepted
  * between the first one's send and the last one's answer, W ms apart, prove a bucket of at least
  * k - Q * W (a token bucket accepts at most its size plus Q * W in W); the limiter keeps one token
- * less. Without such proof (a distant server: W is long) it assumes three and keeps two (a quota that
- * allows no two requests together would refuse network jitter as well).
+ * less. Without such proof (a distant server: W is long) it assumes three and keeps two.
+ *
+ * A server whose bucket is smaller than that is told by its answers to our bursts, not to paced
+ * calls: a burst from a full bucket (the server's is full then too, unless the quota is shared) is a
+ * `Run`, and a 429 for one of its calls, at or under the named rate, says the server takes fewer at
+ * once than we sent. The bucket backs off by one and the rate stays; the size is tried again 2 s later
+ * (4, 8 s... up to a minute while it is refused again within a minute), once a run of the smaller size
+ * got through. Before, that 429 counted as a shared quota and cut the rate by a quarter: against a
+ * server that takes no two calls at once, every stall of the event loop let a pair go, and the daemon
+ * ended at a quarter of the quota with 4% of its calls refused (issue 35, on TestClock). The bucket is
+ * not probed above the size proven or assumed: measured, a learnt bucket as large as the server's
+ * left it no token for network and scheduling jitter, and its 429s cut the rate (docs/DECISIONS.md).
  *
  * Why the bucket pauses at the start of a burst: the server's bucket leaves "full" when our
  * requests *reach* it, which under load can be 100 ms and more after we sent them (new connections,
@@ -93,6 +103,14 @@ const CLIMB_INTERVAL_MAX_MS = 120_000
  * going while it is out, the spare token absorbs what the server threw away meanwhile.
  */
 const LEARNT_BURST = 2
+/**
+ * After the learnt bucket backed off, the size refused is tried again this long after, once a run of
+ * the smaller size got through; a back-off within `BURST_MEMORY_MS` of the last doubles the wait, up to
+ * the max.
+ */
+const BURST_RETRY_MS = 2_000
+const BURST_RETRY_MAX_MS = 60_000
+const BURST_MEMORY_MS = 60_000
 /** Answers kept to read the server's burst from (the first calls accepted in slow start). */
 const EVIDENCE_MAX = 64
 /** Refill starts once a burst's requests are answered, or after this long without that. */
@@ -118,6 +136,22 @@ interface Bucket {
    * comment), at least `LEARNT_BURST + 1` (assumed).
    */
   serverBurst: number
+  /**
+   * The bucket of a learnt rate (no configured burst): a token less than the server's, proven or
+   * assumed, less what it backed off (see the module comment).
+   */
+  learntBurst: number
+  /** Whether a run as large as the bucket was accepted since it last changed. */
+  burstHeld: boolean
+  /** After a back-off: the bucket grows back by one no sooner than this, then waits this long again. */
+  nextBurstRetryAt: number
+  burstRetryDelay: number
+  /** When the bucket last backed off, and last grew back (a retry, until a run of its size got through). */
+  burstBackedAt: number
+  burstRetriedAt: number
+  /** The run of calls sent together (see `Ticket.run`), and when its last call went. */
+  run: Run
+  runAt: number
   /** Calls sent in slow start and accepted: `[sent, answered]` (Clock ms), the first `EVIDENCE_MAX`. */
   readonly accepted: Array<readonly [number, number]>
   /** Slow start: calls that may be out at once while no rate is known. */
@@ -204,9 +238,29 @@ export interface Ticket {
   readonly epoch: number
   /** Whether a rate paced it (else it went in slow start's window). */
   readonly paced: boolean
+  /** The calls sent together with it (a run of one for a call paced on its own). */
+  readonly run: Run
   /** Set by the first `settle`: a ticket is settled once. */
   settled: boolean
 }
+
+/**
+ * Calls sent together: a burst from a full bucket, each call within half an interval of the rate of the
+ * one before, so they may reach the server in any order. Its calls share it, and it grows while they
+ * go. A call sent otherwise (paced) is a run of its own that did not start from a full bucket.
+ */
+export interface Run {
+  /** Whether it started from a full bucket (the server's is full then too, unless it is shared). */
+  readonly full: boolean
+  /** The calls in it so far. */
+  calls: number
+  /** Calls still unanswered beyond one when it started: they may arrive with it. */
+  readonly out: number
+  /** Its calls answered 429 so far. */
+  refused: number
+}
+
+const newRun = (full: boolean, out: number): Run => ({ full, calls: 0, out, refused: 0 })
 
 /** Shape of the limiter. */
 export interface Shape {
@@ -262,6 +316,14 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
             Number.isFinite(limit) && configured !== undefined
               ? Math.max(1, Math.floor(configured.burst ?? configured.requestsPerSecond))
               : LEARNT_BURST + 1,
+          learntBurst: LEARNT_BURST,
+          burstHeld: false,
+          nextBurstRetryAt: Number.NEGATIVE_INFINITY,
+          burstRetryDelay: BURST_RETRY_MS,
+          burstBackedAt: Number.NEGATIVE_INFINITY,
+          burstRetriedAt: Number.NEGATIVE_INFINITY,
+          run: newRun(false, 0),
+          runAt: Number.NEGATIVE_INFINITY,
           accepted: [],
           window: INITIAL_WINDOW,
           epoch: 0,
@@ -341,13 +403,16 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       b.windowCount++
     }
 
+    /** The learnt bucket before any back-off: a token less than the server's (proven or assumed). */
+    const burstCeiling = (b: Bucket): number => Math.max(LEARNT_BURST, b.serverBurst - 1)
+
     /**
      * The bucket for `limit`: the configured burst at or above the configured rate; below it (the server
-     * named less) a learnt bucket no larger; with nothing configured, a token less than the server's.
+     * named less) a learnt bucket no larger; with nothing configured, the learnt bucket.
      */
     const burstFor = (b: Bucket, limit: number): number =>
       b.configuredBurst === undefined
-        ? Math.max(LEARNT_BURST, b.serverBurst - 1)
+        ? b.learntBurst
         : limit >= b.configured!
           ? b.configuredBurst
           : Math.min(b.configuredBurst, LEARNT_BURST)
@@ -374,7 +439,36 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       const size = Math.ceil(proven - 1e-9)
       if (size <= b.serverBurst) return
       b.serverBurst = size
+      // unless it backed off since
+      if (b.burstBackedAt === Number.NEGATIVE_INFINITY) b.learntBurst = burstCeiling(b)
       if (Number.isFinite(b.limit)) b.burst = burstFor(b, b.limit)
+    }
+
+    /**
+     * With calls waiting, after a back-off: one token more (up to the ceiling) once a run as large as
+     * the bucket got through and the retry's wait is over.
+     */
+    const maybeRetryBurst = (b: Bucket, now: number): Effect.Effect<void> => {
+      if (b.configuredBurst !== undefined || b.learntBurst >= burstCeiling(b)) return Effect.void
+      if (!b.burstHeld || now < b.nextBurstRetryAt) return Effect.void
+      b.nextBurstRetryAt = now + b.burstRetryDelay
+      b.burstRetriedAt = now
+      return setBurst(b, b.learntBurst + 1, now, `${b.learntBurst} at once were accepted`)
+    }
+
+    /** Sets the learnt bucket (logged). */
+    const setBurst = (b: Bucket, size: number, now: number, why: string): Effect.Effect<void> => {
+      refill(b, now)
+      b.learntBurst = size
+      b.burstHeld = false
+      if (!Number.isFinite(b.limit)) return Effect.void
+      const before = b.burst
+      b.burst = burstFor(b, b.limit)
+      b.tokens = Math.min(b.tokens, b.burst)
+      if (b.burst === before) return Effect.void
+      if (!pausesBursts(b)) b.anchored = true
+      pokeHead(b)
+      return Effect.logInfo(`quota: ${b.endpoint} now ${b.burst} at once (${why})`)
     }
 
     /** Applies a new `limit`: the enforced rate, the bucket size, waiters re-reserve. */
@@ -441,7 +535,10 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       // margin), so it throws refill away while ours still takes it (seen under CI load: ours at 3.9
       // of 4 after a stall). (A bucket of one sends no burst: the server's spare token absorbs one
       // late request.)
+      // a burst from a full bucket goes on while its calls go within half an interval of each other (`Run`)
+      if (!b.run.full || ((now - b.runAt) * b.rate) / 1000 >= 0.5) b.run = newRun(false, 0)
       if (b.anchored && b.burst >= 2 && b.tokens >= Math.max(b.burst - 1, 1.5)) {
+        b.run = newRun(true, Math.max(0, b.pending - 1))
         const spare = b.burst - Math.max(0, b.pending - 1)
         if (pausesBursts(b)) {
           b.anchored = false
@@ -456,6 +553,8 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       if (b.tokens < 1) return false
       b.tokens -= 1
       b.pending++
+      b.run.calls++
+      b.runAt = now
       return true
     }
 
@@ -465,6 +564,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       waited: now - start,
       epoch: b.epoch,
       paced,
+      run: paced ? b.run : { full: false, calls: 1, out: 0, refused: 0 },
       settled: false
     })
 
@@ -509,6 +609,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
             continue
           }
           yield* maybeProbe(b, now)
+          yield* maybeRetryBurst(b, now)
           const wait = b.anchored
             ? Math.max(1, Math.ceil(((1 - b.tokens) / b.rate) * 1000))
             : // no refill yet: wait for the burst's answers (or the anchor timeout)
@@ -556,6 +657,34 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         if (quota !== undefined) {
           b.learnt = quota
           learnBurst(b)
+          const run = ticket.run
+          const atOnce = run.calls + run.out
+          const ofBurst = run.full && run.calls >= 2
+          // sent after the bucket grew back, before a run of its size got through: the retry's
+          const ofRetry =
+            !b.burstHeld && ticket.sentAt >= b.burstRetriedAt && ticket.sentAt < b.burstRetriedAt + BURST_RETRY_MS
+          if (b.limit <= quota && ticket.paced && (ofBurst || ofRetry) && b.configuredBurst === undefined) {
+            // the server refused a call of a burst from a full bucket at the named rate (or one paced by a
+            // bucket that just grew back): its bucket is smaller than ours, the quota is not shared. The
+            // bucket backs off by one, the rate stays.
+            b.tokens = Math.min(b.tokens, 0)
+            if (run.refused++ > 0) return Effect.void
+            const size = Math.max(1, (ofBurst ? Math.min(b.learntBurst, atOnce) : b.learntBurst) - 1)
+            if (size >= b.learntBurst) return Effect.void
+            // refused again soon after the last back-off: the retry waits twice as long
+            b.burstRetryDelay =
+              now - b.burstBackedAt < BURST_MEMORY_MS
+                ? Math.min(BURST_RETRY_MAX_MS, b.burstRetryDelay * 2)
+                : BURST_RETRY_MS
+            b.burstBackedAt = now
+            b.nextBurstRetryAt = now + b.burstRetryDelay
+            return setBurst(
+              b,
+              size,
+              now,
+              ofBurst ? `the server refused one of ${atOnce} calls sent at once` : "the server refused it again"
+            )
+          }
           if (b.limit <= quota && ticket.sentAt < b.changedAt + SETTLE_MS) {
             // already at the named value, and the server's bucket is still draining what came before
             return Effect.void
@@ -607,6 +736,17 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       const b = buckets.get(ticket.endpoint)
       if (b === undefined) return
       b.pending = Math.max(0, b.pending - 1)
+      // a run as large as the bucket got through: after a back-off, the bucket may grow back
+      const run = ticket.run
+      if (
+        ticket.paced &&
+        accepted &&
+        run.refused === 0 &&
+        (run.full || b.burst === 1) &&
+        run.calls + run.out >= b.burst
+      ) {
+        b.burstHeld = true
+      }
       if (!ticket.paced && accepted) {
         // what the server's burst is read from once a 429 names the quota (see the module comment)
         if (b.accepted.length < EVIDENCE_MAX) {

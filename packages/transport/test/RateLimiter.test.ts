@@ -75,6 +75,19 @@ const sleepingClock = (inner: Clock.Clock, delay: (millis: number) => number): C
   sleep: (duration) => inner.sleep(Duration.millis(delay(Duration.toMillis(duration))))
 })
 
+/**
+ * A clock whose event loop is blocked for `length` ms every `every` ms (from `every - length` on): a
+ * timer due while it is blocked fires when it is free again, with the others due meanwhile (an RSS
+ * source parsing a feed, a transaction committing).
+ */
+const stalledClock = (inner: Clock.Clock, stall: { readonly every: number; readonly length: number }): Clock.Clock =>
+  sleepingClock(inner, (millis) => {
+    const now = inner.currentTimeMillisUnsafe()
+    const due = now + millis
+    const free = (Math.floor(due / stall.every) + 1) * stall.every
+    return due >= free - stall.length ? free - now : millis
+  })
+
 /** A clock whose timers fire `lateBy(n)` ms late (the n-th sleep). */
 const lateClock = (inner: Clock.Clock, lateBy: (n: number) => number): Clock.Clock => {
   let n = 0
@@ -286,6 +299,8 @@ describe("RateLimiter: learning from 429s (TestClock)", () => {
       // at 80/s, refused: shared, cut by a quarter; a call sent before that cut and refused after it,
       // past the second a cut is given to settle, does not cut again
       const before = yield* ticketOf(limiter)
+      // a call of its own (the second of a pair refused is the bucket's: see "the learnt bucket")
+      yield* TestClock.adjust(Duration.millis(20))
       const refused = yield* ticketOf(limiter)
       yield* TestClock.adjust(Duration.millis(20))
       yield* refuse(refused)
@@ -368,6 +383,8 @@ const simulate = (options: {
   readonly latency?: number
   /** How late each of the limiter's timers fires, in ms (default: on time). */
   readonly lateBy?: (n: number) => number
+  /** The clients' event loop is blocked `length` ms every `every` ms: their timers and answers wait. */
+  readonly stall?: { readonly every: number; readonly length: number }
 }) =>
   Effect.gen(function* () {
     const latency = options.latency ?? 20
@@ -398,6 +415,7 @@ const simulate = (options: {
     }
     const end = options.seconds * 1000
     const inner = yield* Clock.Clock
+    const stall = options.stall
     const caller = (limiter: RateLimiter.Shape, client: number) =>
       Effect.gen(function* () {
         for (;;) {
@@ -421,7 +439,7 @@ const simulate = (options: {
           yield* limiter.settle(ticket, refusedAt === undefined)
           if (refusedAt !== undefined) yield* limiter.penalize(ticket, named(refusedAt))
         }
-      })
+      }).pipe(stall === undefined ? (self) => self : Effect.provideService(Clock.Clock, stalledClock(inner, stall)))
     const fibers = yield* Effect.forkChild(
       Effect.forEach(
         limiters.flatMap((limiter, client) =>
@@ -594,6 +612,7 @@ describe("RateLimiter: the learnt bucket, shared quotas, climbs (TestClock)", { 
           waited: 0,
           epoch: 1,
           paced: true,
+          run: { full: false, calls: 1, out: 0, refused: 0 },
           settled: false
         } as const
         far.limiter.settleUnsafe({ ...paced }, true, now)
@@ -626,6 +645,109 @@ describe("RateLimiter: the learnt bucket, shared quotas, climbs (TestClock)", { 
       assert.isAtLeast(run.window(1, 14).accepted, 0.97 * 78.4, `accepted ${run.accepted}`)
       // a server with a bucket of three (the one assumed) refuses none
       assert.strictEqual(run.window(0, 14).refusedShare, 0, `refused ${run.refused}`)
+    })
+  )
+
+  /** A limiter that learnt 80/s from a 429 with no evidence of the server's burst: the bucket of two. */
+  const learntAt80 = Effect.gen(function* () {
+    const limiter = yield* RateLimiter.make({})
+    const ticket = yield* limiter.acquire("analyzeText")
+    yield* limiter.settle(ticket, false)
+    yield* limiter.penalize(ticket, named(80))
+    assert.strictEqual((yield* limiter.status("analyzeText"))!.burst, 2)
+    return limiter
+  })
+
+  it.effect(
+    "a refused call of a burst backs off the learnt bucket, not the rate; retried 2 s later, twice as late when refused again",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* learntAt80
+        const calls = callsOf(limiter)
+        const status = Effect.map(limiter.status("analyzeText"), (s) => s!)
+        /**
+         * At `at` ms, `n` callers at once: those the bucket lets go at once are answered (the last
+         * `refuse` of them 429, naming 80/s), the rest go paced and are accepted. Returns how many went at once.
+         */
+        const runAt = (at: number, n: number, refuse = 0) =>
+          Effect.gen(function* () {
+            yield* TestClock.adjust(Duration.millis(at - (yield* Clock.currentTimeMillis)))
+            const { went, fiber } = yield* startCallers(calls, n)
+            yield* Effect.yieldNow
+            const together = went.length
+            for (let i = 0; i < together; i++) {
+              const ticket = calls.out.shift()!
+              const refused = i >= together - refuse
+              yield* limiter.settle(ticket, !refused)
+              if (refused) yield* limiter.penalize(ticket, named(80))
+            }
+            while (went.length < n) {
+              yield* TestClock.adjust(Duration.millis(1))
+              while (calls.out.length > 0) yield* calls.settle
+            }
+            yield* Fiber.join(fiber)
+            return together
+          })
+        // two at once (the bucket of two), accepted: it does not grow beyond the size assumed
+        assert.strictEqual(yield* runAt(1_000, 3), 2)
+        assert.strictEqual((yield* status).burst, 2)
+        // the second of two at once refused: one at once, and the rate is kept
+        assert.strictEqual(yield* runAt(4_000, 3, 1), 2)
+        assert.strictEqual((yield* status).burst, 1)
+        assert.strictEqual((yield* status).currentRate, 78.4)
+        assert.strictEqual(yield* runAt(5_000, 3), 1)
+        assert.strictEqual((yield* status).burst, 1)
+        // 2 s after the back-off, calls waiting: two again
+        yield* runAt(6_100, 3)
+        assert.strictEqual((yield* status).burst, 2)
+        // refused again within a minute: the retry waits 4 s
+        assert.strictEqual(yield* runAt(8_000, 3, 1), 2)
+        assert.strictEqual((yield* status).burst, 1)
+        yield* runAt(11_000, 3)
+        assert.strictEqual((yield* status).burst, 1)
+        yield* runAt(12_100, 3)
+        assert.strictEqual((yield* status).burst, 2)
+        assert.strictEqual((yield* status).currentRate, 78.4)
+      })
+  )
+
+  /**
+   * A limiter learnt at 80/s driving the daemon's backlog (400 calls waiting, 5 ms to the server and
+   * back) for 40 s against a server of 80/s and `burst`, the event loop stalled for 60 ms every second
+   * (an RSS source parsing a feed, a transaction committing): each stall lets the bucket's calls go at once.
+   */
+  const stalledRun = (burst: number) =>
+    Effect.gen(function* () {
+      const limiter = yield* learntAt80
+      const stall = { every: 1_000, length: 60 }
+      const run = yield* simulate({ limiter, quota: () => 80, burst, seconds: 40, concurrency: 400, latency: 5, stall })
+      const status = (yield* limiter.status("analyzeText"))!
+      const detail = `bucket ${status.burst}, rate ${status.currentRate}; accepted ${run.accepted}; refused ${run.refused}`
+      return { run, status, detail }
+    })
+
+  it.effect(
+    "a server that takes no two calls at once (burst 1), the event loop stalled: <= 1% refused, the rate is kept",
+    () =>
+      Effect.gen(function* () {
+        const { run, status, detail } = yield* stalledRun(1)
+        // before: each refused pair cut the rate as if the quota were shared, down to a quarter of it
+        assert.isAtMost(run.window(0, 40).refusedShare, 0.01, detail)
+        // no bucket makes up for the 4.7 calls a stall holds back here: 0.92 Q
+        assert.isAtLeast(run.window(10, 40).accepted, 0.9 * 80, detail)
+        // the bucket backed off, not the rate (a climb above the quota may hold: the stalls hold back more)
+        assert.isAtLeast(status.currentRate!, 78.4, detail)
+      })
+  )
+
+  it.effect("the same stalls against a server of burst 5: the bucket of two keeps going at once, no 429", () =>
+    Effect.gen(function* () {
+      const { run, status, detail } = yield* stalledRun(5)
+      // what a bucket of two leaves of a 60 ms stall each second, 0.94 Q, then more once a climb above the
+      // quota holds (the stalls hold back more than it adds): 0.96 Q; no pair from a full bucket refused
+      assert.isAtLeast(run.window(1, 40).accepted, 0.93 * 80, detail)
+      assert.isAtMost(run.window(1, 40).refusedShare, 0.001, detail)
+      assert.strictEqual(status.burst, 2, detail)
     })
   )
 
