@@ -76,8 +76,7 @@ describe("issue 36's queue: 200 held items from RSS and YouTube, two moderators"
           }
         ],
         sinks: Layer.succeed(SinkList, []),
-        sinkNames: [],
-        includeContent: false
+        sinkNames: []
       },
       {
         moderators: [
