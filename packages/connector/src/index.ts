@@ -42,3 +42,6 @@ export * as Source from "./Source.ts"
 
 /** The events a source emits. */
 export * as SourceEvent from "./SourceEvent.ts"
+
+/** The daemon's side of a push source: the durable intake and the decision of a checked item. */
+export * as PushHost from "./PushHost.ts"
