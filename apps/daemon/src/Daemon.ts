@@ -23,6 +23,7 @@ import { ReviewService } from "./engine/ReviewService.ts"
 import * as StrikePolicy from "./domain/StrikePolicy.ts"
 import { LegacyAnalyzer } from "./engine/LegacyAnalyzer.ts"
 import * as Pipeline from "./engine/Pipeline.ts"
+import * as PushIntake from "./engine/PushIntake.ts"
 import * as Retention from "./engine/Retention.ts"
 import { SourceStatus } from "./engine/SourceStatus.ts"
 import { SinkList } from "./sinks/SinkList.ts"
@@ -181,7 +182,8 @@ export const layer = (spec: DaemonSpec) => {
   })
   const work = Layer.mergeAll(
     Pipeline.itemBatchLayer(pipeline).pipe(Layer.provide(processor), Layer.provide(sources)),
-    Pipeline.sourcesLayer(spec.sources, pipeline),
+    // Each source's connector gets its push host (PushIntake): a push connector's intake is the state's.
+    Layer.unwrap(Effect.map(PushIntake.withHosts(spec.sources), (specs) => Pipeline.sourcesLayer(specs, pipeline))),
     Layer.unwrap(
       Effect.gen(function* () {
         return SinkWorker.layer(yield* SinkList)

@@ -19,6 +19,7 @@ import * as OutboxStore from "./OutboxStore.ts"
 import * as ReviewStore from "./ReviewStore.ts"
 import { type Strike, type StrikeRecord, StrikeStore } from "./StrikeStore.ts"
 import * as StrikeRows from "./StrikeStore.ts"
+import * as RecordedSignal from "./RecordedSignal.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
 /** One item version to record, with the sinks it is queued for and the actions decided. */
@@ -370,11 +371,16 @@ const make = Effect.gen(function* () {
       }
     })
 
-  /** Once committed: wake the sinks', the actions' and the review queue's pollers for what it queued. */
+  /** Once committed: wake the sinks', the actions' and the review queue's pollers for what it queued, and the checks waiting on the items. */
   const rung = (recorded: Effect.Success<ReturnType<typeof write>>) =>
     Effect.sync(() => {
       if (recorded.queuedOutbox) signals.outbox.ring()
       if (recorded.queuedActions) signals.actions.ring()
+      signals.recorded.announce(
+        recorded.entries.flatMap(({ item }, i) =>
+          recorded.inserted[i] === true ? [RecordedSignal.keyOf(item.source, item.reference)] : []
+        )
+      )
     })
 
   const recordDecided = Effect.fn("ItemStore.recordDecided")(
