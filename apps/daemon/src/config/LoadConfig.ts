@@ -231,8 +231,8 @@ const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(
 ):
   | { readonly ok: true; readonly value: S["Type"] }
   | { readonly ok: false; readonly problems: Array<ConfigProblem> } => {
-  const result = Schema.decodeUnknownExit(schema as never, { errors: "all", onExcessProperty })(input)
-  if (result._tag === "Success") return { ok: true, value: result.value as S["Type"] }
+  const result = Schema.decodeUnknownExit(schema, { errors: "all", onExcessProperty })(input)
+  if (result._tag === "Success") return { ok: true, value: result.value }
   const problems: Array<ConfigProblem> = []
   for (const reason of result.cause.reasons) {
     if (reason._tag === "Fail" && Schema.isSchemaError(reason.error))

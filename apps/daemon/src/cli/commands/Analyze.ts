@@ -5,12 +5,14 @@
  * `WARDEN_*` environment, and the error line + exit code (1 runtime/API failure, 2 usage/validation).
  */
 import { writeFile } from "node:fs/promises"
+import { ImageAnalyzeRequest, resellerFieldsIn, TextAnalyzeRequest, UsernameAnalyzeRequest } from "@warden/core/client"
 import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
 import { AnalyzeV1 } from "@warden/v1"
-import { type Config, Console, Effect, Layer, Option, type Redacted } from "effect"
+import { type Config, Console, Effect, Layer, Option, type Redacted, type Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Verdict from "../../engine/Verdict.ts"
 import * as ImageInput from "../ImageInput.ts"
+import * as RequestInput from "../RequestInput.ts"
 import { CliFailure } from "../Outcome.ts"
 import { printed } from "../Refusal.ts"
 import * as Writable from "../Writable.ts"
@@ -231,7 +233,27 @@ const output = (
     }
   })
 
-const v1Layer = (flags: Connection) => AnalyzeV1.AnalyzeV1.layer.pipe(Layer.provide(transportFor(flags, "v1")))
+const v1Layer = (flags: Connection) => AnalyzeV1.AnalyzeV1.layer.pipe(Layer.provideMerge(transportFor(flags, "v1")))
+
+/**
+ * The request `body` of `kind` decoded as `schema`: refused with every violation, those of the reseller
+ * fields a standard key may not send among them, as the client refuses them (RequestInput.ts).
+ */
+const requestOf = <S extends Schema.Top & { readonly DecodingServices: never }>(
+  schema: S,
+  kind: "text" | "image" | "username",
+  body: Record<string, unknown>
+) =>
+  Effect.gen(function* () {
+    const transport = yield* Transport.Transport
+    const refused =
+      transport.config.keyKind === "standard"
+        ? resellerFieldsIn(kind, body).map((field) => ({ field, message: AnalyzeV1.RESELLER_ONLY_MESSAGE }))
+        : []
+    return yield* RequestInput.decode(schema, ENDPOINTS[kind], refused)(body)
+  })
+
+const ENDPOINTS = { text: "analyzeText", image: "analyzeImage", username: "analyzeUsername" } as const
 
 const analyzeText = Command.make(
   "text",
@@ -257,7 +279,8 @@ const analyzeText = Command.make(
         put(body, "industry", flags.industry)
         put(body, "defaultLanguage", flags.defaultLanguage)
         const client = yield* AnalyzeV1.AnalyzeV1
-        yield* output(yield* client.textWithRequest(body as never), flags, "text")
+        const request = yield* requestOf(TextAnalyzeRequest, "text", body)
+        yield* output(yield* client.textWithRequest(request), flags, "text")
       })
     )
 ).pipe(
@@ -314,7 +337,8 @@ const analyzeImage = Command.make(
         )
         if (flags.ocr) body.ocrEnabled = true
         const client = yield* AnalyzeV1.AnalyzeV1
-        yield* output(yield* client.imageWithRequest(body as never), flags, "image")
+        const request = yield* requestOf(ImageAnalyzeRequest, "image", body)
+        yield* output(yield* client.imageWithRequest(request), flags, "image")
       })
     )
 ).pipe(
@@ -345,7 +369,8 @@ const analyzeUsername = Command.make(
         put(body, "defaultLanguage", flags.defaultLanguage)
         put(body, "customerContext", flags.customerContext)
         const client = yield* AnalyzeV1.AnalyzeV1
-        yield* output(yield* client.usernameWithRequest(body as never), flags, "username")
+        const request = yield* requestOf(UsernameAnalyzeRequest, "username", body)
+        yield* output(yield* client.usernameWithRequest(request), flags, "username")
       })
     )
 ).pipe(
