@@ -6,7 +6,7 @@
  */
 import { writeFile } from "node:fs/promises"
 import { ImageAnalyzeRequest, resellerFieldsIn, TextAnalyzeRequest, UsernameAnalyzeRequest } from "@warden/core/client"
-import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
+import { type ApiConfig, ApiEnv, type RateLimiter, REGION_BASE_URL, Transport } from "@warden/transport"
 import { AnalyzeV1 } from "@warden/v1"
 import { type Config, Console, Effect, Layer, Option, type Redacted, type Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -62,17 +62,17 @@ export class UsageError extends Error {
 export const connectionFlags = {
   baseUrl: Flag.String("base-url").pipe(
     Flag.withDescription(
-      "Base URL of the API, of --region. Env: WARDEN_BASE_URL (WARDEN_BASE_URL_US_EAST, WARDEN_BASE_URL_US_WEST)"
+      `Base URL of the API, of --region. Env: ${ApiEnv.baseUrl} (${ApiEnv.baseUrlUsEast}, ${ApiEnv.baseUrlUsWest})`
     ),
     Flag.optional
   ),
-  apiKey: Flag.Redacted("api-key").pipe(Flag.withDescription("API key. Env: WARDEN_API_KEY"), Flag.optional),
+  apiKey: Flag.Redacted("api-key").pipe(Flag.withDescription(`API key. Env: ${ApiEnv.apiKey}`), Flag.optional),
   keyKind: Flag.Literals("key-kind", ["standard", "reseller"]).pipe(
-    Flag.withDescription("Kind of the key. Env: WARDEN_KEY_KIND"),
+    Flag.withDescription(`Kind of the key. Env: ${ApiEnv.keyKind}`),
     Flag.optional
   ),
   region: Flag.Literals("region", ["global", "us-east", "us-west"]).pipe(
-    Flag.withDescription("Region. Env: WARDEN_REGION"),
+    Flag.withDescription(`Region. Env: ${ApiEnv.region}`),
     Flag.optional
   )
 } as const
@@ -85,12 +85,6 @@ export interface Connection {
   readonly region: Option.Option<"global" | "us-east" | "us-west">
 }
 
-const BASE_URL_ENV = {
-  global: "WARDEN_BASE_URL",
-  "us-east": "WARDEN_BASE_URL_US_EAST",
-  "us-west": "WARDEN_BASE_URL_US_WEST"
-}
-
 const isSet = (name: string) => (process.env[name] ?? "") !== ""
 
 /**
@@ -98,13 +92,13 @@ const isSet = (name: string) => (process.env[name] ?? "") !== ""
  * flag or variable to set (exit 2), not a decoding error of the environment.
  */
 export const missingConnection = (flags: Connection, api: "v1" | "legacy"): UsageError | undefined => {
-  if (Option.isNone(flags.apiKey) && !isSet("WARDEN_API_KEY") && !(api === "legacy" && isSet("WARDEN_LEGACY_API_KEY")))
-    return new UsageError("no API key: give --api-key or set WARDEN_API_KEY")
+  if (Option.isNone(flags.apiKey) && !isSet(ApiEnv.apiKey) && !(api === "legacy" && isSet(ApiEnv.legacyApiKey)))
+    return new UsageError(`no API key: give --api-key or set ${ApiEnv.apiKey}`)
   if (Option.isNone(flags.baseUrl)) {
-    if (api === "legacy" && !isSet("WARDEN_LEGACY_BASE_URL"))
-      return new UsageError("no legacy base URL: give --base-url or set WARDEN_LEGACY_BASE_URL")
-    const region = Option.getOrUndefined(flags.region) ?? (process.env.WARDEN_REGION || "global")
-    const variable = BASE_URL_ENV[region as keyof typeof BASE_URL_ENV]
+    if (api === "legacy" && !isSet(ApiEnv.legacyBaseUrl))
+      return new UsageError(`no legacy base URL: give --base-url or set ${ApiEnv.legacyBaseUrl}`)
+    const region = Option.getOrUndefined(flags.region) ?? (process.env[ApiEnv.region] || "global")
+    const variable = REGION_BASE_URL[region as keyof typeof REGION_BASE_URL]
     if (api === "v1" && variable !== undefined && !isSet(variable))
       return new UsageError(`no base URL for region ${region}: give --base-url or set ${variable}`)
   }
