@@ -7,7 +7,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Effect, Metric } from "effect"
-import { version } from "../cli/Version.ts"
+import { version } from "../Version.ts"
 
 /** `warden_build_info{version,node}` = 1. */
 export const buildInfo = Metric.gauge("warden_build_info", {
