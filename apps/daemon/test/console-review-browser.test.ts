@@ -382,22 +382,56 @@ describe("the Author page: three strikes decaying, an upheld appeal removes one"
     expect(await focused(page)).toMatch(/^H1 Author/u)
     await page.goBack()
     await waitFor(async () => (await focused(page)).startsWith("BUTTON"), 10_000, "focus back on the appeal's row")
+    // A second appeal while focus is in the queue: it waits behind "Show 1 new", announced.
+    const [second] = query<{ reference: string }>(
+      stateFile,
+      "SELECT reference FROM warden_items WHERE source = 'blog' AND request LIKE '%zebra-two%'"
+    )
+    const filed2 = await daemon.admin("/api/appeals", {
+      method: "POST",
+      body: JSON.stringify({ source: "blog", reference: second!.reference, statement: "Not me, my cat" })
+    })
+    expect(filed2.status).toBe(200)
+    await page.getByRole("button", { name: "Show 1 new" }).waitFor({ timeout: 15_000 })
+    await waitFor(async () => (await announced(page)) === "1 new to review", 10_000, "'1 new to review' again")
+    expect(await rowKeys(page)).toHaveLength(1)
+    expect(await focused(page)).toMatch(/^BUTTON/u)
     await page.keyboard.press("a")
     await page.locator("p.result").waitFor()
     expect(await page.locator("p.result").textContent()).toMatch(
       /^Upheld “a1 You are an idiot, zebra-one”: not possible on this platform \(recorded in Warden only\); feedback sent\.$/u
     )
+    // The queue emptied: the waiting appeal is shown and focus goes to it. Escape cancels a deny, r + Enter denies.
+    await page.getByText("Not me, my cat").waitFor()
+    await waitFor(
+      async () => (await focused(page)).includes("Not me") || (await focused(page)).includes("zebra-two"),
+      5_000,
+      "focus on the second appeal"
+    )
+    await page.keyboard.press("r")
+    await waitFor(async () => (await focused(page)).startsWith("INPUT"), 5_000, "focus on the note")
+    await page.keyboard.press("Escape")
+    await waitFor(async () => (await focused(page)).startsWith("BUTTON"), 5_000, "focus back on the row after Escape")
+    expect(await page.locator("form.reject").count()).toBe(0)
+    await page.keyboard.press("r")
+    await waitFor(async () => (await focused(page)).startsWith("INPUT"), 5_000, "focus on the note")
+    await page.keyboard.press("Enter")
+    await page.locator("p.result", { hasText: /^Denied “a2/u }).waitFor()
     expect(await focused(page)).toMatch(/^H1 Review/u)
+    await page.setViewportSize({ width: 390, height: 844 })
+    problems["review on a phone"] = await seriousViolations(page)
+    await page.setViewportSize({ width: 1280, height: 900 })
 
     await page.goto(`${daemon.adminUrl}/#/authors/${encodeURIComponent(ADA_KEY)}`)
     await page.reload()
     await explanation.waitFor()
     expect(await explanation.textContent()).toMatch(/^2 strikes, 2\.0 after decay/u)
     expect(await page.locator("table.strikes tr.removed").textContent()).toContain("by alice: appeal upheld")
-    expect(await page.locator("table.history tbody tr").first().textContent()).toBeDefined()
-    const history = page.locator("table.history tbody tr", { hasText: "upheld by alice" })
-    expect(await history.count()).toBe(1)
+    expect(await page.locator("table.history tbody tr", { hasText: "upheld by alice" }).count()).toBe(1)
+    expect(await page.locator("table.history tbody tr", { hasText: "denied by alice" }).count()).toBe(1)
+    await page.setViewportSize({ width: 390, height: 844 })
+    problems["author on a phone"] = await seriousViolations(page)
     await page.context().close()
-    expect(problems).toEqual({ review: [], author: [] })
+    expect(problems).toEqual({ review: [], author: [], "review on a phone": [], "author on a phone": [] })
   }, 90_000)
 })

@@ -111,7 +111,12 @@ export const ReviewPage = () => {
     const at = rowsNow.current.findIndex((r) => rowKey(r) === key)
     putHeld(heldNow.current.filter((r) => rowKey(r) !== key))
     if (at < 0) return
-    const next = rowsNow.current.filter((r) => rowKey(r) !== key)
+    let next = rowsNow.current.filter((r) => rowKey(r) !== key)
+    // The last row gone: what waited behind "Show N new" moves nothing any more, it is shown.
+    if (next.length === 0 && heldNow.current.length > 0) {
+      next = inQueueOrder(heldNow.current)
+      putHeld([])
+    }
     putRows(next)
     const after = next[at] ?? next[at - 1]
     setSelected((s) => (s === key || s === undefined ? (after === undefined ? undefined : rowKey(after)) : s))
