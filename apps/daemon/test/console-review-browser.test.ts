@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FakeYouTube from "../../../packages/connector-youtube/test/fixtures/FakeYouTube.ts"
 import { buildConsole } from "../console/build.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
-import { announced, focused, seriousViolations } from "./support/Accessibility.ts"
+import { announced, type FocusRing, focused, focusRing, seriousViolations } from "./support/Accessibility.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
 import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
@@ -203,6 +203,18 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
     expect(await alice.getByRole("dialog").count()).toBe(0)
     problems.review = await seriousViolations(alice)
     await alice.screenshot({ path: join(SCREENSHOTS, "console-review.png") })
+    // The focus ring stands out 3:1 on the panel's links and buttons and on a row of the queue.
+    const rings: Array<FocusRing> = []
+    await panel.locator("a").first().focus()
+    for (let i = 0; i < 5; i++) {
+      rings.push(await focusRing(alice))
+      await alice.keyboard.press("Tab")
+    }
+    await alice.locator("ol.queue button.pick").first().focus()
+    rings.push(await focusRing(alice))
+    expect(rings.map((r) => r.element.split(" ")[0])).toEqual(expect.arrayContaining(["A", "BUTTON"]))
+    expect(rings.filter((r) => r.style === "none" || r.width < 2 || r.contrast < 3)).toEqual([])
+    await alice.locator("h1").focus()
 
     // j enters the queue on the selected row; j / k move.
     const firstKey = await selectedKey(alice)
