@@ -277,6 +277,12 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
         await stalePage.locator("p.result", { hasText: /^Not done: .*already decided by alice/u }).waitFor()
         expect(await rowKeys(stalePage)).not.toContain(key)
         expect(await focused(stalePage)).toMatch(/^BUTTON/u)
+        // Bob hears it without his focus moving.
+        await waitFor(
+          async () => /^\d+ decided by another moderator$/u.test(await announced(bob)),
+          5_000,
+          "bob told of alice's decisions"
+        )
       }
     }
     const took = performance.now() - started
@@ -361,6 +367,21 @@ describe("an edited item on the Review page", () => {
     await page.keyboard.press("j")
     await page.keyboard.press("a")
     await page.getByText("Nothing to review.").waitFor()
+    // The decisions list's Outcome and the decision's page say who decided its review.
+    await page.goto(`${daemon.adminUrl}/#/?q=${encodeURIComponent("Edited: thank you")}`)
+    const outcome = page.locator('tbody td[data-label="Outcome"]')
+    await outcome.first().waitFor()
+    expect(await outcome.first().locator(".rule, .review-state").allTextContents()).toEqual([
+      "Rule review-all",
+      "Review: approved by alice"
+    ])
+    await page.locator("tbody td.content a").first().click()
+    const why = page.getByRole("region", { name: "Why: the rule that matched" })
+    await why.locator("li").first().waitFor()
+    expect(await why.locator("li").allTextContents()).toEqual([
+      expect.stringMatching(/^v2 Review: approved by alice \(/u),
+      expect.stringMatching(/^v1 Review: (approved|rejected) by alice \(/u)
+    ])
     await page.context().close()
   }, 60_000)
 })

@@ -80,7 +80,8 @@ export const ReviewPage = () => {
   const cursorNow = useRef(cursor)
   const loadingMore = useRef(false)
   const focusKey = useRef<string | undefined>(undefined)
-  const arrived = useRef(0)
+  // What changed without the moderator doing it, gathered into one announcement per burst.
+  const changes = useRef({ arrived: 0, decided: 0 })
   const announceTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
 
   const pickOf = (key: string) =>
@@ -146,13 +147,26 @@ export const ReviewPage = () => {
     const reading = list.current?.contains(document.activeElement) === true
     if (reading || heldNow.current.length > 0) putHeld([...heldNow.current, r])
     else putRows(inQueueOrder([...rowsNow.current, r]))
-    arrived.current++
-    if (announceTimer.current === undefined)
-      announceTimer.current = setTimeout(() => {
-        announce(`${arrived.current} new to review`)
-        arrived.current = 0
-        announceTimer.current = undefined
-      }, ANNOUNCE_AFTER)
+    changes.current.arrived++
+    sayChanges()
+  }
+
+  /** "3 new to review", "2 decided by another moderator", or both, once the burst is over. */
+  const sayChanges = () => {
+    if (announceTimer.current !== undefined) return
+    announceTimer.current = setTimeout(() => {
+      const { arrived, decided } = changes.current
+      announce(
+        [
+          arrived === 0 ? "" : `${arrived} new to review`,
+          decided === 0 ? "" : `${decided} decided by another moderator`
+        ]
+          .filter((w) => w !== "")
+          .join(", ")
+      )
+      changes.current = { arrived: 0, decided: 0 }
+      announceTimer.current = undefined
+    }, ANNOUNCE_AFTER)
   }
 
   // The first page (again on return: the queue may have moved), then the stream's changes.
@@ -174,6 +188,10 @@ export const ReviewPage = () => {
         const active = document.activeElement
         const there = pickOf(key)?.contains(active) === true || panel.current?.contains(active) === true
         if (key === currentNow.current) setRejecting(false)
+        if (known(key) && e.item.decidedBy !== null && e.item.decidedBy !== signedInAs().name) {
+          changes.current.decided++
+          sayChanges()
+        }
         remove(key, there && key === currentNow.current)
       }
     })
