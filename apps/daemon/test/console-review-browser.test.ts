@@ -9,8 +9,11 @@
  * follows live and, its stream cut, is told "already decided by alice" for an item she decided; a
  * viewer sees the queue without the decision controls and the API refuses her a decision (403).
  * Then the Author page: three hateful comments of one author shown as 3 strikes with their decay (in
- * words and a chart), and an appeal of the first, upheld from the Review page, removes one. axe-core
- * finds nothing serious or critical on either page; focus is never left on the body.
+ * words and a chart), and an appeal of the first, upheld from the Review page, removes one; a history
+ * longer than a page goes on with "Show older". An item edited with a zero-width space and a script
+ * link comes back with its earlier version beside it, the character marked and the link shown as
+ * text. axe-core finds nothing serious or critical on either page (desktop and phone); the focus ring
+ * stands out 3:1; focus is never left on the body.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -22,7 +25,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FakeYouTube from "../../../packages/connector-youtube/test/fixtures/FakeYouTube.ts"
 import { buildConsole } from "../console/build.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
-import { announced, type FocusRing, focused, focusRing, seriousViolations } from "./support/Accessibility.ts"
+import {
+  announced,
+  type FocusRing,
+  focused,
+  focusedKey,
+  focusRing,
+  seriousViolations
+} from "./support/Accessibility.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
 import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
@@ -349,15 +359,25 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
 
 describe("an edited item on the Review page", () => {
   it("comes back to the queue as its new version, its earlier version on the same screen", async () => {
-    const EDITED = "Edited: thank you, and sorry for the typo, number 1"
+    // Edited by a hostile hand: a zero-width space in a word, a script link.
+    const EDITED = "Edited: thank you, and sorry for the ty\u200bpo, number 1"
     feed.setItems(
       Array.from(
         { length: N },
-        (_, i): FeedItem => ({ guid: `f${i}`, title: `Comment ${i}`, description: i === 1 ? EDITED : textOf(i) })
+        (_, i): FeedItem =>
+          i === 1
+            ? { guid: `f${i}`, title: `Comment ${i}`, description: EDITED, link: "javascript:alert(document.domain)" }
+            : { guid: `f${i}`, title: `Comment ${i}`, description: textOf(i) }
       )
     )
     const page = await signedIn(ALICE)
-    await page.getByRole("blockquote").filter({ hasText: EDITED }).waitFor({ timeout: 30_000 })
+    // Shown marked, never obeyed; the link shown as text.
+    const content = page.locator("section.review-item blockquote").filter({ hasText: "ty⟨U+200B⟩po, number 1" })
+    await content.waitFor({ timeout: 30_000 })
+    expect(await page.locator("section.review-item code.unsafe-link").first().textContent()).toBe(
+      "javascript:alert(document.domain)"
+    )
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0)
     const earlier = page.locator("ul.versions li")
     await earlier.first().waitFor()
     expect(await earlier.allTextContents()).toEqual([
@@ -391,12 +411,22 @@ describe("the Author page: three strikes decaying, an upheld appeal removes one"
     blog.setItems([
       { guid: "a1", title: "a1", description: "You are an idiot, zebra-one", author: ADA },
       { guid: "a2", title: "a2", description: "You are a pathetic idiot, zebra-two", author: ADA },
-      { guid: "a3", title: "a3", description: "Idiot. zebra-three", author: ADA }
+      { guid: "a3", title: "a3", description: "Idiot. zebra-three", author: ADA },
+      // A prolific, friendly author: a history of more than one page.
+      ...Array.from({ length: 55 }, (_, i) => ({
+        guid: `b${i}`,
+        title: `b${i}`,
+        description: `Thank you for part ${i} of the series`,
+        author: "bob@example.org (Bob)"
+      }))
     ])
     await waitFor(
-      async () => (await daemon.admin(`/api/authors/${encodeURIComponent(ADA_KEY)}`)).body.strikes?.count === 3,
+      async () =>
+        (await daemon.admin(`/api/authors/${encodeURIComponent(ADA_KEY)}`)).body.strikes?.count === 3 &&
+        (await daemon.admin(`/api/authors/${encodeURIComponent("rss:mailto:bob@example.org")}?limit=100`)).body.items
+          ?.length === 55,
       60_000,
-      "three strikes"
+      "three strikes, and bob's 55 items"
     )
     const page = await signedIn(ALICE, { bypassCSP: true })
     await page.goto(`${daemon.adminUrl}/#/authors/${encodeURIComponent(ADA_KEY)}`)
@@ -486,6 +516,20 @@ describe("the Author page: three strikes decaying, an upheld appeal removes one"
     expect(await page.locator("table.history tbody tr", { hasText: "denied by alice" }).count()).toBe(1)
     await page.setViewportSize({ width: 390, height: 844 })
     problems["author on a phone"] = await seriousViolations(page)
+
+    // Bob's history, 55 items: 50 shown, "Show older" adds the rest and moves focus to the first of them.
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await page.goto(`${daemon.adminUrl}/#/authors/${encodeURIComponent("rss:mailto:bob@example.org")}`)
+    await page.reload()
+    const rows = page.locator("table.history tbody tr")
+    await waitFor(async () => (await rows.count()) === 50, 30_000, "bob's first page")
+    expect(await page.locator("p.explanation").textContent()).toMatch(/^No strikes/u)
+    await page.getByRole("button", { name: "Show older" }).focus()
+    await page.keyboard.press("Enter")
+    await waitFor(async () => (await rows.count()) === 55, 10_000, "bob's older items")
+    const fiftyFirst = await rows.nth(50).locator("a").getAttribute("data-key")
+    await waitFor(async () => (await focusedKey(page)) === fiftyFirst, 5_000, "focus on the first older item")
+    await waitFor(async () => (await announced(page)) === "5 older shown: the oldest", 5_000, "the announcement")
     await page.context().close()
     expect(problems).toEqual({ review: [], author: [], "review on a phone": [], "author on a phone": [] })
   }, 90_000)
