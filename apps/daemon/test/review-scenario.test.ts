@@ -55,8 +55,7 @@ describe("issue 36's queue: 200 held items from RSS and YouTube, two moderators"
           youtubeSource(fake)
         ],
         sinks: Layer.succeed(SinkList, []),
-        sinkNames: [],
-        includeContent: false
+        sinkNames: []
       },
       { moderators: TEAM }
     )
