@@ -169,31 +169,64 @@ export const ReviewPage = () => {
     }, ANNOUNCE_AFTER)
   }
 
-  // The first page (again on return: the queue may have moved), then the stream's changes.
+  /** A row decided elsewhere leaves this screen; focus follows when it was on that row or its panel. */
+  const left = (key: string, decidedBy: string | null | undefined) => {
+    const active = document.activeElement
+    const there = pickOf(key)?.contains(active) === true || panel.current?.contains(active) === true
+    if (key === currentNow.current) setRejecting(false)
+    // Announced when someone else decided it (undefined: not known who, after a reconnection); not a
+    // row superseded by a newer version (null), which arrives again as that version.
+    if (known(key) && decidedBy !== null && decidedBy !== signedInAs().name) {
+      changes.current.decided++
+      sayChanges()
+    }
+    remove(key, there && key === currentNow.current)
+  }
+
+  /**
+   * Back in step with the queue after the stream was away (what happened meanwhile was not sent): the
+   * first rows read again; rows of that range no longer pending leave, new ones arrive as from the stream.
+   */
+  const reconcile = async () => {
+    const page = await api<Page>(
+      `/api/review${query({ limit: Math.min(500, Math.max(PAGE, rowsNow.current.length)) })}`
+    )
+    const fresh = new Set(page.items.map(rowKey))
+    const last = page.items.at(-1)
+    const inRange = (r: ReviewItem) =>
+      page.nextCursor === null || (last !== undefined && inQueueOrder([last, r])[0] === r)
+    for (const r of rowsNow.current) if (!fresh.has(rowKey(r)) && inRange(r)) left(rowKey(r), undefined)
+    for (const r of page.items) arrive(r)
+    if (page.nextCursor === null) putCursor(null)
+  }
+
+  // The stream first (what it sends is what changed after it opened), then the first page (again on
+  // return: the queue may have moved); after a reconnection, the queue read again.
   useEffect(() => {
-    const size = Math.min(500, Math.max(PAGE, restored.current?.rows.length ?? 0))
-    api<Page>(`/api/review${query({ limit: size })}`)
-      .then((page) => {
-        putRows(page.items)
-        putCursor(page.nextCursor)
-      })
-      .catch((e) => setProblem(String(e.message ?? e)))
-      .finally(() => setLoading(false))
+    let opened = false
+    let away = false
+    const first = () =>
+      api<Page>(`/api/review${query({ limit: Math.min(500, Math.max(PAGE, restored.current?.rows.length ?? 0)) })}`)
+        .then((page) => {
+          putRows(page.items)
+          putCursor(page.nextCursor)
+        })
+        .catch((e) => setProblem(String(e.message ?? e)))
+        .finally(() => setLoading(false))
     const stop = subscribe((e) => {
-      if (e.kind === "state") setLive(e.state)
-      else if (e.kind === "added") arrive(e.item)
-      else {
-        // Decided elsewhere: off this screen; focus follows when it was on that row or its panel.
-        const key = rowKey(e.item)
-        const active = document.activeElement
-        const there = pickOf(key)?.contains(active) === true || panel.current?.contains(active) === true
-        if (key === currentNow.current) setRejecting(false)
-        if (known(key) && e.item.decidedBy !== null && e.item.decidedBy !== signedInAs().name) {
-          changes.current.decided++
-          sayChanges()
+      if (e.kind === "state") {
+        setLive(e.state)
+        if (!opened && e.state !== "connecting") {
+          opened = true
+          away = e.state === "reconnecting"
+          first()
+        } else if (e.state === "reconnecting") away = true
+        else if (e.state === "live" && away) {
+          away = false
+          reconcile().catch(() => {})
         }
-        remove(key, there && key === currentNow.current)
-      }
+      } else if (e.kind === "added") arrive(e.item)
+      else left(rowKey(e.item), e.item.decidedBy)
     })
     return () => {
       stop()
