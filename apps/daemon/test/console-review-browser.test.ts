@@ -154,6 +154,11 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
     await page.keyboard.press("a")
     await page.keyboard.press("r")
     expect(await page.locator("form.reject").count()).toBe(0)
+    await waitFor(
+      async () => (await announced(page)) === "Signed in as a viewer: you can read the queue, not decide",
+      5_000,
+      "the viewer told"
+    )
     const [source, reference] = first!.split("\u001f")
     const status = await page.evaluate(
       async ([s, r]) => {

@@ -303,6 +303,8 @@ export const ReviewPage = () => {
       if (e.key === "j") move(1)
       else if (e.key === "k") move(-1)
       else if (e.key === "?") help.current?.showModal()
+      else if (!canDecide && (e.key === "a" || e.key === "r"))
+        announce("Signed in as a viewer: you can read the queue, not decide")
       else if (!canDecide || current === undefined) return
       else if (e.key === "a") decide("approve")
       else if (e.key === "r") setRejecting(true)
