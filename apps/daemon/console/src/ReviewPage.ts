@@ -57,7 +57,7 @@ const Row = (props: { r: ReviewItem; selected: boolean; onSelect: () => void }) 
   </li>`
 }
 
-/** The page; `role` decides whether the decision controls are offered. */
+/** The page; the signed-in role decides whether the decision controls are offered (`signedInAs`). */
 export const ReviewPage = () => {
   const canDecide = signedInAs().role !== "viewer"
   const restored = useRef(kept)
@@ -120,7 +120,10 @@ export const ReviewPage = () => {
     }
     putRows(next)
     const after = next[at] ?? next[at - 1]
-    setSelected((s) => (s === key || s === undefined ? (after === undefined ? undefined : rowKey(after)) : s))
+    // The selection moves on only when it was the row that left (none selected: the first row is).
+    setSelected((s) =>
+      s === key || (s === undefined && at === 0) ? (after === undefined ? undefined : rowKey(after)) : s
+    )
     if (focus) {
       if (after === undefined) heading.current?.focus()
       else focusKey.current = rowKey(after)
