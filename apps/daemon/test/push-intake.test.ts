@@ -16,6 +16,7 @@ import type { SourceSpec } from "../src/engine/Pipeline.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
+import { insultRejected } from "./support/PushDecisions.ts"
 import { query } from "./support/StateDb.ts"
 
 const closers: Array<() => Promise<void>> = []
@@ -110,14 +111,7 @@ describe("a push source's host", () => {
   it("a check answers from the verdict through the rules, and the same content again from the record", async () => {
     const { host, run, sandbox } = await start("hold")
     const rude = await run(host.check(text("c-1", "You are an idiot"), 5_000))
-    expect(rude).toMatchObject({
-      decision: "reject",
-      reference: "c-1",
-      version: 1,
-      rule: "insults",
-      actions: ["hide"],
-      decidedBy: "verdict"
-    })
+    expect(rude).toMatchObject(insultRejected("c-1"))
     expect(rude.verdict).not.toBeNull()
     const fine = await run(host.check(text("c-2", "What a lovely day"), 5_000))
     expect(fine).toMatchObject({ decision: "allow", rule: null, actions: [], decidedBy: "verdict", version: 1 })
