@@ -44,7 +44,8 @@ export interface DaemonSpec {
   readonly sinks: Layer.Layer<SinkList, unknown, SqlClient.SqlClient>
   readonly sinkNames: ReadonlyArray<string>
   readonly admin: Admin.AdminOptions | undefined
-  readonly includeContent: boolean
+  /** The sinks whose records carry the content text (their entry says `content: true`); default none. */
+  readonly contentSinks?: ReadonlyArray<string> | undefined
   readonly pipeline?: Partial<Pipeline.PipelineOptions>
   /** effect/cluster settings (`cluster.*` keys). */
   readonly cluster?: ClusterRunner.ClusterSettings
@@ -167,7 +168,7 @@ export const layer = (spec: DaemonSpec) => {
   const sources = Layer.succeed(Pipeline.Sources, new Map(spec.sources.map((s) => [s.settings.id, s])))
   const processor = BatchProcessor.layer({
     sinks: spec.sinkNames,
-    includeContent: spec.includeContent,
+    contentSinks: spec.contentSinks,
     concurrency: analysisConcurrency(pipeline)
   }).pipe(Layer.provide(LegacyAnalyzer.layer), countedWork)
   const feedback = FeedbackService.layer

@@ -14,13 +14,12 @@
  *
  * @since 0.1.0
  */
-import { Backoff, ConfigDuration, ConfigField } from "@warden/connector"
+import { Backoff, ConfigDuration } from "@warden/connector"
 import { Effect, Schema } from "effect"
+import * as NatsConnection from "./NatsConnection.ts"
 
-/** `nats://host:port` (no credentials in the URL: they go in `token`, `user`/`password` or `credsFile`). */
-export const ServerUrl = Schema.String.check(Schema.isPattern(/^nats:\/\/[^\s/@]+$/u)).annotate({
-  description: "A NATS server as nats://host:port (credentials go in token, user/password or credsFile, not here)"
-})
+/** `nats://host:port` (no credentials in the URL). */
+export const ServerUrl = NatsConnection.ServerUrl
 
 /** A stream or consumer name as NATS allows it: no whitespace, `.`, `*`, `>`, `/` or `\`. */
 const NatsName = (what: string) =>
@@ -33,29 +32,9 @@ const int = (min: number, max: number, value: number) =>
     Schema.withDecodingDefaultKey(Effect.succeed(value))
   )
 
-/** At most one way to authenticate, and `user` goes with `password`. */
-const oneAuthentication = Schema.makeFilter<{
-  readonly token?: unknown
-  readonly user?: string
-  readonly password?: unknown
-  readonly credsFile?: string
-}>((c) => {
-  if (c.user !== undefined && c.password === undefined) return { path: ["password"], issue: "required with user" }
-  if (c.password !== undefined && c.user === undefined) return { path: ["user"], issue: "required with password" }
-  const ways = [c.token !== undefined, c.user !== undefined, c.credsFile !== undefined].filter(Boolean).length
-  return (
-    ways <= 1 || {
-      path: [c.credsFile !== undefined ? "credsFile" : "token"],
-      issue: "give one of token, user/password or credsFile, not several"
-    }
-  )
-})
-
 /** The whole NATS source config: `servers` and `stream` are required, everything else has a default. */
 export const Config = Schema.Struct({
-  servers: Schema.Array(ServerUrl)
-    .check(Schema.isMinLength(1))
-    .annotate({ description: "The NATS servers to connect to (the client reconnects to any of them)." }),
+  servers: NatsConnection.fields.servers,
   stream: NatsName("JetStream stream").annotate({
     description: "The JetStream stream to read; it must exist (the connector creates only its consumer)."
   }),
@@ -70,18 +49,10 @@ export const Config = Schema.Struct({
         "The durable consumer's name (default: warden- and 12 hex digits of the subject's SHA-256). Two sources with the same durable share its messages."
     })
   ),
-  token: Schema.optionalKey(
-    ConfigField.secret(Schema.RedactedFromValue(Schema.String), { description: "Token authentication." })
-  ),
-  user: Schema.optionalKey(Schema.String.annotate({ description: "User name (with password)." })),
-  password: Schema.optionalKey(
-    ConfigField.secret(Schema.RedactedFromValue(Schema.String), { description: "Password (with user)." })
-  ),
-  credsFile: Schema.optionalKey(
-    Schema.String.check(Schema.isNonEmpty()).annotate({
-      description: "Path of a NATS .creds file (a user JWT and its NKey seed), read at each connection."
-    })
-  ),
+  token: NatsConnection.fields.token,
+  user: NatsConnection.fields.user,
+  password: NatsConnection.fields.password,
+  credsFile: NatsConnection.fields.credsFile,
   batch: int(1, 1000, 100).annotate({
     description: "Messages asked for per pull request (default 100); at most maxAckPending."
   }),
@@ -95,7 +66,7 @@ export const Config = Schema.Struct({
   }),
   retry: Backoff.Settings({ initial: "1 second", max: "1 minute" })
 })
-  .check(oneAuthentication)
+  .check(NatsConnection.oneAuthentication)
   .check(
     Schema.makeFilter<{ readonly batch: number; readonly maxAckPending: number }>(
       (c) =>

@@ -20,7 +20,6 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
-import { readFile } from "node:fs/promises"
 import {
   AckPolicy,
   type Consumer,
@@ -35,17 +34,17 @@ import {
   AuthorizationError,
   type ConnectionOptions,
   connect,
-  credsAuthenticator,
   type NatsConnection,
   nanos,
   PermissionViolationError,
   UserAuthenticationExpiredError
 } from "@nats-io/transport-node"
 import { Backoff, Checkpoint, Connector, ConnectorError, type Source, type SourceEvent } from "@warden/connector"
-import { type Cause, Context, Duration, Effect, Layer, type Option, Queue, Redacted, type Scope, Stream } from "effect"
+import { type Cause, Context, Duration, Effect, Layer, type Option, Queue, type Scope, Stream } from "effect"
 import type * as EffectConfig from "effect/Config"
 import * as NatsCheckpoint from "./NatsCheckpoint.ts"
 import * as NatsConfig from "./NatsConfig.ts"
+import * as Connection from "./NatsConnection.ts"
 import * as NatsMessage from "./NatsMessage.ts"
 import * as PendingAcks from "./PendingAcks.ts"
 
@@ -93,31 +92,6 @@ export const toConnectorError = (what: string, error: unknown): ConnectorError.C
 
 const attempt = <A>(what: string, f: () => Promise<A>): Effect.Effect<A, ConnectorError.ConnectorError> =>
   Effect.tryPromise({ try: f, catch: (error) => toConnectorError(what, error) })
-
-/** The client's options: servers, reconnection for ever, and the one way of authenticating configured. */
-const connectionOptions = (
-  config: NatsConfig.Config
-): Effect.Effect<ConnectionOptions, ConnectorError.ConnectorError> =>
-  Effect.gen(function* () {
-    const base: ConnectionOptions = {
-      servers: [...config.servers],
-      name: "warden",
-      maxReconnectAttempts: -1
-    }
-    if (config.token !== undefined) return { ...base, token: Redacted.value(config.token) }
-    if (config.user !== undefined && config.password !== undefined)
-      return { ...base, user: config.user, pass: Redacted.value(config.password) }
-    if (config.credsFile !== undefined) {
-      const path = config.credsFile
-      const creds = yield* Effect.tryPromise({
-        try: () => readFile(path),
-        catch: (error) =>
-          failure("InvalidConfig", false, `credsFile: cannot read ${path}: ${(error as Error).message ?? error}`)
-      })
-      return { ...base, authenticator: credsAuthenticator(new Uint8Array(creds)) }
-    }
-    return base
-  })
 
 /**
  * Stops a connection (its pull already ended): naks what the daemon has not recorded (delivered again to
@@ -198,7 +172,9 @@ export const make = (
             })
 
           const options: ConnectionOptions = {
-            ...(yield* connectionOptions(config)),
+            ...(yield* Connection.options(config).pipe(
+              Effect.mapError((message) => failure("InvalidConfig", false, message))
+            )),
             // The client's reconnection waits as the SDK's backoff says, by the attempts reported below.
             reconnectDelayHandler: () => Backoff.delayMillis(config.retry, Math.max(1, failures))
           }

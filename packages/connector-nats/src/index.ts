@@ -10,6 +10,9 @@ export * as NatsCheckpoint from "./NatsCheckpoint.ts"
 /** The config schema. */
 export * as NatsConfig from "./NatsConfig.ts"
 
+/** How a NATS plugin connects: config fields and client options (shared with the NATS sink). */
+export * as NatsConnection from "./NatsConnection.ts"
+
 /** The connector, its source and layers. */
 export * as NatsConnector from "./NatsConnector.ts"
 

@@ -18,7 +18,7 @@
  *
  * @since 0.2.0
  */
-import type { Schema, SchemaAST } from "effect"
+import { JsonSchema, Schema, type SchemaAST } from "effect"
 
 /** The annotation key that marks a secret field (in the schema's AST; the JSON Schema says `writeOnly`). */
 export const secretKey = "x-warden-secret"
@@ -190,4 +190,18 @@ export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
   }
   for (const field of fields(schema)) if (field.secret || field.description !== undefined) mark(doc, field.path, field)
   return doc
+}
+
+/**
+ * The JSON Schema (draft 2020-12) of a plugin's config schema, for `warden config schema` and editors:
+ * descriptions included, secret fields with `writeOnly: true` ({@link markJsonSchema}). Excess
+ * properties are rejected, as the plugins' config decoding does.
+ */
+export const jsonSchema = (schema: Schema.Top): Json => {
+  const doc = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" } as never)
+  return markJsonSchema(schema, {
+    $schema: JsonSchema.META_SCHEMA_URI_DRAFT_2020_12,
+    ...doc.schema,
+    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
+  })
 }

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, JsonSchema, Schema, type Scope } from "effect"
+import { Effect, Schema, type Scope } from "effect"
 import { ActionKind } from "./Action.ts"
 import * as ConfigField from "./ConfigField.ts"
 import { ConnectorError } from "./ConnectorError.ts"
@@ -83,14 +83,8 @@ export const makeSource = <Config>(
  * descriptions included, fields marked {@link ConfigField.secret} with `writeOnly: true`. Excess
  * properties are rejected, as {@link decodeConfig} does.
  */
-export const configJsonSchema = (connector: Connector): Record<string, unknown> => {
-  const doc = Schema.toJsonSchemaDocument(connector.configSchema, { onExcessProperty: "error" } as never)
-  return ConfigField.markJsonSchema(connector.configSchema, {
-    $schema: JsonSchema.META_SCHEMA_URI_DRAFT_2020_12,
-    ...doc.schema,
-    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
-  })
-}
+export const configJsonSchema = (connector: Connector): Record<string, unknown> =>
+  ConfigField.jsonSchema(connector.configSchema)
 
 const isFunction = (u: unknown): u is Function => typeof u === "function"
 

@@ -12,10 +12,9 @@
  *
  * @since 0.1.0
  */
-import { resolve as resolvePath } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Connector, isConnector } from "./Connector.ts"
+import * as PluginModule from "./PluginModule.ts"
 
 /** Where a connector comes from: a type name (`{ type: "rss" }`) or a module path (`{ module: "./x.js" }`). */
 export const ConnectorRef = Schema.Union([
@@ -50,28 +49,6 @@ export interface Options {
   readonly builtins?: ReadonlyArray<Connector> | undefined
 }
 
-const isModuleNotFound = (error: unknown, specifier: string): boolean => {
-  if (typeof error !== "object" || error === null) return false
-  const code = (error as { code?: unknown }).code
-  const message = String((error as { message?: unknown }).message ?? "")
-  if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND" && code !== "ERR_LOAD_URL") return false
-  // Only when the connector itself is missing, not one of its own dependencies ("Cannot find package
-  // 'x' imported from .../connector-rss/..." names the dependency in quotes, the connector unquoted).
-  const names = [specifier]
-  if (specifier.startsWith("file:")) names.push(fileURLToPath(specifier))
-  return names.some((name) => message.includes(`'${name}'`) || message.includes(`"${name}"`))
-}
-
-const pickConnector = (mod: unknown): unknown => {
-  if (typeof mod !== "object" || mod === null) return undefined
-  const m = mod as { connector?: unknown; default?: unknown }
-  if (m.connector !== undefined) return m.connector
-  const d = m.default
-  if (isConnector(d)) return d
-  if (typeof d === "object" && d !== null && "connector" in d) return (d as { connector: unknown }).connector
-  return d
-}
-
 /** Resolves a connector reference to a validated connector. */
 export const resolve = (
   options: Options,
@@ -83,26 +60,17 @@ export const resolve = (
       const builtin = options.builtins?.find((c) => c.type === ref.type)
       if (builtin !== undefined) return builtin
     }
-    const specifier = byType
-      ? packageName(ref.type)
-      : pathToFileURL(resolvePath(options.baseDirectory, ref.module)).href
-    const shown = byType ? specifier : ref.module
-    const mod = yield* Effect.tryPromise({
-      try: () => options.importModule(specifier),
-      catch: (error) =>
-        isModuleNotFound(error, specifier)
-          ? new ConnectorNotFound({
-              specifier,
-              message: byType
-                ? `connector type '${ref.type}' needs the package ${specifier}: run \`pnpm add ${specifier}\``
-                : `connector module '${shown}' not found (resolved to ${specifier})`
-            })
-          : new InvalidConnectorModule({
-              specifier,
-              message: `connector module '${shown}' failed to load: ${error instanceof Error ? error.message : String(error)}`
-            })
-    })
-    const connector = pickConnector(mod)
+    const { module, specifier, shown } = yield* PluginModule.load(options, ref, {
+      kind: "connector",
+      packageName
+    }).pipe(
+      Effect.mapError((failure) =>
+        failure._tag === "NotFound"
+          ? new ConnectorNotFound({ specifier: failure.specifier, message: failure.message })
+          : new InvalidConnectorModule({ specifier: failure.specifier, message: failure.message })
+      )
+    )
+    const connector = PluginModule.pick(module, "connector", isConnector)
     if (!isConnector(connector)) {
       return yield* new InvalidConnectorModule({
         specifier,
@@ -131,7 +99,7 @@ export class ConnectorRegistry extends Context.Service<
       const cache = new Map<string, Connector>()
       return ConnectorRegistry.of({
         resolve: Effect.fn("ConnectorRegistry.resolve")(function* (ref: ConnectorRef) {
-          const key = "type" in ref ? `type:${ref.type}` : `module:${resolvePath(options.baseDirectory, ref.module)}`
+          const key = PluginModule.cacheKey(options, ref)
           const cached = cache.get(key)
           if (cached !== undefined) return cached
           const connector = yield* resolve(options, ref)

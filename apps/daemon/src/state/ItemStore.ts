@@ -28,6 +28,8 @@ export interface RecordEntry {
   readonly sinks: ReadonlyArray<string>
   /** The verdict record queued for the sinks, as JSON text. */
   readonly payload: string
+  /** The record with the content text, queued instead for the sinks whose entry says `content: true`. */
+  readonly content?: { readonly sinks: ReadonlyArray<string>; readonly payload: string } | undefined
   readonly actions?: ReadonlyArray<ActionRecord> | undefined
   /** The rule that matched (`failureMode` for the failure mode's action), if any. */
   readonly rule?: string | undefined
@@ -329,7 +331,9 @@ const make = Effect.gen(function* () {
             : []
         )
       )
-      const outbox = fresh.flatMap(({ item, sinks, payload }) => OutboxStore.rowsOf(item, sinks, payload))
+      const outbox = fresh.flatMap(({ item, sinks, payload, content }) =>
+        OutboxStore.rowsOf(item, sinks, payload, content)
+      )
       yield* insertAll("warden_outbox", outbox)
       const actions = fresh.flatMap(({ item, actions }) => ActionStore.rowsOf(item, actions ?? [], now))
       yield* insertAll("warden_actions", actions)

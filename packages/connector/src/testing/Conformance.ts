@@ -7,12 +7,12 @@
  *
  * @since 0.1.0
  */
-import * as AsyncHooks from "node:async_hooks"
 import { Cause, Duration, Effect, Exit, Option, Schema, type Scope, Stream } from "effect"
 import * as Checkpoint from "../Checkpoint.ts"
 import { type Connector, makeSource } from "../Connector.ts"
 import { ConnectorError } from "../ConnectorError.ts"
 import * as SourceEvent from "../SourceEvent.ts"
+import * as Handles from "./Handles.ts"
 
 /**
  * Controls the connector's fake upstream (a local HTTP server, a fake gateway...).
@@ -356,68 +356,6 @@ export const boundedCheckpoint = (options: Options): Effect.Effect<void, Conform
 const checkpointAfter = (events: ReadonlyArray<SourceEvent.SourceEvent>): Checkpoint.Checkpoint | undefined =>
   events.filter(SourceEvent.isPositioned).at(-1)?.checkpoint
 
-const resourceCounts = (): Map<string, number> => {
-  const counts = new Map<string, number>()
-  for (const r of process.getActiveResourcesInfo()) counts.set(r, (counts.get(r) ?? 0) + 1)
-  return counts
-}
-
-const countDelta = (before: Map<string, number>): Array<string> => {
-  const out: Array<string> = []
-  for (const [name, n] of resourceCounts()) {
-    const extra = n - (before.get(name) ?? 0)
-    if (extra > 0) out.push(`${extra} × ${name}`)
-  }
-  return out
-}
-
-/** Handle types that keep a process alive (what `process.getActiveResourcesInfo()` reports). */
-const handleTypes = new Set([
-  "Timeout",
-  "Immediate",
-  "TCPWRAP",
-  "TCPCONNECTWRAP",
-  "TLSWRAP",
-  "PIPEWRAP",
-  "PIPECONNECTWRAP",
-  "UDPWRAP",
-  "FSEVENTWRAP",
-  "STATWATCHER",
-  "PROCESSWRAP",
-  "SIGNALWRAP",
-  "GETADDRINFOREQWRAP"
-])
-
-/**
- * Tracks the handles created while it is enabled (async_hooks): `alive()` lists those not destroyed yet.
- * Precise where a before/after count of `getActiveResourcesInfo()` is not: other tests' handles closing
- * meanwhile would hide a leak from the count.
- */
-const trackHandles = Effect.acquireRelease(
-  Effect.sync(() => {
-    const live = new Map<number, string>()
-    let recording = true
-    const hook = AsyncHooks.createHook({
-      init: (id, type) => {
-        if (recording && handleTypes.has(type))
-          live.set(id, process.env.WARDEN_DEBUG_HANDLES ? `${type} ${new Error().stack}` : type)
-      },
-      destroy: (id) => {
-        live.delete(id)
-      }
-    }).enable()
-    return {
-      hook,
-      /** Stop recording new handles (the check's own timers from now on), keep watching the recorded ones. */
-      stop: () => {
-        recording = false
-      },
-      alive: () => [...live.values()]
-    }
-  }),
-  ({ hook }) => Effect.sync(() => hook.disable())
-)
-
 /**
  * Closing the source's scope leaves no timer, socket or handle behind: every handle created while the
  * source ran is gone (async_hooks), and `process.getActiveResourcesInfo()` shows nothing new.
@@ -429,18 +367,11 @@ export const cleanShutdown = (options: Options): Effect.Effect<void, Conformance
       const harness = yield* setupHarness(options, check)
       // Let the harness settle (server listening) before taking the baseline.
       yield* Effect.sleep("50 millis")
-      const before = resourceCounts()
-      const tracker = yield* trackHandles
+      const tracker = yield* Handles.track
       yield* firstRun(options, harness, check, 1)
-      tracker.stop()
-      // Sockets close asynchronously: give them up to 2 seconds.
-      for (let i = 0; i < 40 && (tracker.alive().length > 0 || countDelta(before).length > 0); i++) {
-        yield* Effect.sleep("50 millis")
-      }
-      const alive = tracker.alive()
-      const delta = countDelta(before)
-      if (alive.length > 0 || delta.length > 0) {
-        return yield* fail(check, `resources left after the scope closed: ${[...alive, ...delta].join(", ")}`)
+      const left = yield* tracker.left
+      if (left.length > 0) {
+        return yield* fail(check, `resources left after the scope closed: ${left.join(", ")}`)
       }
     })
   )

@@ -12,3 +12,6 @@ export * as ConnectProxy from "./ConnectProxy.ts"
 
 /** Vitest registration of the checks. */
 export { describeConformance } from "./Vitest.ts"
+
+/** Handles left behind after a scope closed (the kits' `cleanShutdown`). */
+export * as Handles from "./Handles.ts"
