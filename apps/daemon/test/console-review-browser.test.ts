@@ -106,7 +106,6 @@ beforeAll(async () => {
         ],
         sinks: Layer.succeed(SinkList, []),
         sinkNames: [],
-        includeContent: false,
         authors: { strikes, appealWindowMillis: 30 * 86_400_000 }
       },
       { moderators: TEAM }

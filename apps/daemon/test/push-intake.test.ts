@@ -70,7 +70,6 @@ const start = async (failure: "allow" | "reject" | "hold") => {
     sources: [spec],
     sinks: Layer.succeed(SinkList, []),
     sinkNames: [],
-    includeContent: false
   })
   closers.push(daemon.close)
   await waitFor(() => hosts.length > 0, 30_000, "the source started")
