@@ -19,6 +19,10 @@ const jsonSchema = (schema: Schema.Top, defs: Json): Json => {
   return JSON.parse(JSON.stringify(doc.schema).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json
 }
 
+/** `{ [name]: schema }`, unless the schema is only a reference to its own definition (kept in `defs`). */
+const named = (name: string, schema: Json): Json =>
+  schema.$ref === `#/components/schemas/${name}` ? {} : { [name]: schema }
+
 const envelope = (code: string, key: string, details: Json): Json => ({
   type: "object",
   required: ["error"],
@@ -110,8 +114,8 @@ export const document = (config: Config): Json => {
       },
       schemas: {
         ...defs,
-        Item: item,
-        CheckResult: checkResult,
+        ...named("Item", item),
+        ...named("CheckResult", checkResult),
         BadRequestError: envelope("BAD_REQUEST_ERROR", "badRequestError", fieldViolations),
         AuthenticationError: envelope("AUTHENTICATION_ERROR", "authenticationError", {
           type: "object",
