@@ -69,7 +69,7 @@ const start = async (failure: "allow" | "reject" | "hold") => {
     api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url }, retry: { maxAttempts: 1 } },
     sources: [spec],
     sinks: Layer.succeed(SinkList, []),
-    sinkNames: [],
+    sinkNames: []
   })
   closers.push(daemon.close)
   await waitFor(() => hosts.length > 0, 30_000, "the source started")

@@ -22,7 +22,12 @@ export const actions = ["hide", "reject", "delete", "holdForReview", "publish"] 
 export const connector = Connector.make({
   type: "http",
   configSchema: Config,
-  capabilities: { actions: [...actions], duplicates: "possible", contentTypes: ["text", "image", "username"] },
+  capabilities: {
+    actions: [...actions],
+    duplicates: "possible",
+    contentTypes: ["text", "image", "username"],
+    push: true
+  },
   make: (config) =>
     Effect.gen(function* () {
       const host = yield* Effect.serviceOption(PushHost.PushHost)
