@@ -7,26 +7,16 @@
  */
 import { Effect, Fiber, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import type { SourceSettings } from "../src/domain/SourceSettings.ts"
 import * as ContentHash from "../src/engine/ContentHash.ts"
 import * as PushIntake from "../src/engine/PushIntake.ts"
 import { IntakeStore } from "../src/state/IntakeStore.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
 import { WriteSignals } from "../src/state/WriteSignals.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
+import { pushSettings } from "./support/PushDecisions.ts"
 import { onFreshState, stateBackends } from "./support/StateBackends.ts"
 
-const settings: SourceSettings = {
-  id: "site",
-  connector: "http",
-  channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-  mode: "v1",
-  analyse: new Set(["text"]),
-  oversize: "split",
-  dryRun: false,
-  rules: [{ name: "insults", when: { classifications: { anyOf: ["INSULT"] } }, actions: [{ kind: "hide" }] }],
-  failure: { mode: "hold", afterMillis: 60_000 }
-}
+const settings = pushSettings("site", "http", "hold")
 
 const text = (reference: string, body: string) => ({ reference, content: { type: "text" as const, text: body } })
 
