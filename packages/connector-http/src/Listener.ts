@@ -191,7 +191,15 @@ export const serve = (
             )
           )
         )
-        server.listen(port, hostname, () => resume(Effect.succeed(server.address() as AddressInfo)))
+        server.listen(port, hostname, () => {
+          const address = server.address()
+          // a TCP listener's address is an AddressInfo (a string only for a pipe or a socket path)
+          resume(
+            typeof address === "object" && address !== null
+              ? Effect.succeed(address)
+              : Effect.die(new Error(`the listener has no TCP address: ${String(address)}`))
+          )
+        })
       }),
       () =>
         Effect.callback<void>((resume) => {
