@@ -19,13 +19,13 @@ import type { Sink } from "../src/sinks/Sink.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { ADMIN_TOKEN } from "./support/InProcess.ts"
 import { platformSource, startPlatform } from "./support/TestPlatform.ts"
-import { buildOnTestClock, dateNowFollowsTestClock, eventually, passUntil } from "./support/TestTime.ts"
+import { atWallTime, buildOnTestClock, eventually, passUntil } from "./support/TestTime.ts"
 
 describe("warden_sink_backlog", () => {
   it.effect("is 0 from the start, follows the outbox up while the sink refuses, and back to 0 once it drains", () =>
     Effect.gen(function* () {
-      // the outbox's retry times are written and compared with Date.now()
-      yield* dateNowFollowsTestClock
+      // the outbox's retry times are epoch milliseconds of the Clock: the TestClock starts at the real time
+      yield* atWallTime
       /** A sink that refuses every record until it is opened. */
       let open = false
       const gated: Sink = {

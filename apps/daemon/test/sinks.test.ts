@@ -27,12 +27,12 @@ import type { WriteSignals } from "../src/state/WriteSignals.ts"
 import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord, verdictRecord } from "./support/ItemRecords.ts"
 import { serve } from "./support/LoopbackServer.ts"
-import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTime.ts"
+import { adjustTo, atWallTime, eventually } from "./support/TestTime.ts"
 
 /**
  * Runs `test` on a fresh state file whose outbox holds, for sink `sink`, the verdicts of "ok",
  * "flaky" and "always-fails" (in that order), with `SinkWorker.run` draining it in the test's scope.
- * `Date.now()` follows the TestClock: the outbox's due times are written and compared with it.
+ * The TestClock starts at the real time (the outbox's due times are epoch milliseconds of the Clock).
  * `before` changes the outbox before the worker starts (given the TestClock time it starts at).
  */
 const draining = <A, E, R>(
@@ -42,7 +42,7 @@ const draining = <A, E, R>(
   markDelivered?: (real: OutboxStore["Service"]["markDelivered"]) => OutboxStore["Service"]["markDelivered"]
 ) =>
   Effect.gen(function* () {
-    yield* dateNowFollowsTestClock
+    yield* atWallTime
     const store = yield* ItemStore
     const sql = yield* SqlClient.SqlClient
     for (const [i, ref] of ["ok", "flaky", "always-fails"].entries()) {

@@ -11,7 +11,7 @@
  * While the state store is down the worker waits: what it delivered then could not be forgotten
  * (StateHealth.ts).
  */
-import { Effect, Exit, Layer, Metric } from "effect"
+import { Clock, Effect, Exit, Layer, Metric } from "effect"
 import { Singleton } from "effect/cluster"
 import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
 import * as Metrics from "../engine/Metrics.ts"
@@ -60,12 +60,12 @@ export const run = (sink: Sink) =>
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and
      * after every step that changed it. New rows are due at once, so a step follows every insert.
      */
-    const measure = Effect.flatMap(store.sinkBacklog(sink.name), ({ pending, oldest }) =>
-      Effect.andThen(
-        Metric.update(backlog, pending),
-        Metric.update(oldestAge, oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000))
-      )
-    )
+    const measure = Effect.gen(function* () {
+      const { pending, oldest } = yield* store.sinkBacklog(sink.name)
+      const now = yield* Clock.currentTimeMillis
+      yield* Metric.update(backlog, pending)
+      yield* Metric.update(oldestAge, oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000))
+    })
     /**
      * While full batches stream through, the gauge is counted at most once a second: COUNT(*) walks the
      * sink's whole backlog, once per batch it cost more than the batch's own reads.
@@ -74,8 +74,7 @@ export const run = (sink: Sink) =>
     /** A count was skipped since the last one: the gauge may be behind. */
     let stale = false
     const measureAfter = (full: boolean) =>
-      Effect.suspend(() => {
-        const now = Date.now()
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (full && now - measuredAt < 1_000) {
           stale = true
           return Effect.void
@@ -92,7 +91,7 @@ export const run = (sink: Sink) =>
       Effect.gen(function* () {
         // A failing sink is tried one batch at a time, at its own pace: new records wait with the rest.
         const nextTry = down.nextTry()
-        if (nextTry !== undefined && Date.now() < nextTry) {
+        if (nextTry !== undefined && (yield* Clock.currentTimeMillis) < nextTry) {
           looks.dueAt(nextTry)
           if (stale) yield* measureAfter(false)
           return false
@@ -115,7 +114,7 @@ export const run = (sink: Sink) =>
             attributes: { "warden.sink": sink.name, "warden.sink.type": sink.type, "warden.batch.size": rows.length }
           })
         )
-        const now = Date.now()
+        const now = yield* Clock.currentTimeMillis
         const delivered: Array<string> = []
         for (let i = 0; i < rows.length; i++) if (results[i] === undefined) delivered.push(rows[i]!.id)
         // Nothing delivered and something worth retrying: the sink is failing (its outage's line, not a

@@ -3,7 +3,7 @@
  * (`source`, `reference`, `version` are the key, so a redelivery changes nothing), for dashboards and
  * jobs that read SQL rather than a stream.
  */
-import { Array as Arr, Effect, Result } from "effect"
+import { Array as Arr, Clock, Effect, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import * as QueuedRecord from "./QueuedRecord.ts"
 import { type DeliveryResult, permanent, retryable, type Sink } from "./Sink.ts"
@@ -33,6 +33,7 @@ export const make = (options: { readonly name: string }) =>
           // Each record decoded for its columns; one that does not decode fails alone, with the reason
           // (dead-lettered at once); a write the database refused is retried.
           const decoded = records.map(QueuedRecord.decode)
+          const now = yield* Clock.currentTimeMillis
           const rows = records.flatMap((q, i) => {
             const r = decoded[i]!
             return Result.isFailure(r)
@@ -47,7 +48,7 @@ export const make = (options: { readonly name: string }) =>
                     severity: r.success.verdict?.severity ?? null,
                     recommended_action: r.success.verdict?.recommendedAction ?? null,
                     record: q.json,
-                    recorded_at: Date.now()
+                    recorded_at: now
                   }
                 ]
           })

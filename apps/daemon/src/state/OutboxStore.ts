@@ -3,7 +3,7 @@
  * as its item version (ItemStore.recordItems), deleted once the sink has it; after the sink's last
  * attempt a row moves to the dead letters.
  */
-import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 
@@ -96,9 +96,10 @@ const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   return OutboxStore.of({
     pendingOutbox: Effect.fn("OutboxStore.pendingOutbox")(function* (sink: string, limit: number) {
+      const now = yield* Clock.currentTimeMillis
       return yield* decodeRows(
         yield* sql`SELECT id, sink, source, reference, version, payload, attempts, first_failed_at FROM warden_outbox
-          WHERE sink = ${sink} AND next_attempt_at <= ${Date.now()}
+          WHERE sink = ${sink} AND next_attempt_at <= ${now}
           ORDER BY created_at, id LIMIT ${limit}`
       )
     }),
@@ -118,6 +119,7 @@ const make = Effect.gen(function* () {
     deadLetter: Effect.fn("OutboxStore.deadLetter")((row: OutboxRow, error: string) =>
       sql.withTransaction(
         Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
           yield* sql`INSERT INTO warden_dead_letters ${sql.insert({
             id: row.id,
             sink: row.sink,
@@ -127,7 +129,7 @@ const make = Effect.gen(function* () {
             payload: row.payload,
             attempts: row.attempts + 1,
             last_error: error,
-            failed_at: Date.now()
+            failed_at: now
           })} ON CONFLICT DO NOTHING`
           yield* sql`DELETE FROM warden_outbox WHERE id = ${row.id}`
         })
@@ -148,8 +150,9 @@ const make = Effect.gen(function* () {
       (rows) => rows.map((r) => ({ sink: r.sink, since: r.since, records: r.n }))
     ),
     nextRetryAt: Effect.fn("OutboxStore.nextRetryAt")(function* (sink: string) {
+      const now = yield* Clock.currentTimeMillis
       return yield* decodeSoonest(
-        yield* sql`SELECT MIN(next_attempt_at) AS at FROM warden_outbox WHERE sink = ${sink} AND next_attempt_at > ${Date.now()}`
+        yield* sql`SELECT MIN(next_attempt_at) AS at FROM warden_outbox WHERE sink = ${sink} AND next_attempt_at > ${now}`
       )
     })
   })
