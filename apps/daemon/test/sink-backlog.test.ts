@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Sandbox } from "@warden/sandbox"
+import { DeliveryResult } from "@warden/sink"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { AdminServer } from "../src/admin/AdminServer.ts"
@@ -31,7 +32,10 @@ describe("warden_sink_backlog", () => {
         type: "test",
         batchSize: 10,
         maxAttempts: 1000,
-        deliver: (records) => Effect.sync(() => records.map(() => (open ? undefined : "the sink is closed")))
+        deliver: (records) =>
+          Effect.sync(() =>
+            records.map(() => (open ? DeliveryResult.delivered : DeliveryResult.retryable("the sink is closed")))
+          )
       }
       const sandbox = yield* Sandbox.start()
       const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))

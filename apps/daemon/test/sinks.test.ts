@@ -14,6 +14,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Layer, Logger, Redacted, type Scope } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { TestClock } from "effect/testing"
+import { DeliveryResult } from "@warden/sink"
 import type { Sink } from "../src/sinks/Sink.ts"
 import * as SinkWorker from "../src/sinks/SinkWorker.ts"
 import * as StdoutSink from "../src/sinks/StdoutSink.ts"
@@ -109,13 +110,29 @@ interface Outbox {
   readonly dead: Effect.Effect<Array<{ reference: string; attempts: number; last_error: string }>, unknown>
 }
 
-/** A sink "mem" (batches of 10, 3 attempts) whose deliveries `deliver` answers. */
-const memorySink = (deliver: Sink["deliver"]): Sink => ({
+/**
+ * A sink "mem" (batches of 10, 3 attempts) whose deliveries `deliver` answers: `undefined` delivered,
+ * a reason refused for now, `{ permanent }` refused for good.
+ */
+const memorySink = (
+  deliver: (
+    records: Parameters<Sink["deliver"]>[0]
+  ) => Effect.Effect<ReadonlyArray<string | undefined | { readonly permanent: string }>>
+): Sink => ({
   name: "mem",
   type: "test",
   batchSize: 10,
   maxAttempts: 3,
-  deliver
+  deliver: (records) =>
+    Effect.map(deliver(records), (results) =>
+      results.map((r) =>
+        r === undefined
+          ? DeliveryResult.delivered
+          : typeof r === "string"
+            ? DeliveryResult.retryable(r)
+            : DeliveryResult.permanent(r.permanent)
+      )
+    )
 })
 
 /** A sink "mem" that takes every record, and the references it was handed, in order. */
@@ -196,6 +213,35 @@ describe("the sink worker, on the TestClock", () => {
         )
         assert.deepStrictEqual(attempts().slice(7), [`always-fails@${outbox.since(yield* Clock.currentTimeMillis)}`])
         assert.deepStrictEqual(yield* outbox.dead, [])
+      })
+    )
+  })
+
+  it.effect("dead-letters a record refused for good at its first attempt, and retries only the others", () => {
+    const handed: Array<string> = []
+    const sink = memorySink((records) =>
+      Effect.sync(() =>
+        records.map((r) => {
+          handed.push(r.reference)
+          if (r.reference === "always-fails") return { permanent: "HTTP 400" }
+          return r.reference === "flaky" && handed.filter((h) => h === "flaky").length === 1 ? "HTTP 503" : undefined
+        })
+      )
+    )
+    return draining(sink, (outbox) =>
+      Effect.gen(function* () {
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.join() === "flaky:1"),
+          "the first attempts"
+        )
+        assert.deepStrictEqual(yield* outbox.dead, [{ reference: "always-fails", attempts: 1, last_error: "HTTP 400" }])
+        yield* outbox.at(500)
+        yield* eventually(
+          Effect.map(outbox.left, (left) => left.length === 0),
+          "the retry of the record refused for now"
+        )
+        yield* TestClock.adjust("10 minutes")
+        assert.deepStrictEqual(handed, ["ok", "flaky", "always-fails", "flaky"])
       })
     )
   })

@@ -8,6 +8,7 @@
  * store is down the worker waits: what it delivered then could not be forgotten (StateHealth.ts).
  */
 import { Backoff } from "@warden/connector"
+import { DeliveryResult } from "@warden/sink"
 import { Duration, Effect, Exit, Layer, Metric } from "effect"
 import { Singleton } from "effect/cluster"
 import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
@@ -111,10 +112,11 @@ export const run = (sink: Sink) =>
           })
         )
         const delivered: Array<string> = []
-        for (let i = 0; i < rows.length; i++) if (results[i] === undefined) delivered.push(rows[i]!.id)
-        // The whole batch refused for one reason is the sink being down: its outage's line, not a
-        // line per record.
-        const whole = delivered.length === 0 && results.every((r) => r === results[0]) ? results[0] : undefined
+        for (let i = 0; i < rows.length; i++) if (results[i]?._tag === "Delivered") delivered.push(rows[i]!.id)
+        // The whole batch refused for now for one reason is the sink being down: its outage's line, not
+        // a line per record.
+        const reasons = results.map((r) => (r._tag === "Retryable" ? r.reason : undefined))
+        const whole = delivered.length === 0 && reasons.every((r) => r === reasons[0]) ? reasons[0] : undefined
         if (whole !== undefined) yield* down.failed("deliveries", { text: whole })
         else yield* down.recovered("deliveries")
         // Forgotten first: a delivery the outbox could not forget would go again with the failed rows' retry.
@@ -125,11 +127,17 @@ export const run = (sink: Sink) =>
         }
         for (let i = 0; i < rows.length; i++) {
           const row = rows[i]!
-          const error = results[i]
-          if (error === undefined) continue
+          // A sink that answered fewer results than records: the rest failed for now.
+          const result = results[i] ?? DeliveryResult.retryable("the sink gave no result for this record")
+          if (result._tag === "Delivered") continue
+          const error = result.reason
           yield* Metric.update(Metric.withAttributes(Metrics.sinkFailures, { sink: sink.name }), 1)
           const about = Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
-          if (row.attempts + 1 >= sink.maxAttempts) {
+          // A record refused for good (a 4xx, a subject no stream takes) is not retried.
+          if (result._tag === "Permanent") {
+            yield* store.deadLetter(row, error)
+            yield* warnings.log("dead-letter", "Error", `delivery refused; moved to dead letters: ${error}`).pipe(about)
+          } else if (row.attempts + 1 >= sink.maxAttempts) {
             yield* store.deadLetter(row, error)
             yield* warnings
               .log("dead-letter", "Error", `delivery failed ${row.attempts + 1} times; moved to dead letters: ${error}`)

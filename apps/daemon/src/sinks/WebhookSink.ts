@@ -11,13 +11,17 @@
  *   secret is used as its UTF-8 bytes (give receivers `whsec_` + its base64).
  * Kept for one more release beside them: `X-Warden-Signature: sha256=<hex HMAC-SHA256 of the body>`
  * (deprecated: it has no timestamp, so it cannot stop a replay). `X-Warden-Delivery` names the
- * delivery (`source/reference/version`). A 2xx is delivered; anything else is retried with backoff
- * by the sink worker and ends in the dead-letter table after `maxAttempts`. Requests go through
+ * delivery (`source/reference/version`). A 2xx is delivered; a 408, a 429, a 5xx or no answer is
+ * retried with backoff by the sink worker and ends in the dead-letter table after `maxAttempts`; any
+ * other 4xx is the receiver refusing the record: dead-lettered at once. Requests go through
  * `HTTP_PROXY`/`HTTPS_PROXY` when set, `NO_PROXY` honoured (the API client's pool, `HttpDispatcher`).
  */
 import { createHash, createHmac } from "node:crypto"
 import { HttpDispatcher } from "@warden/transport"
-import { Clock, Effect, Redacted } from "effect"
+import { ConfigField, DeliveryResult, Sink as Plugin } from "@warden/sink"
+import { Clock, Duration, Effect, Redacted, Schema } from "effect"
+import { durationWithDefault, HttpUrl, IntBetween, Secret, withDefault } from "../config/internal/Schemas.ts"
+import * as PluginSink from "./PluginSink.ts"
 import type { Sink } from "./Sink.ts"
 
 /** The deprecated `X-Warden-Signature` value of a body (kept one release beside Standard Webhooks). */
@@ -46,22 +50,39 @@ export const standardHeaders = (
   "webhook-signature": `v1,${createHmac("sha256", signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`
 })
 
-/** The webhook sink. */
-export const make = (options: {
-  readonly name: string
+/** The webhook sink's config (besides `type`, `name` and `content`). */
+export const Config = Schema.Struct({
+  url: HttpUrl.annotate({ description: "Where each verdict is POSTed as JSON" }),
+  secret: Schema.optionalKey(
+    ConfigField.secret(Secret, {
+      description: "Signs each request (Standard Webhooks: whsec_ and base64, or any text)"
+    })
+  ),
+  maxAttempts: IntBetween(1, 100)
+    .pipe(withDefault(8))
+    .annotate({ description: "Attempts of a record refused for now before it goes to the dead letters" }),
+  timeout: durationWithDefault("10 seconds", "100 millis").annotate({ description: "The wait for one answer" })
+})
+
+/** An answer's status as a result: 2xx delivered; 408, 429, 5xx and no answer for now; any other 4xx for good. */
+export const resultOf = (status: number): DeliveryResult.DeliveryResult =>
+  status >= 200 && status < 300
+    ? DeliveryResult.delivered
+    : status === 408 || status === 429 || status >= 500 || status < 400
+      ? DeliveryResult.retryable(`HTTP ${status}`)
+      : DeliveryResult.permanent(`HTTP ${status}`)
+
+/** POSTs each record, 8 at once, on one keep-alive pool (closed with the scope when one is given). */
+const deliverer = (options: {
   readonly url: string
   readonly secret: Redacted.Redacted<string> | undefined
-  readonly maxAttempts: number
-  readonly timeoutMillis?: number
-}): Sink => {
+  readonly timeoutMillis?: number | undefined
+}): Plugin.Deliverer & { readonly close: () => Promise<void> } => {
   // One keep-alive pool per sink, through the environment's proxy when one is set.
   const dispatcher = HttpDispatcher.makeUnsafe()
   const target = new URL(options.url)
   return {
-    name: options.name,
-    type: "webhook",
-    batchSize: 64,
-    maxAttempts: options.maxAttempts,
+    close: () => dispatcher.destroy(),
     deliver: (records) =>
       Effect.forEach(
         records,
@@ -101,8 +122,9 @@ export const make = (options: {
               })
             ),
             Effect.match({
-              onSuccess: (status) => (status >= 200 && status < 300 ? undefined : `HTTP ${status}`),
-              onFailure: (error) => `no answer: ${error instanceof Error ? error.message : String(error)}`
+              onSuccess: resultOf,
+              onFailure: (error) =>
+                DeliveryResult.retryable(`no answer: ${error instanceof Error ? error.message : String(error)}`)
             })
           )
         },
@@ -110,3 +132,28 @@ export const make = (options: {
       )
   }
 }
+
+/** The webhook sink, declared with the sink SDK; its pool is closed with the sink's scope. */
+export const sink = Plugin.make({
+  type: "webhook",
+  configSchema: Config,
+  // A receiver drops repeats by `webhook-id` (the same on every redelivery of a record).
+  delivery: "at-least-once",
+  batchSize: 64,
+  make: (config) =>
+    Effect.acquireRelease(
+      Effect.sync(() =>
+        deliverer({ url: config.url, secret: config.secret, timeoutMillis: Duration.toMillis(config.timeout) })
+      ),
+      (d) => Effect.promise(() => d.close().catch(() => undefined))
+    )
+})
+
+/** The webhook sink as the worker drives it (tests'). */
+export const make = (options: {
+  readonly name: string
+  readonly url: string
+  readonly secret: Redacted.Redacted<string> | undefined
+  readonly maxAttempts: number
+  readonly timeoutMillis?: number
+}): Sink => PluginSink.of(sink, deliverer(options), { name: options.name, maxAttempts: options.maxAttempts })
