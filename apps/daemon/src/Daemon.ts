@@ -23,6 +23,7 @@ import { ReviewService } from "./engine/ReviewService.ts"
 import * as StrikePolicy from "./domain/StrikePolicy.ts"
 import { LegacyAnalyzer } from "./engine/LegacyAnalyzer.ts"
 import * as Pipeline from "./engine/Pipeline.ts"
+import * as PushIntake from "./engine/PushIntake.ts"
 import * as Retention from "./engine/Retention.ts"
 import { SourceStatus } from "./engine/SourceStatus.ts"
 import { SinkList } from "./sinks/SinkList.ts"
@@ -43,7 +44,8 @@ export interface DaemonSpec {
   readonly sinks: Layer.Layer<SinkList, unknown, SqlClient.SqlClient>
   readonly sinkNames: ReadonlyArray<string>
   readonly admin: Admin.AdminOptions | undefined
-  readonly includeContent: boolean
+  /** The sinks whose records carry the content text (their entry says `content: true`); default none. */
+  readonly contentSinks?: ReadonlyArray<string> | undefined
   readonly pipeline?: Partial<Pipeline.PipelineOptions>
   /** effect/cluster settings (`cluster.*` keys). */
   readonly cluster?: ClusterRunner.ClusterSettings
@@ -166,7 +168,7 @@ export const layer = (spec: DaemonSpec) => {
   const sources = Layer.succeed(Pipeline.Sources, new Map(spec.sources.map((s) => [s.settings.id, s])))
   const processor = BatchProcessor.layer({
     sinks: spec.sinkNames,
-    includeContent: spec.includeContent,
+    contentSinks: spec.contentSinks,
     concurrency: analysisConcurrency(pipeline)
   }).pipe(Layer.provide(LegacyAnalyzer.layer), countedWork)
   const feedback = FeedbackService.layer
@@ -180,7 +182,8 @@ export const layer = (spec: DaemonSpec) => {
   })
   const work = Layer.mergeAll(
     Pipeline.itemBatchLayer(pipeline).pipe(Layer.provide(processor), Layer.provide(sources)),
-    Pipeline.sourcesLayer(spec.sources, pipeline),
+    // Each source's connector gets its push host (PushIntake): a push connector's intake is the state's.
+    Layer.unwrap(Effect.map(PushIntake.withHosts(spec.sources), (specs) => Pipeline.sourcesLayer(specs, pipeline))),
     Layer.unwrap(
       Effect.gen(function* () {
         return SinkWorker.layer(yield* SinkList)

@@ -105,7 +105,7 @@ export const specOf = (checked: Checked): FromConfig => {
         public: config.admin.public,
         moderators: config.moderators
       },
-      includeContent: config.log.content,
+      contentSinks: config.sinks.filter((s) => s.content).map((s) => s.name),
       authors: { strikes, appealWindowMillis: millis(config.authors.appealWindow) },
       // Used with state.postgres only: SQLite runs one process (SingleRunner), no network.
       runner: {

@@ -243,8 +243,7 @@ describe("/metrics on the TestClock", () => {
             : spec
         ],
         sinks: Layer.succeed(SinkList, []),
-        sinkNames: [],
-        includeContent: false
+        sinkNames: []
       })
       const decisions = Context.get(daemon.context, DecisionStore)
       return {

@@ -58,7 +58,6 @@ const daemonOn = (api: string, pauseRetry: Duration.Input) =>
         sinks: Layer.succeed(SinkList, []),
         sinkNames: [],
         admin: undefined,
-        includeContent: false,
         pipeline: { pauseRetry, maxWait: "20 millis" }
       }).pipe(Layer.provide(Logger.layer([capture], { mergeWithExisting: true })))
     )

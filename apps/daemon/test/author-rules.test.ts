@@ -20,20 +20,12 @@ import { SourceStatus } from "../src/engine/SourceStatus.ts"
 import * as AuthorBackfill from "../src/state/AuthorBackfill.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
 import { StrikeStore } from "../src/state/StrikeStore.ts"
-import { itemRecord } from "./support/ItemRecords.ts"
+import { hateful, itemRecord } from "./support/ItemRecords.ts"
 import { onFreshState, stateBackends } from "./support/StateBackends.ts"
 import { sourceSettings } from "./support/TestPlatform.ts"
 
 const HOUR = 3_600_000
 
-const hateful: Analysed = {
-  status: "analysed",
-  endpoint: "/analyze/v1/text",
-  request: "{}",
-  response: "{}",
-  verdict: { type: "HATEFUL", severity: "HIGH", classifications: ["INSULT"], recommendedAction: "REMOVE" },
-  segments: []
-}
 const neutral: Analysed = { ...hateful, verdict: { type: "NEUTRAL", severity: "NONE", classifications: [] } }
 
 const work = (reference: string, author: string | undefined, version = 1): Work => ({
@@ -68,7 +60,7 @@ const record = (settings: SourceSettings, done: ReadonlyArray<readonly [Work, An
     const deps = {
       items: yield* ItemStore,
       sourceStatus: yield* SourceStatus,
-      options: { sinks: [], includeContent: false }
+      options: { sinks: [] }
     }
     yield* Recording.recordAll(deps, settings, done)
   }).pipe(Effect.provide(SourceStatus.layer))

@@ -86,7 +86,6 @@ const scenario = (location: () => Promise<StateLocation>) =>
         sources: [source("a", feedA.url), source("b", feedB.url)],
         sinks: Layer.succeed(SinkList, []),
         sinkNames: [],
-        includeContent: false,
         authors: { strikes, appealWindowMillis: 30 * 86_400_000 }
       },
       state,

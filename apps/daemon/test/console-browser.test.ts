@@ -162,7 +162,7 @@ describe("review console in Chromium against warden demo", () => {
     })
     await threat.first().waitFor({ timeout: 30_000 })
     const reference = (await threat.first().getAttribute("data-reference"))!
-    await threat.first().getByRole("link").click()
+    await threat.first().locator("td.content a").click()
     await page.getByRole("heading", { name: "Verdict" }).waitFor()
     expect(await page.getByText("THREAT").count()).toBeGreaterThan(0)
 
@@ -190,7 +190,7 @@ describe("review console in Chromium against warden demo", () => {
     const page = await hatefulOnly(3)
     expect(new URL(page.url()).hash).toBe("#/?type=HATEFUL")
     // The third row, opened from the keyboard.
-    const link = page.locator("tbody tr").nth(2).getByRole("link")
+    const link = page.locator("tbody tr").nth(2).locator("td.content a")
     const key = await link.getAttribute("data-key")
     await link.focus()
     await page.keyboard.press("Enter")
@@ -212,7 +212,7 @@ describe("review console in Chromium against warden demo", () => {
   it("focus is never left on the body: Cancel gives it back to the button that opened the form, Send keeps it", async () => {
     const page = await newPage()
     await page.goto(consoleLink)
-    const first = page.locator("tbody tr").first().getByRole("link")
+    const first = page.locator("tbody tr").first().locator("td.content a")
     await first.click()
     await page.getByRole("heading", { name: "Verdict" }).waitFor()
     await page.getByRole("button", { name: "Send feedback" }).click()
@@ -245,7 +245,7 @@ describe("review console in Chromium against warden demo", () => {
     await page.getByRole("button", { name: "Show older" }).focus()
     await page.keyboard.press("Enter")
     await waitFor(async () => (await page.locator("tbody tr").count()) === 60, 10_000, "the older rows")
-    const eleventh = await page.locator("tbody tr").nth(50).getByRole("link").getAttribute("data-key")
+    const eleventh = await page.locator("tbody tr").nth(50).locator("td.content a").getAttribute("data-key")
     await waitFor(async () => (await focusedKey(page)) === eleventh, 5_000, "focus on the first older row")
     await waitFor(async () => (await announced(page)) === "10 older shown: the oldest", 5_000, "the announcement")
     // The last page: the button is gone, focus was not on it.
@@ -267,7 +267,7 @@ describe("review console in Chromium against warden demo", () => {
       }
     }
     await tabThrough(14)
-    await page.locator("tbody tr").first().getByRole("link").click()
+    await page.locator("tbody tr").first().locator("td.content a").click()
     await page.getByRole("heading", { name: "Verdict" }).waitFor()
     await page.getByRole("button", { name: "Send feedback" }).click()
     await tabThrough(30)
@@ -311,7 +311,7 @@ describe("review console in Chromium against warden demo", () => {
     await page.goto(consoleLink)
     await page.locator("tbody tr").first().waitFor()
     problems.decisions = await seriousViolations(page)
-    await page.locator("tbody tr").first().getByRole("link").click()
+    await page.locator("tbody tr").first().locator("td.content a").click()
     await page.getByRole("heading", { name: "Verdict" }).waitFor()
     await page.getByRole("button", { name: "Mark wrong" }).click()
     problems.decision = await seriousViolations(page)
@@ -476,7 +476,7 @@ describe("review console live list", () => {
       ).toBe("en")
 
       // Focus in the list: six more wait behind a button instead of moving the row being read.
-      const reading = rows.nth(1).getByRole("link")
+      const reading = rows.nth(1).locator("td.content a")
       const key = await reading.getAttribute("data-key")
       await reading.focus()
       const six = [
@@ -497,7 +497,7 @@ describe("review console live list", () => {
       await show.focus()
       await page.keyboard.press("Enter")
       await waitFor(async () => (await rows.count()) === 8, 5_000, "the six shown")
-      const newest = await rows.first().getByRole("link").getAttribute("data-key")
+      const newest = await rows.first().locator("td.content a").getAttribute("data-key")
       await waitFor(async () => (await focusedKey(page)) === newest, 5_000, "focus on the newest row")
       expect(await page.getByRole("button", { name: /^Show \d+ new$/u }).count()).toBe(0)
 

@@ -69,8 +69,7 @@ describe.each(["sqlite", "postgres"] as const)("polling a large-window feed on %
       api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
       sources: [rssSource({ feeds: [feed.url], pollInterval: "50 millis", maxItemsPerPoll: 1000 })],
       ...jsonlSink(out),
-      admin: undefined,
-      includeContent: false
+      admin: undefined
     }
     const jsonLines = () => jsonlRecords<{ reference: string }>(out)
     const snapshot = () =>

@@ -163,7 +163,8 @@ for (const [name, location] of stateBackends()) {
             sqlSink: 1,
             clusterMessages: 1,
             strikes: 0,
-            reviews: 0
+            reviews: 0,
+            intake: 0
           })
           expect(first.references).toEqual([{ source: "s", reference: "e/1" }])
           let all = yield* everything
@@ -185,7 +186,8 @@ for (const [name, location] of stateBackends()) {
             sqlSink: 1,
             clusterMessages: 1,
             strikes: 0,
-            reviews: 0
+            reviews: 0,
+            intake: 0
           })
           all = yield* everything
           expect(all).not.toContain("SECRET-BRAVO")

@@ -26,7 +26,6 @@ const specFor = (options: { dir: string; feedUrl: string; apiUrl: string; apiKey
     },
     sources: [rssSource({ feeds: [options.feedUrl], pollInterval: "200 millis" })],
     ...jsonlSink(out),
-    includeContent: false,
     pipeline: { pauseRetry: "300 millis" }
   }
   return { spec, out }

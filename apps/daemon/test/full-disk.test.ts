@@ -53,8 +53,7 @@ const running = async (options: { readonly state: string; readonly out: string; 
       SinkList,
       Effect.map(JsonlSink.make({ name: "jsonl", path: options.out, setting: "sinks.0.path" }), (s) => [s])
     ),
-    sinkNames: ["jsonl"],
-    includeContent: false
+    sinkNames: ["jsonl"]
   }
   const daemon = await startDaemonInProcess(spec, { logs })
   cleanups.push(daemon.close)

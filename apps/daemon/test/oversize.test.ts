@@ -85,8 +85,7 @@ const run = async (oversize: SourceSettings["oversize"], mode: SourceSettings["m
     api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url }, legacyBaseUrl: sandbox.url },
     sources: [platformSource(platform.url, { id: "p", mode, oversize })],
     sinks: Layer.succeed(SinkList, []),
-    sinkNames: [],
-    includeContent: false
+    sinkNames: []
   })
   cleanups.push(daemon.close)
   const limit = mode === "v1" ? 10_000 : 1_000

@@ -72,8 +72,7 @@ describe.each([
         )
       ],
       ...jsonlSink(out),
-      admin: undefined,
-      includeContent: false
+      admin: undefined
     }
     const fiber = Effect.runFork(Layer.launch(Daemon.layer(spec)))
     try {
@@ -127,7 +126,6 @@ describe("legacy mode with a backlog", () => {
       sources: [rssSource({ feeds: [feed.url], pollInterval: "1 hour", maxItemsPerPoll: N }, { mode: "legacy" })],
       ...jsonlSink(out),
       admin: undefined,
-      includeContent: false,
       // a batch closes on its size, not on a pause of a loaded machine
       pipeline: { maxWait: "10 seconds" }
     }
@@ -193,7 +191,6 @@ describe.each(["v1", "legacy"] as const)(
               sinks: Layer.succeed(SinkList, []),
               sinkNames: [],
               admin: undefined,
-              includeContent: false,
               // A full batch closes at once: a poll's new items reach the API without the clock moving
               // (no wait to fill a batch), so the clock stands still while a poll is in flight.
               pipeline: { batchSize: 1 }

@@ -121,7 +121,6 @@ const setup = async (options: { readonly dryRun?: boolean; readonly autoFeedback
       })
     ],
     ...jsonlSink(out),
-    includeContent: false,
     pipeline: { pauseRetry: "200 millis", maxWait: "20 millis" }
   }
   const daemon = await startDaemonInProcess(spec)
@@ -273,7 +272,6 @@ describe("failure modes while the API is down, on the TestClock", () => {
           ],
           ...jsonlSink(out),
           admin: undefined,
-          includeContent: false,
           pipeline: { maxWait: "20 millis" }
         })
       )

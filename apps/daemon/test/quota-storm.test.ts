@@ -40,7 +40,6 @@ const specOf = (o: {
   sources: [rssSource({ feeds: [o.feed], pollInterval: "1 hour", maxItemsPerPoll: 100_000 }, { mode: o.mode })],
   ...jsonlSink(o.out),
   admin: undefined,
-  includeContent: false,
   ...(o.pipeline === undefined ? {} : { pipeline: o.pipeline })
 })
 

@@ -122,7 +122,6 @@ const base = (dir: string) => ({
   state: { _tag: "sqlite" as const, filename: join(dir, "state.db") },
   sinks: Layer.succeed(SinkList, []),
   sinkNames: [],
-  includeContent: false,
   pipeline: { pauseRetry: "300 millis" as const }
 })
 
@@ -260,7 +259,6 @@ describe("an upstream error in /readyz, on the TestClock", () => {
         const daemon = yield* daemonOnTestClock({
           sinks: Layer.succeed(SinkList, []),
           sinkNames: [],
-          includeContent: false,
           api: { apiKey: "sandbox-standard-key", baseUrls: { global: "http://127.0.0.1:9" } },
           sources: [{ settings: sourceSettings("flaky", "erroring"), connector: erroring(errors), config: {} }]
         })

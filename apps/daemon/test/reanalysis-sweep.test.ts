@@ -90,7 +90,6 @@ describe("the re-analysis sweep", () => {
             sources: [{ settings: sourceSettings("src", "quiet"), connector: quiet, config: {} }],
             sinks: Layer.succeed(SinkList, []),
             sinkNames: [],
-            includeContent: false,
             pipeline: { batchSize: 100 }
           },
           filename
@@ -132,7 +131,7 @@ const upsert = (reference: string, text: string): BatchEvent.Upsert => ({
 
 /** The batch processor on a fresh SQLite file and the sandbox at `api`, failure mode `allow`. */
 const processorOn = (api: string) =>
-  BatchProcessor.layer({ sinks: [], includeContent: false, concurrency: 4 }).pipe(
+  BatchProcessor.layer({ sinks: [], concurrency: 4 }).pipe(
     Layer.provide(LegacyAnalyzer.layer),
     Layer.provideMerge(FeedbackService.layer),
     Layer.provideMerge(SourceStatus.layer),

@@ -144,7 +144,6 @@ const editedVersions = async (api: string): Promise<Array<[number, string]>> => 
     sources: [{ settings: sourceSettings("scripted", "scripted"), connector, config: {} }],
     sinks: Layer.succeed(SinkList, []),
     sinkNames: [],
-    includeContent: false,
     pipeline: { batchSize: 100, batchesAtOnce: 4, pauseRetry: "1 second" }
   })
   closers.push(daemon.close)

@@ -8,30 +8,21 @@
  * nothing twice; a viewer's token cannot decide.
  */
 import { Sandbox } from "@warden/sandbox"
-import { connector as youtube } from "@warden/connector-youtube"
-import { Effect, Exit, Layer, Redacted, Schema, Scope } from "effect"
+import { Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FakeYouTube from "../../../packages/connector-youtube/test/fixtures/FakeYouTube.ts"
-import { fast } from "../../../packages/connector-youtube/test/fixtures/run.ts"
-import type { Rule } from "../src/domain/Rule.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
 import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import { query } from "./support/StateDb.ts"
-import { sourceSettings } from "./support/TestPlatform.ts"
+import { ALICE, BOB, reviewAll, TEAM, VIC, youtubeSource } from "./support/ReviewTeam.ts"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-const ALICE = "alice-token-0123456789"
-const BOB = "bob-token-0123456789ab"
-const VIC = "vic-token-0123456789ab"
 const N = 100
-
-/** Every item goes to review: what a moderator decides is then tested against every kind of verdict. */
-const reviewAll: Rule = { name: "review-all", when: {}, actions: [], review: true }
 
 /** Texts the sandbox rates harmful (HATEFUL, REMOVE) or not, alternately. */
 const textOf = (i: number) => (i % 2 === 0 ? `You are an idiot, number ${i}` : `Thank you for the article, number ${i}`)
@@ -61,31 +52,12 @@ describe("issue 36's queue: 200 held items from RSS and YouTube, two moderators"
             { feeds: [{ url: feed.url, id: "forum" }], pollInterval: "200 millis", maxItemsPerPoll: 1000 },
             { id: "forum", platform: "rss", rules: [reviewAll], connectorActions: [] }
           ),
-          {
-            settings: sourceSettings("yt", "youtube", {
-              platform: "youtube",
-              rules: [reviewAll],
-              connectorActions: youtube.capabilities.actions
-            }),
-            connector: youtube,
-            config: Schema.decodeUnknownSync(youtube.configSchema)({
-              channelId: FakeYouTube.channelId,
-              ...fake.oauthConfig,
-              ...fast
-            })
-          }
+          youtubeSource(fake)
         ],
         sinks: Layer.succeed(SinkList, []),
-        sinkNames: [],
-        includeContent: false
+        sinkNames: []
       },
-      {
-        moderators: [
-          { name: "alice", role: "moderator", token: Redacted.make(ALICE) },
-          { name: "bob", role: "moderator", token: Redacted.make(BOB) },
-          { name: "vic", role: "viewer", token: Redacted.make(VIC) }
-        ]
-      }
+      { moderators: TEAM }
     )
     await waitFor(
       async () => (await daemon.admin("/api/review")).body.pending?.total === 2 * N,

@@ -46,8 +46,7 @@ describe("warden_sink_backlog", () => {
           sources: [platformSource(platform.url)],
           sinks: Layer.succeed(SinkList, [gated]),
           sinkNames: [gated.name],
-          admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN) },
-          includeContent: false
+          admin: { host: "127.0.0.1", port: 0, token: Redacted.make(ADMIN_TOKEN) }
         })
       )
       const metrics = `${Context.get(context, AdminServer).url}/metrics`

@@ -66,8 +66,7 @@ const start = async (connector: Connector.Connector) => {
     api: { apiKey: "sandbox-standard-key", baseUrls: { global: sandbox.url } },
     sources: [spec],
     sinks: Layer.succeed(SinkList, []),
-    sinkNames: [],
-    includeContent: false
+    sinkNames: []
   })
   closers.push(daemon.close)
   return { daemon, stateFile }

@@ -86,7 +86,6 @@ const start = async (
     sources: [sourceSpec(connector)],
     sinks: Layer.succeed(SinkList, []),
     sinkNames: [],
-    includeContent: false,
     pipeline: { pauseRetry: "200 millis" }
   })
   closers.push(daemon.close)
@@ -109,7 +108,6 @@ const onTestClock = (connector: Connector.Connector, pauseRetry: Duration.Input 
         sinks: Layer.succeed(SinkList, []),
         sinkNames: [],
         admin: undefined,
-        includeContent: false,
         pipeline: { pauseRetry }
       })
     )

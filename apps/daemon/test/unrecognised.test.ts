@@ -120,8 +120,7 @@ const unrecognisedScenario = async () => {
       })
     ],
     sinks: Layer.succeed(SinkList, []),
-    sinkNames: [],
-    includeContent: false
+    sinkNames: []
   }
   let daemon = await startDaemonInProcess(spec)
   cleanups.push(() => daemon.close())

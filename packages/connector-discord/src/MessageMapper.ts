@@ -87,6 +87,7 @@ export const context = (
   return {
     ...(message.timestamp === undefined ? {} : { publishedAt: message.timestamp }),
     permalink: DiscordReference.messageUrl(guild, channel.id, message.id),
+    platformIds: { guild, channel: channel.id, message: message.id },
     ...(message.author === undefined
       ? {}
       : {
@@ -133,6 +134,7 @@ export const messageItems = (
         reference: DiscordReference.attachment(guild, channel.id, message.id, a.id),
         content: { type: "image", url: a.url },
         ...shared,
+        platformIds: { ...shared.platformIds, attachment: a.id },
         thread: { ...shared.thread, parentReference: reference }
       })
     }
@@ -146,7 +148,8 @@ export const memberItem = (member: DiscordPayloads.GuildMemberAdd): Omit<SourceE
   reference: DiscordReference.member(member.guild_id, member.user.id),
   content: { type: "username", username: member.user.global_name ?? member.user.username },
   ...(member.joined_at === undefined ? {} : { publishedAt: member.joined_at }),
-  author: { identifier: member.user.id, username: member.user.username }
+  author: { identifier: member.user.id, username: member.user.username },
+  platformIds: { guild: member.guild_id }
 })
 
 /** Whether a reaction's emoji is the configured one (`🚩`, a custom `name`, `name:id`, `<:name:id>` or the id). */

@@ -218,7 +218,8 @@ export const toUpsert = (found: Found, titles: TitleCache): Omit<SourceEvent.Ups
         }),
     ...(found.parentId === undefined
       ? {}
-      : { thread: { parentReference: reference(found.parentId), topLevelReference: reference(found.threadId) } })
+      : { thread: { parentReference: reference(found.parentId), topLevelReference: reference(found.threadId) } }),
+    platformIds: { ...(videoId === undefined ? {} : { video: videoId }), comment: found.comment.id }
   }
 }
 

@@ -74,6 +74,16 @@ export const Thread = Schema.Struct({
 export type Thread = typeof Thread.Type
 
 /**
+ * The platform's own ids of an item, by name, where the connector has them: `guild`, `channel`,
+ * `message` (and `attachment`) on Discord, `video` and `comment` on YouTube. Copied into the verdict
+ * records the sinks receive, so a receiver can find the item on the platform without parsing the
+ * reference.
+ */
+export const PlatformIds = Schema.Record(Schema.String, Schema.String)
+/** @see {@link PlatformIds} */
+export type PlatformIds = typeof PlatformIds.Type
+
+/**
  * New or changed content. An edited item is emitted again with the same `reference`; the daemon
  * versions items by content hash, so no version hint is needed. `publishedAt` is an ISO 8601 string.
  */
@@ -87,7 +97,8 @@ export const Upsert = Schema.Struct({
   language: Schema.optionalKey(Schema.String),
   author: Schema.optionalKey(Author),
   post: Schema.optionalKey(Post),
-  thread: Schema.optionalKey(Thread)
+  thread: Schema.optionalKey(Thread),
+  platformIds: Schema.optionalKey(PlatformIds)
 })
 /** @see {@link Upsert} */
 export type Upsert = typeof Upsert.Type

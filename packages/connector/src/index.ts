@@ -45,3 +45,6 @@ export * as SourceEvent from "./SourceEvent.ts"
 
 /** Imports a plugin module by type or path (what the connector and sink registries share). */
 export * as PluginModule from "./PluginModule.ts"
+
+/** The daemon's side of a push source: the durable intake and the decision of a checked item. */
+export * as PushHost from "./PushHost.ts"

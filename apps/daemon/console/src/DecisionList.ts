@@ -16,6 +16,7 @@ import * as Focus from "./Focus.ts"
 import { html, useEffect, useRef, useState } from "./html.ts"
 import {
   ACTION_STATUSES,
+  authorHref,
   contentOf,
   hrefOf,
   keyOf,
@@ -91,6 +92,11 @@ const Row = (props: { d: ListedDecision; fresh: boolean }) => {
   return html`<tr class=${props.fresh ? "fresh" : ""} data-reference=${d.reference}>
     <td data-label="Time"><time datetime=${new Date(d.createdAt).toISOString()}>${when(d.createdAt)}</time></td>
     <td data-label="Source">${visible(d.source)}</td>
+    <td data-label="Author">${
+      d.author === null
+        ? ""
+        : html`<a href=${authorHref(d.author.key)} onClick=${() => Focus.rememberOpened(key)}>${visible(d.author.username ?? d.author.key)}</a>`
+    }</td>
     <td data-label="Content" class="content" lang=${langOf(v)}>
       <a href=${hrefOf(d.source, d.reference)} data-key=${key} onClick=${() => Focus.rememberOpened(key)}>${visible(contentOf(d) || d.reference)}</a>
     </td>
@@ -288,7 +294,7 @@ export const DecisionList = (props: { sources: ReadonlyArray<string>; filters: F
     <table class="decisions" ref=${table}>
       <caption class="visually-hidden">Decisions, newest first</caption>
       <thead><tr>
-        <th scope="col">Time</th><th scope="col">Source</th><th scope="col">Content</th><th scope="col">Type</th>
+        <th scope="col">Time</th><th scope="col">Source</th><th scope="col">Author</th><th scope="col">Content</th><th scope="col">Type</th>
         <th scope="col">Classifications</th><th scope="col">Severity</th><th scope="col">API recommends</th>
         <th scope="col">Outcome</th>
       </tr></thead>

@@ -14,6 +14,7 @@ import { FeedbackForm } from "./FeedbackForm.ts"
 import * as Focus from "./Focus.ts"
 import { html, useEffect, useRef, useState } from "./html.ts"
 import {
+  authorHref,
   contentOf,
   type DecisionDetail,
   langOf,
@@ -116,7 +117,12 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
       <blockquote class="content-text" lang=${langOf(v)}>${visible(whole)}</blockquote>
       ${d.segments > 1 ? html`<p class="note">Sent to the API in ${d.segments} segments; the request below is the one the verdict came from.</p>` : null}
       <dl class="facts">
-        ${Field("Source", detail.source)} ${Field("Kind", d.contentType)} ${Field("Author", author)}
+        ${Field("Source", detail.source)} ${Field("Kind", d.contentType)}
+        ${
+          d.author === null
+            ? Field("Author", author)
+            : html`<div><dt>Author</dt><dd><a href=${authorHref(d.author.key)} title="The author's history and strikes">${visible(author ?? d.author.username ?? d.author.key)}</a></dd></div>`
+        }
         ${Field("Published", event.publishedAt === undefined ? undefined : when(event.publishedAt))} ${Field("Recorded", when(d.createdAt))} ${Field("Version", d.version)}
         ${Field("Deleted on the platform", d.deletedAt)}
       </dl>

@@ -16,6 +16,17 @@ export class ApiError extends Error {
 
 let csrf: string | null = null
 
+/** Who is signed in (`admin-token` for the shared token) and their role: what the console offers them. */
+export interface Who {
+  readonly name: string
+  readonly role: "viewer" | "moderator" | "admin"
+}
+
+let who: Who = { name: "", role: "viewer" }
+
+/** Who is signed in, as the last session check or sign-in said (a viewer until then). */
+export const signedInAs = (): Who => who
+
 /** Calls the admin API and returns its JSON body; a non-2xx answer throws {@link ApiError}. */
 export const api = async <A = any>(path: string, init: { method?: string; body?: unknown } = {}): Promise<A> => {
   const method = init.method ?? "GET"
@@ -44,8 +55,9 @@ export const api = async <A = any>(path: string, init: { method?: string; body?:
 /** Whether this browser is signed in (and remembers the session's CSRF token). */
 export const checkSession = async (): Promise<boolean> => {
   try {
-    const session = await api<{ csrf: string | null }>("/api/session")
+    const session = await api<{ csrf: string | null } & Who>("/api/session")
     csrf = session.csrf
+    who = { name: session.name, role: session.role }
     return true
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) return false
@@ -58,8 +70,9 @@ export const checkSession = async (): Promise<boolean> => {
  * page goes on without a reload, so no session check would fetch it.
  */
 export const signIn = async (token: string) => {
-  const session = await api<{ csrf: string }>("/session", { method: "POST", body: { token } })
+  const session = await api<{ csrf: string } & Who>("/session", { method: "POST", body: { token } })
   csrf = session.csrf
+  who = { name: session.name, role: session.role }
 }
 
 /**
@@ -73,6 +86,7 @@ export const signOut = async () => {
     if (!(e instanceof ApiError && e.status === 401)) throw e
   }
   csrf = null
+  who = { name: "", role: "viewer" }
 }
 
 /** A query string of the non-empty values. */

@@ -1,17 +1,21 @@
 /**
  * The review console: a page served by the daemon's admin server. Until the browser has a session it
- * shows only the sign-in form; then the decisions list (`#/`, its filters in the query:
- * `#/?type=HATEFUL`), a decision (`#/decision/SOURCE/REF`) and the pipeline (`#/pipeline`). It talks
+ * shows only the sign-in form; then the review queue (`#/review`, first in the navigation with its
+ * pending count), the decisions list (`#/`, its filters in the query: `#/?type=HATEFUL`), a decision
+ * (`#/decision/SOURCE/REF`), an author (`#/authors/PLATFORM:IDENTIFIER`) and the pipeline (`#/pipeline`). It talks
  * to nothing but the admin API of the host that served it. Every navigation moves focus to the new
  * view (`Focus.ts`); one live region (`Announcer.ts`) says what changed without moving it.
  */
 import { Announcer } from "./Announcer.ts"
 import { ApiError, api, checkSession, signOut } from "./api.ts"
+import { AuthorPage } from "./AuthorPage.ts"
 import { DecisionList, type Filters, filtersOf } from "./DecisionList.ts"
 import { DecisionPage } from "./DecisionPage.ts"
 import * as Focus from "./Focus.ts"
 import { html, render, useEffect, useState } from "./html.ts"
+import { usePendingCount } from "./PendingCount.ts"
 import { PipelinePage } from "./PipelinePage.ts"
+import { ReviewPage } from "./ReviewPage.ts"
 import { SignIn } from "./SignIn.ts"
 import { visibleText } from "./Visible.ts"
 
@@ -19,13 +23,26 @@ type Route =
   | { page: "decisions"; filters: Filters; query: string }
   | { page: "decision"; source: string; reference: string }
   | { page: "pipeline" }
+  | { page: "review" }
+  | { page: "author"; key: string }
 
 const routeOf = (hash: string): Route => {
   const m = /^#\/decision\/([^/]+)\/(.+)$/u.exec(hash)
   if (m !== null) return { page: "decision", source: decodeURIComponent(m[1]!), reference: decodeURIComponent(m[2]!) }
+  const author = /^#\/authors\/(.+)$/u.exec(hash)
+  if (author !== null) return { page: "author", key: decodeURIComponent(author[1]!) }
   if (hash === "#/pipeline") return { page: "pipeline" }
+  if (hash === "#/review") return { page: "review" }
   const query = hash.startsWith("#/?") ? hash.slice(2) : ""
   return { page: "decisions", filters: filtersOf(query), query }
+}
+
+/** The pending count beside "Review" in the navigation, live. */
+const PendingBadge = () => {
+  const total = usePendingCount()
+  return total === undefined
+    ? null
+    : html` <span class="count">${total}</span><span class="visually-hidden"> pending</span>`
 }
 
 const App = () => {
@@ -56,9 +73,13 @@ const App = () => {
     const title =
       route.page === "decision"
         ? `Decision ${visibleText(route.reference)}`
-        : route.page === "pipeline"
-          ? "Pipeline"
-          : "Decisions"
+        : route.page === "author"
+          ? `Author ${visibleText(route.key)}`
+          : route.page === "pipeline"
+            ? "Pipeline"
+            : route.page === "review"
+              ? "Review"
+              : "Decisions"
     document.title = `${title} · Warden`
   }, [route])
 
@@ -87,6 +108,7 @@ const App = () => {
     <header>
       <span class="brand">Warden</span>
       <nav aria-label="Console">
+        <a href="#/review" aria-current=${current("review")}>Review<${PendingBadge} /></a>
         <a href="#/" aria-current=${current("decisions")}>Decisions</a>
         <a href="#/pipeline" aria-current=${current("pipeline")}>Pipeline</a>
       </nav>
@@ -99,7 +121,11 @@ const App = () => {
         ? html`<${DecisionPage} key=${`${route.source}/${route.reference}`} source=${route.source} reference=${route.reference} />`
         : route.page === "pipeline"
           ? html`<${PipelinePage} />`
-          : html`<${DecisionList} key=${route.query} sources=${sources} filters=${route.filters} />`
+          : route.page === "review"
+            ? html`<${ReviewPage} />`
+            : route.page === "author"
+              ? html`<${AuthorPage} key=${route.key} authorKey=${route.key} />`
+              : html`<${DecisionList} key=${route.query} sources=${sources} filters=${route.filters} />`
     }
   </div>`
 }

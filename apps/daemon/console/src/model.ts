@@ -21,6 +21,24 @@ export type ListedDecision = typeof AdminApi.ListedDecision.Type
 /** What became of one action of a listed decision. */
 export type ActionOutcome = typeof AdminApi.ActionOutcome.Type
 
+/** A row of the review queue (`GET /api/review`, and an event of its stream). */
+export type ReviewItem = typeof AdminApi.ReviewItem.Type
+
+/** `GET /api/review`. */
+export type ReviewPage = typeof AdminApi.ReviewPage.Type
+
+/** The answer of `POST /api/decisions/{reference}/review`. */
+export type ReviewResult = typeof AdminApi.ReviewResult.Type
+
+/** `GET /api/authors/{author}`. */
+export type AuthorHistory = typeof AdminApi.AuthorHistory.Type
+
+/** One of an author's items on their page. */
+export type AuthorItem = typeof AdminApi.AuthorItem.Type
+
+/** A moderator's role: a `viewer` reads, a `moderator` decides, an `admin` also erases and replays. */
+export type Role = typeof AdminApi.Role.Type
+
 /** The verdict as stored (the API gives it as JSON of this shape, or null). */
 export type Verdict = Partial<StoredVerdict>
 
@@ -109,6 +127,9 @@ export const contentOf = (d: Pick<Decision, "request">): string => {
 /** A decision's key (source, reference, version). */
 export const keyOf = (d: Pick<Decision, "source" | "reference" | "version">) =>
   `${d.source}\u001f${d.reference}\u001f${d.version}`
+
+/** The console's address of an author's page (`<platform>:<identifier>`). */
+export const authorHref = (key: string) => `#/authors/${encodeURIComponent(key)}`
 
 /** The console's address of a decision's page. */
 export const hrefOf = (source: string, reference: string) =>

@@ -211,30 +211,41 @@ export type Source = Omit<typeof SourceEntry.Type, "config" | "rules"> & {
 
 // --------------------------------------------------------------------------------------------- sinks
 
-const sinkName = Schema.optionalKey(
-  Schema.String.check(
-    Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/u, { message: "must be letters, digits, '-', '_' or '.'" })
-  )
-)
+/**
+ * The settings every sink entry has, whatever its type (one place, so a sink declared by a plugin
+ * reuses them): `name` (default: the type), and `content` (whether its records carry the content
+ * text; `log.content` governs the logs only).
+ */
+export const SinkBase = Schema.Struct({
+  name: Schema.optionalKey(
+    Schema.String.check(
+      Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/u, { message: "must be letters, digits, '-', '_' or '.'" })
+    )
+  ),
+  content: Schema.Boolean.pipe(withDefault(false)).annotate({
+    description:
+      "Whether this sink's verdict records carry the content text (default false: the locator and the verdict only)"
+  })
+})
 
 /** Verdicts printed on stdout. */
 export const StdoutSink = Schema.Struct({
   type: Schema.Literal("stdout"),
-  name: sinkName,
+  ...SinkBase.fields,
   format: Schema.Literals(["auto", "json", "pretty"]).pipe(withDefault("auto"))
 })
 
 /** Verdicts appended to a JSON-lines file (relative paths are against the config file's directory). */
 export const JsonlSink = Schema.Struct({
   type: Schema.Literal("jsonl"),
-  name: sinkName,
+  ...SinkBase.fields,
   path: Schema.String.check(Schema.isNonEmpty())
 })
 
 /** Verdicts POSTed to a URL, signed with HMAC-SHA256 of `secret` when given. */
 export const WebhookSink = Schema.Struct({
   type: Schema.Literal("webhook"),
-  name: sinkName,
+  ...SinkBase.fields,
   url: HttpUrl,
   secret: Schema.optionalKey(Secret),
   maxAttempts: IntBetween(1, 100).pipe(withDefault(8)),
@@ -244,7 +255,7 @@ export const WebhookSink = Schema.Struct({
 /** Verdicts written to a table of the state store. */
 export const SqlSink = Schema.Struct({
   type: Schema.Literal("sql"),
-  name: sinkName
+  ...SinkBase.fields
 })
 
 /** A sink as written. */

@@ -90,7 +90,7 @@ export const run = (options: DemoOptions) =>
       sinkNames: ["stdout"],
       admin: { host: "127.0.0.1", port: options.adminPort, token },
       // The demo's comments are our own, on loopback: showing them is the point.
-      includeContent: true
+      contentSinks: ["stdout"]
     }
     yield* Effect.gen(function* () {
       const admin = yield* AdminServer

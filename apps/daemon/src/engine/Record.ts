@@ -29,8 +29,11 @@ import type { SourceStatus } from "./SourceStatus.ts"
 export interface RecordOptions {
   /** Names of every configured sink: each verdict is queued for each (or for its rule's sinks). */
   readonly sinks: ReadonlyArray<string>
-  /** Whether sinks may receive the content text (`log.content: true`). */
-  readonly includeContent: boolean
+  /**
+   * The sinks whose entry says `content: true`: their records carry the content text. The others'
+   * records never do (the outbox keeps no copy of the text for them).
+   */
+  readonly contentSinks?: ReadonlyArray<string> | undefined
 }
 
 /** What the record step uses. */
@@ -67,6 +70,7 @@ export const entryOf = (
   const analysedAt = new Date(now).toISOString()
   const { event } = work
   const decision = Policy.decide(settings, outcome, options.sinks, author)
+  const authorKey = authorKeyOf(settings, work)
   const payload = VerdictRecord.fromOutcome({
     source: settings.id,
     reference: event.reference,
@@ -74,14 +78,16 @@ export const entryOf = (
     contentType: event.content.type,
     mode: settings.mode,
     outcome,
-    permalink: event.permalink,
-    text: options.includeContent && event.content.type === "text" ? event.content.text : undefined,
+    locator: VerdictRecord.locatorOf(event, settings.platform ?? settings.connector, authorKey),
     analysedAt,
     dryRun: settings.dryRun,
     rule: decision.rule,
     actions: decision.actions.map((a) => a.kind)
   })
-  const authorKey = authorKeyOf(settings, work)
+  const contentSinks =
+    event.content.type === "text" && options.contentSinks !== undefined && options.contentSinks.length > 0
+      ? decision.sinks.filter((sink) => options.contentSinks!.includes(sink))
+      : []
   const verdict = outcome.status === "analysed" ? outcome.verdict : undefined
   const weight =
     verdict === undefined || authorKey === undefined ? undefined : StrikePolicy.weightOf(settings.strikes, verdict)
@@ -115,6 +121,14 @@ export const entryOf = (
     },
     sinks: decision.sinks,
     payload: JSON.stringify(payload),
+    ...(contentSinks.length === 0 || event.content.type !== "text"
+      ? {}
+      : {
+          content: {
+            sinks: contentSinks,
+            payload: JSON.stringify(VerdictRecord.withText(payload, event.content.text))
+          }
+        }),
     rule: decision.rule,
     actions: decision.actions,
     review:

@@ -65,6 +65,8 @@ export interface Counts {
   readonly strikes: number
   /** Review rows whose statement, note or author went. */
   readonly reviews: number
+  /** Items a push source received and had not yet recorded (`warden_intake`), deleted whole. */
+  readonly intake: number
 }
 
 /** The outcome of one erasure. */
@@ -98,7 +100,8 @@ const ZERO: Counts = {
   sqlSink: 0,
   clusterMessages: 0,
   strikes: 0,
-  reviews: 0
+  reviews: 0,
+  intake: 0
 }
 
 /** A row of the audit as stored: the counts as JSON text (a count an older daemon did not keep is 0). */
@@ -282,6 +285,26 @@ const make = Effect.gen(function* () {
       return id
     })
 
+  /** The rows of the push sources' intake a selector names (by reference, author id or username). */
+  const intakeOf = (selector: Selector) => {
+    switch (selector._tag) {
+      case "Reference":
+        return selector.source === undefined
+          ? sql`reference = ${selector.reference}`
+          : sql`reference = ${selector.reference} AND source = ${selector.source}`
+      case "Author":
+        return selector.source === undefined
+          ? sql`author = ${selector.author}`
+          : sql`author = ${selector.author} AND source = ${selector.source}`
+      case "AuthorKey":
+        return selector.sources.length === 0
+          ? sql`1 = 0`
+          : sql`author = ${partsOf(selector.key).identifier} AND ${sql.in("source", selector.sources)}`
+      case "Username":
+        return sql`source = ${selector.source} AND author_name = ${selector.username}`
+    }
+  }
+
   /** The item versions a selector names (erased ones included: erasing again is a no-op, not an error). */
   const keysOf = (selector: Selector) =>
     Effect.gen(function* () {
@@ -339,8 +362,10 @@ const make = Effect.gen(function* () {
    */
   const erase = Effect.fn("Erasure.erase")(function* (selector: Selector, actor: Actor) {
     const keys = yield* keysOf(selector)
+    const received = yield* sql<{ one: number }>`SELECT 1 AS one FROM warden_intake WHERE ${intakeOf(selector)} LIMIT 1`
     // Nothing stored under that selector: nothing to erase, nothing to audit (the caller says "not found").
-    if (keys.length === 0) return { counts: ZERO, references: [], audit: null } satisfies Erased
+    if (keys.length === 0 && received.length === 0)
+      return { counts: ZERO, references: [], audit: null } satisfies Erased
     const target =
       selector._tag === "Reference"
         ? selector.reference
@@ -356,6 +381,11 @@ const make = Effect.gen(function* () {
       Effect.gen(function* () {
         const erased = yield* eraseKeys(keys, { clusterMessages: true })
         const counts = { ...erased.counts }
+        // Received and not yet recorded: the whole row goes (it is only content, and it is not analysed).
+        const intake = yield* sql<{
+          one: number
+        }>`DELETE FROM warden_intake WHERE ${intakeOf(selector)} RETURNING 1 AS one`
+        counts.intake += intake.length
         if (selector._tag !== "Reference") {
           // The author's record goes with their items: strikes, and what review rows still name them.
           const items = [...new Map(keys.map((k) => [`${k.source}\u001f${k.reference}`, k])).values()]

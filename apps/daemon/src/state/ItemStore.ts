@@ -19,6 +19,7 @@ import * as OutboxStore from "./OutboxStore.ts"
 import * as ReviewStore from "./ReviewStore.ts"
 import { type Strike, type StrikeRecord, StrikeStore } from "./StrikeStore.ts"
 import * as StrikeRows from "./StrikeStore.ts"
+import * as RecordedSignal from "./RecordedSignal.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
 /** One item version to record, with the sinks it is queued for and the actions decided. */
@@ -27,6 +28,8 @@ export interface RecordEntry {
   readonly sinks: ReadonlyArray<string>
   /** The verdict record queued for the sinks, as JSON text. */
   readonly payload: string
+  /** The record with the content text, queued instead for the sinks whose entry says `content: true`. */
+  readonly content?: { readonly sinks: ReadonlyArray<string>; readonly payload: string } | undefined
   readonly actions?: ReadonlyArray<ActionRecord> | undefined
   /** The rule that matched (`failureMode` for the failure mode's action), if any. */
   readonly rule?: string | undefined
@@ -328,7 +331,9 @@ const make = Effect.gen(function* () {
             : []
         )
       )
-      const outbox = fresh.flatMap(({ item, sinks, payload }) => OutboxStore.rowsOf(item, sinks, payload))
+      const outbox = fresh.flatMap(({ item, sinks, payload, content }) =>
+        OutboxStore.rowsOf(item, sinks, payload, content)
+      )
       yield* insertAll("warden_outbox", outbox)
       const actions = fresh.flatMap(({ item, actions }) => ActionStore.rowsOf(item, actions ?? [], now))
       yield* insertAll("warden_actions", actions)
@@ -366,11 +371,16 @@ const make = Effect.gen(function* () {
       }
     })
 
-  /** Once committed: wake the sinks', the actions' and the review queue's pollers for what it queued. */
+  /** Once committed: wake the sinks', the actions' and the review queue's pollers for what it queued, and the checks waiting on the items. */
   const rung = (recorded: Effect.Success<ReturnType<typeof write>>) =>
     Effect.sync(() => {
       if (recorded.queuedOutbox) signals.outbox.ring()
       if (recorded.queuedActions) signals.actions.ring()
+      signals.recorded.announce(
+        recorded.entries.flatMap(({ item }, i) =>
+          recorded.inserted[i] === true ? [RecordedSignal.keyOf(item.source, item.reference)] : []
+        )
+      )
     })
 
   const recordDecided = Effect.fn("ItemStore.recordDecided")(

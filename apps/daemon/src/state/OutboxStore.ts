@@ -25,11 +25,15 @@ export type OutboxRow = typeof OutboxRow.Type
 const outboxId = (sink: string, source: string, reference: string, version: number) =>
   `${sink}\u001f${source}\u001f${reference}\u001f${version}`
 
-/** The outbox rows of one item version, one per sink (what ItemStore.recordItems inserts). */
+/**
+ * The outbox rows of one item version, one per sink (what ItemStore.recordItems inserts); the sinks
+ * of `content` get its payload (the record with the text), the others `payload`.
+ */
 export const rowsOf = (
   item: { readonly source: string; readonly reference: string; readonly version: number; readonly createdAt: number },
   sinks: ReadonlyArray<string>,
-  payload: string
+  payload: string,
+  content?: { readonly sinks: ReadonlyArray<string>; readonly payload: string } | undefined
 ) =>
   sinks.map((sink) => ({
     id: outboxId(sink, item.source, item.reference, item.version),
@@ -37,7 +41,7 @@ export const rowsOf = (
     source: item.source,
     reference: item.reference,
     version: item.version,
-    payload,
+    payload: content?.sinks.includes(sink) ? content.payload : payload,
     created_at: item.createdAt,
     attempts: 0,
     next_attempt_at: 0

@@ -17,6 +17,7 @@ import { AuthorStore } from "./AuthorStore.ts"
 import { CheckpointStore } from "./CheckpointStore.ts"
 import { DecisionStore } from "./DecisionStore.ts"
 import { FeedbackStore } from "./FeedbackStore.ts"
+import { IntakeStore } from "./IntakeStore.ts"
 import { ItemStore } from "./ItemStore.ts"
 import * as Migrations from "./Migrations.ts"
 import { ModeratorStore } from "./ModeratorStore.ts"
@@ -54,6 +55,7 @@ export const layer = Layer.unwrap(
       CheckpointStore.layer,
       DecisionStore.layer,
       FeedbackStore.layer,
+      IntakeStore.layer,
       ItemStore.layer,
       ModeratorStore.layer,
       OutboxStore.layer,

@@ -14,6 +14,7 @@
  */
 import { Context, Deferred, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import * as RecordedSignal from "./RecordedSignal.ts"
 
 /** A poller's side of a doorbell. */
 export interface Listener {
@@ -69,6 +70,10 @@ export const make = (): Doorbell => {
 export interface Queues {
   readonly outbox: Doorbell
   readonly actions: Doorbell
+  /** The items recorded, announced to the checks waiting on their decision (RecordedSignal). */
+  readonly recorded: RecordedSignal.RecordedSignal
+  /** The intake of the push sources (their streams wait on it). */
+  readonly intake: Doorbell
   /** The longest a poller waits without a ring: for writes no doorbell of this process announces. */
   readonly unannouncedLookMillis: number
 }
@@ -86,6 +91,8 @@ export class WriteSignals extends Context.Service<WriteSignals, Queues>()("@ward
       return {
         outbox: make(),
         actions: make(),
+        recorded: RecordedSignal.make(),
+        intake: make(),
         unannouncedLookMillis: sql.onDialectOrElse({
           sqlite: () => unannouncedLook.singleProcess,
           orElse: () => unannouncedLook.shared

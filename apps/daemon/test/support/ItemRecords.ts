@@ -1,6 +1,7 @@
 /** Item versions to record straight into the state store, and the records sinks deliver, for the tests of both. */
 import type { VerdictRecord } from "../../src/domain/VerdictRecord.ts"
 import type { ItemRecord } from "../../src/domain/ItemVersion.ts"
+import type { Analysed } from "../../src/domain/Outcome.ts"
 
 /** An analysed text item version (NEUTRAL, one request, no segments); `fields` override any part. */
 export const itemRecord = (
@@ -41,3 +42,13 @@ export const verdictRecord = (reference: string): VerdictRecord => ({
   analysedAt: "2026-01-01T00:00:00.000Z",
   dryRun: false
 })
+
+/** An analysed outcome as the record step receives it: HATEFUL, HIGH, REMOVE (no segments). */
+export const hateful: Analysed = {
+  status: "analysed",
+  endpoint: "/analyze/v1/text",
+  request: "{}",
+  response: "{}",
+  verdict: { type: "HATEFUL", severity: "HIGH", classifications: ["INSULT"], recommendedAction: "REMOVE" },
+  segments: []
+}

@@ -42,7 +42,6 @@ export const startSandboxDaemon = async (options: {
       sources: options.sources(platforms.map((p) => p.url)),
       sinks: Layer.succeed(SinkList, sinks),
       sinkNames: sinks.map((s) => s.name),
-      includeContent: false,
       ...(options.authors === undefined ? {} : { authors: options.authors })
     },
     { moderators: options.moderators ?? [] }

@@ -54,7 +54,7 @@ const summary = (done: Erased, what: string) => {
   const c = done.counts
   return [
     `erased ${c.items} item version${c.items === 1 ? "" : "s"} (${done.references.length} reference${done.references.length === 1 ? "" : "s"}) of ${what}`,
-    `  segments ${c.segments}, outbox ${c.outbox}, dead letters ${c.deadLetters}, source dead letters ${c.sourceDeadLetters}, feedback ${c.feedback}, sql sink ${c.sqlSink}, cluster messages ${c.clusterMessages}, strikes ${c.strikes}, review rows ${c.reviews}`,
+    `  segments ${c.segments}, outbox ${c.outbox}, dead letters ${c.deadLetters}, source dead letters ${c.sourceDeadLetters}, feedback ${c.feedback}, sql sink ${c.sqlSink}, cluster messages ${c.clusterMessages}, strikes ${c.strikes}, review rows ${c.reviews}, received not yet recorded ${c.intake}`,
     `  audit ${done.audit}`
   ].join("\n")
 }

@@ -1,0 +1,304 @@
+/**
+ * The Review page (`#/review`): the queue of pending items, most severe then oldest (the API's order),
+ * and the selected item beside it with everything needed to decide (ReviewItemView). Live from the
+ * review stream: a row another moderator decided leaves this screen; new rows are announced in the
+ * live region and, while focus is in the queue, wait behind "Show N new" instead of moving the row
+ * being read.
+ *
+ * Keyboard: `j` / `k` move through the queue, `a` approves (upholds an appeal), `r` opens the reject
+ * form (Enter sends, Escape cancels), `?` shows the keys. A viewer reads the queue without the
+ * decision buttons or keys. Focus: the heading on arrival, the opened row on return (Focus.ts), the
+ * next row after every decision (never the body); a 409 says "already decided by NAME".
+ */
+import { ApiError, api, query, signedInAs } from "./api.ts"
+import { announce } from "./Announcer.ts"
+import * as Focus from "./Focus.ts"
+import { html, useEffect, useRef, useState } from "./html.ts"
+import type { ReviewItem, ReviewPage as Page, ReviewResult } from "./model.ts"
+import { usePendingCount } from "./PendingCount.ts"
+import { subscribe } from "./ReviewFeed.ts"
+import { ReviewItemView } from "./ReviewItemView.ts"
+import { inQueueOrder, langOfRow, rowKey, textOf, verbs, verdictOfRow } from "./ReviewQueue.ts"
+import { visible } from "./Visible.ts"
+
+const PAGE = 50
+/** Fewer rows than this left on screen: the next page is read (a moderator working fast never waits on "more"). */
+const LOW_WATER = 10
+const ANNOUNCE_AFTER = 1500
+
+/** The queue as the moderator left it, to come back to from an author or a decision page. */
+let kept: { readonly rows: ReadonlyArray<ReviewItem>; readonly cursor: string | null } | undefined
+
+const KEYS: ReadonlyArray<readonly [string, string]> = [
+  ["j", "next item"],
+  ["k", "previous item"],
+  ["a", "approve (uphold an appeal)"],
+  ["r", "reject (deny an appeal): a note and classifications, Enter sends, Escape cancels"],
+  ["?", "these keys"]
+]
+
+const short = (r: ReviewItem) => {
+  const text = textOf(r).replace(/\s+/gu, " ").trim()
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text
+}
+
+/** One row of the queue: a button that selects the item (focus on it is the selection). */
+const Row = (props: { r: ReviewItem; selected: boolean; onSelect: () => void }) => {
+  const r = props.r
+  const v = verdictOfRow(r)
+  return html`<li class=${props.selected ? "selected" : ""}>
+    <button type="button" class="pick" data-key=${rowKey(r)} aria-current=${props.selected ? "true" : undefined}
+      onFocus=${props.onSelect} onClick=${props.onSelect}>
+      <span class=${`sev sev-${v.severity ?? "none"}`}>${v.severity ?? "no verdict"}</span>
+      <span class="kind">${r.kind === "appeal" ? "Appeal" : (v.type ?? r.content.type)}</span>
+      <span class="text" lang=${langOfRow(r)}>${visible(textOf(r) || r.reference)}</span>
+      <span class="muted">${visible(r.source)}</span>
+    </button>
+  </li>`
+}
+
+/** The page; `role` decides whether the decision controls are offered. */
+export const ReviewPage = () => {
+  const canDecide = signedInAs().role !== "viewer"
+  const restored = useRef(kept)
+  const [rows, setRows] = useState<ReadonlyArray<ReviewItem>>(kept?.rows ?? [])
+  const [held, setHeld] = useState<ReadonlyArray<ReviewItem>>([])
+  const [cursor, setCursor] = useState<string | null>(kept?.cursor ?? null)
+  const [selected, setSelected] = useState<string | undefined>(undefined)
+  const [loading, setLoading] = useState(kept === undefined)
+  const [problem, setProblem] = useState("")
+  const [result, setResult] = useState<{ ok: boolean; text: string } | undefined>(undefined)
+  const [rejecting, setRejecting] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [live, setLive] = useState<"connecting" | "live" | "reconnecting">("connecting")
+  const total = usePendingCount()
+  const list = useRef<HTMLOListElement>(null)
+  const panel = useRef<HTMLDivElement>(null)
+  const help = useRef<HTMLDialogElement>(null)
+  const rowsNow = useRef(rows)
+  const heldNow = useRef(held)
+  const cursorNow = useRef(cursor)
+  const loadingMore = useRef(false)
+  const focusKey = useRef<string | undefined>(undefined)
+  const arrived = useRef(0)
+  const announceTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+
+  const pickOf = (key: string) =>
+    [...(list.current?.querySelectorAll<HTMLButtonElement>("button.pick") ?? [])].find((b) => b.dataset.key === key)
+  const heading = Focus.useReturnFocus<HTMLHeadingElement>(pickOf)
+
+  const putRows = (next: ReadonlyArray<ReviewItem>) => {
+    rowsNow.current = next
+    setRows(next)
+  }
+  const putHeld = (next: ReadonlyArray<ReviewItem>) => {
+    heldNow.current = next
+    setHeld(next)
+  }
+  const putCursor = (next: string | null) => {
+    cursorNow.current = next
+    setCursor(next)
+  }
+  const known = (key: string) =>
+    rowsNow.current.some((r) => rowKey(r) === key) || heldNow.current.some((r) => rowKey(r) === key)
+  const current = rows.find((r) => rowKey(r) === selected) ?? rows[0]
+  // The selected row's key for the stream's handler (registered once).
+  const currentNow = useRef<string | undefined>(undefined)
+  currentNow.current = current === undefined ? undefined : rowKey(current)
+
+  /** Takes `key` off the screen; the row after it (or before, at the end) is selected, and focused when `focus`. */
+  const remove = (key: string, focus: boolean) => {
+    const at = rowsNow.current.findIndex((r) => rowKey(r) === key)
+    putHeld(heldNow.current.filter((r) => rowKey(r) !== key))
+    if (at < 0) return
+    const next = rowsNow.current.filter((r) => rowKey(r) !== key)
+    putRows(next)
+    const after = next[at] ?? next[at - 1]
+    setSelected((s) => (s === key || s === undefined ? (after === undefined ? undefined : rowKey(after)) : s))
+    if (focus) {
+      if (after === undefined) heading.current?.focus()
+      else focusKey.current = rowKey(after)
+    }
+  }
+
+  const more = async () => {
+    const from = cursorNow.current
+    if (from === null || loadingMore.current) return
+    loadingMore.current = true
+    try {
+      const page = await api<Page>(`/api/review${query({ limit: PAGE, cursor: from })}`)
+      putRows([...rowsNow.current, ...page.items.filter((r) => !known(rowKey(r)))])
+      putCursor(page.nextCursor)
+    } catch (e) {
+      setProblem(`More items not shown: ${String((e as Error).message ?? e)}`)
+    } finally {
+      loadingMore.current = false
+    }
+  }
+
+  const arrive = (r: ReviewItem) => {
+    if (r.state !== "pending" || known(rowKey(r))) return
+    const reading = list.current?.contains(document.activeElement) === true
+    if (reading || heldNow.current.length > 0) putHeld([...heldNow.current, r])
+    else putRows(inQueueOrder([...rowsNow.current, r]))
+    arrived.current++
+    if (announceTimer.current === undefined)
+      announceTimer.current = setTimeout(() => {
+        announce(`${arrived.current} new to review`)
+        arrived.current = 0
+        announceTimer.current = undefined
+      }, ANNOUNCE_AFTER)
+  }
+
+  // The first page (again on return: the queue may have moved), then the stream's changes.
+  useEffect(() => {
+    const size = Math.min(500, Math.max(PAGE, restored.current?.rows.length ?? 0))
+    api<Page>(`/api/review${query({ limit: size })}`)
+      .then((page) => {
+        putRows(page.items)
+        putCursor(page.nextCursor)
+      })
+      .catch((e) => setProblem(String(e.message ?? e)))
+      .finally(() => setLoading(false))
+    const stop = subscribe((e) => {
+      if (e.kind === "state") setLive(e.state)
+      else if (e.kind === "added") arrive(e.item)
+      else {
+        // Decided elsewhere: off this screen; focus follows when it was on that row or its panel.
+        const key = rowKey(e.item)
+        const active = document.activeElement
+        const there = pickOf(key)?.contains(active) === true || panel.current?.contains(active) === true
+        if (key === currentNow.current) setRejecting(false)
+        remove(key, there && key === currentNow.current)
+      }
+    })
+    return () => {
+      stop()
+      clearTimeout(announceTimer.current)
+    }
+  }, [])
+
+  useEffect(() => {
+    kept = { rows, cursor }
+    if (!loading && rows.length < LOW_WATER && cursor !== null) more()
+  }, [rows, cursor, loading])
+
+  useEffect(() => {
+    if (focusKey.current === undefined) return
+    pickOf(focusKey.current)?.focus()
+    focusKey.current = undefined
+  })
+
+  const decide = async (decision: "approve" | "reject", note = "", classifications: ReadonlyArray<string> = []) => {
+    const r = current
+    if (r === undefined || busy || !canDecide) return
+    setBusy(true)
+    const done = decision === "approve" ? verbs(r).approved : verbs(r).rejected
+    try {
+      const res = await api<ReviewResult>(
+        `/api/decisions/${encodeURIComponent(r.reference)}/review${query({ source: r.source })}`,
+        {
+          method: "POST",
+          body: {
+            decision,
+            ...(note === "" ? {} : { note }),
+            ...(classifications.length === 0 ? {} : { classifications })
+          }
+        }
+      )
+      const text = `${done} “${short(r)}”: ${res.platformNote}; ${res.feedbackNote}.`
+      setResult({ ok: true, text })
+      announce(text)
+      remove(rowKey(r), true)
+    } catch (e) {
+      const text = `Not done: ${e instanceof ApiError ? e.message : String(e)}`
+      setResult({ ok: false, text })
+      announce(text)
+      // Decided by someone else meanwhile: it leaves the queue all the same.
+      if (e instanceof ApiError && e.status === 409) remove(rowKey(r), true)
+      else focusKey.current = rowKey(r)
+    } finally {
+      setBusy(false)
+      setRejecting(false)
+    }
+  }
+
+  const move = (by: number) => {
+    const all = rowsNow.current
+    if (all.length === 0) return
+    const at = current === undefined ? -1 : all.findIndex((r) => rowKey(r) === rowKey(current))
+    // From outside the queue, the first j or k goes to the selected row (where the moderator was).
+    if (at >= 0 && list.current?.contains(document.activeElement) !== true) {
+      pickOf(rowKey(all[at]!))?.focus()
+      return
+    }
+    const next = all[Math.min(all.length - 1, Math.max(0, at < 0 ? 0 : at + by))]!
+    setSelected(rowKey(next))
+    pickOf(rowKey(next))?.focus()
+    if (at + by >= all.length - 1) more()
+  }
+
+  // The page's keys, while no field, form or dialog has focus.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return
+      const target = e.target as HTMLElement
+      if (target.closest("input, textarea, select, [contenteditable], dialog, form") !== null) return
+      if (e.key === "j") move(1)
+      else if (e.key === "k") move(-1)
+      else if (e.key === "?") help.current?.showModal()
+      else if (!canDecide || current === undefined) return
+      else if (e.key === "a") decide("approve")
+      else if (e.key === "r") setRejecting(true)
+      else return
+      e.preventDefault()
+    }
+    addEventListener("keydown", onKey)
+    return () => removeEventListener("keydown", onKey)
+  })
+
+  const showNew = () => {
+    const first = heldNow.current[0]
+    putRows(inQueueOrder([...rowsNow.current, ...heldNow.current]))
+    putHeld([])
+    if (first !== undefined) focusKey.current = rowKey(first)
+  }
+
+  const cancelReject = () => {
+    setRejecting(false)
+    if (current !== undefined) focusKey.current = rowKey(current)
+  }
+
+  return html`<main class="review">
+    <h1 tabindex="-1" ref=${heading}>Review${total === undefined ? "" : html` <span class="muted">(${total} pending)</span>`}</h1>
+    <p class="live">
+      <span class=${`dot ${live}`} aria-hidden="true"></span>
+      ${live === "live" ? "Live: decisions by other moderators leave this screen" : live === "connecting" ? "Connecting…" : "Reconnecting…"}
+      ${" · "}<button type="button" class="link" onClick=${() => help.current?.showModal()}>Keys <kbd>?</kbd></button>
+    </p>
+    ${problem === "" ? null : html`<p role="alert" class="problem">${problem}</p>`}
+    ${result === undefined ? null : html`<p class=${`result ${result.ok ? "ok" : "problem"}`}>${visible(result.text)}</p>`}
+    ${held.length === 0 ? null : html`<button type="button" class="new" onClick=${showNew}>Show ${held.length} new</button>`}
+    <div class="review-layout">
+      <ol class="queue" ref=${list} aria-label="Pending items, most severe then oldest">
+        ${rows.map((r) => html`<${Row} key=${rowKey(r)} r=${r} selected=${current !== undefined && rowKey(r) === rowKey(current)} onSelect=${() => setSelected(rowKey(r))} />`)}
+      </ol>
+      <div class="review-panel" ref=${panel}>
+        ${
+          current === undefined
+            ? html`<p class="empty">${loading ? "Loading…" : "Nothing to review."}</p>`
+            : html`<${ReviewItemView} item=${current} canDecide=${canDecide} busy=${busy} rejecting=${rejecting}
+                onApprove=${() => decide("approve")} onReject=${() => setRejecting(true)}
+                onSend=${(note: string, cs: ReadonlyArray<string>) => decide("reject", note, cs)} onCancel=${cancelReject} />`
+        }
+      </div>
+    </div>
+    ${cursor === null ? null : html`<button type="button" class="secondary" onClick=${more}>Show more</button>`}
+    <dialog ref=${help} aria-labelledby="keys-title" class="keys">
+      <h2 id="keys-title">Keys of the Review page</h2>
+      <dl>${KEYS.map(([k, what]) => html`<div><dt><kbd>${k}</kbd></dt><dd>${what}</dd></div>`)}</dl>
+      ${canDecide ? null : html`<p>As a viewer you can move through the queue; deciding is for moderators.</p>`}
+      <form method="dialog"><button type="submit">Close</button></form>
+    </dialog>
+  </main>`
+}

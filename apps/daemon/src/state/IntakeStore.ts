@@ -1,0 +1,138 @@
+/**
+ * The intake of push sources (`warden_intake`, issue 39): items a client was told were accepted, kept
+ * until the daemon has recorded them. A push source's stream reads them in `seq` order; once the daemon
+ * committed the checkpoint past an item (its verdict recorded) the source forgets the rows up to it.
+ *
+ * Writes of one process are serialised (one transaction at a time, each taking every item queued while
+ * the previous one committed): on PostgreSQL, concurrent transactions may commit their identity values
+ * out of order, and a reader that went past seq 10 before seq 9 committed would never read 9. One
+ * writer at a time keeps commit order and seq order the same; it is also a group commit, so a burst of
+ * small requests costs one fsync per round rather than one each.
+ */
+import { Array as Arr, Context, Deferred, Effect, Exit, Layer, Queue, Schema } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import * as Rows from "./internal/Rows.ts"
+import { WriteSignals } from "./WriteSignals.ts"
+
+/** One item to keep: its source, reference, author, and its event as JSON text. */
+export interface IntakeRow {
+  readonly source: string
+  readonly reference: string
+  readonly event: string
+  readonly author?: string | undefined
+  readonly authorName?: string | undefined
+}
+
+/** A kept item, as read back. */
+export const Intaken = Schema.Struct({ seq: Rows.Int, event: Schema.String })
+/** @see {@link Intaken} */
+export type Intaken = typeof Intaken.Type
+
+const decodeIntaken = Rows.decode("warden_intake", Intaken)
+
+/** The newest recorded version of an item, as a check reads its decision. */
+export const LatestRecord = Schema.Struct({
+  version: Rows.Int,
+  content_hash: Schema.String,
+  status: Schema.String,
+  verdict: Rows.JsonText,
+  rule: Schema.optionalKey(Rows.Text)
+})
+/** @see {@link LatestRecord} */
+export type LatestRecord = typeof LatestRecord.Type
+
+const decodeLatest = Rows.decode("warden_items", LatestRecord)
+
+/** See the module documentation. */
+export interface IntakeStoreShape {
+  /** Commits the rows (in order, after every row appended before); succeeds once they are durable. */
+  readonly append: (rows: ReadonlyArray<IntakeRow>) => Effect.Effect<void, SqlError.SqlError>
+  /** A source's rows after `seq`, oldest first, at most `limit`. */
+  readonly after: (
+    source: string,
+    seq: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<Intaken>, SqlError.SqlError>
+  /** The newest recorded version of an item (`warden_items`), if any. */
+  readonly latestRecord: (
+    source: string,
+    reference: string
+  ) => Effect.Effect<ReadonlyArray<LatestRecord>, SqlError.SqlError>
+  /** Forgets a source's rows up to `seq` (included). */
+  readonly forget: (source: string, seq: number) => Effect.Effect<void, SqlError.SqlError>
+}
+
+interface Pending {
+  readonly rows: ReadonlyArray<IntakeRow>
+  readonly done: Deferred.Deferred<void, SqlError.SqlError>
+}
+
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const signals = yield* WriteSignals
+  const queue = yield* Queue.unbounded<Pending>()
+
+  const insert = (rows: ReadonlyArray<IntakeRow>, now: number) =>
+    Effect.gen(function* () {
+      for (let i = 0; i < rows.length; i += 100) {
+        const chunk = rows.slice(i, i + 100).map((r) => ({
+          source: r.source,
+          reference: r.reference,
+          event: r.event,
+          author: r.author ?? null,
+          author_name: r.authorName ?? null,
+          received_at: now
+        }))
+        if (Arr.isArrayNonEmpty(chunk)) yield* sql`INSERT INTO warden_intake ${sql.insert(chunk)}`
+      }
+    })
+
+  /** The one writer: everything queued while the last round committed goes in the next one. */
+  yield* Effect.forkScoped(
+    Effect.forever(
+      Effect.gen(function* () {
+        const round = yield* Queue.takeAll(queue)
+        const exit = yield* Effect.exit(
+          sql.withTransaction(
+            insert(
+              round.flatMap((p) => p.rows),
+              Date.now()
+            )
+          )
+        )
+        if (Exit.isSuccess(exit)) signals.intake.ring()
+        for (const pending of round) Deferred.doneUnsafe(pending.done, exit)
+      })
+    )
+  )
+
+  return IntakeStore.of({
+    append: Effect.fn("IntakeStore.append")(function* (rows: ReadonlyArray<IntakeRow>) {
+      if (rows.length === 0) return
+      const done = Deferred.makeUnsafe<void, SqlError.SqlError>()
+      yield* Queue.offer(queue, { rows, done })
+      return yield* Deferred.await(done)
+    }),
+    after: Effect.fn("IntakeStore.after")(function* (source: string, seq: number, limit: number) {
+      return yield* decodeIntaken(
+        yield* sql`SELECT seq, event FROM warden_intake WHERE source = ${source} AND seq > ${seq}
+          ORDER BY seq LIMIT ${limit}`
+      )
+    }),
+    latestRecord: Effect.fn("IntakeStore.latestRecord")(function* (source: string, reference: string) {
+      return yield* decodeLatest(
+        yield* sql`SELECT version, content_hash, status, verdict, rule FROM warden_items
+          WHERE source = ${source} AND reference = ${reference} ORDER BY version DESC LIMIT 1`
+      )
+    }),
+    forget: Effect.fn("IntakeStore.forget")(function* (source: string, seq: number) {
+      yield* sql`DELETE FROM warden_intake WHERE source = ${source} AND seq <= ${seq}`
+    })
+  })
+})
+
+/** The intake of push sources. */
+export class IntakeStore extends Context.Service<IntakeStore, IntakeStoreShape>()("@warden/daemon/IntakeStore") {
+  /** On the (migrated) `SqlClient` in context; its writer lives as long as the layer. */
+  static readonly layer = Layer.effect(IntakeStore, make)
+}
