@@ -4,17 +4,14 @@
  */
 import { randomBytes } from "node:crypto"
 import type { Connector } from "@warden/connector"
-import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
-import type { SqlClient } from "effect/sql"
+import { Sink as Plugin } from "@warden/sink"
+import { Duration, Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { type Checked, defaultRunnerAddress, toApiConfigInput } from "./config/index.ts"
 import type * as Daemon from "./Daemon.ts"
 import type { SourceSpec } from "./engine/Pipeline.ts"
-import * as JsonlSink from "./sinks/JsonlSink.ts"
-import type { Sink } from "./sinks/Sink.ts"
+import * as PluginSink from "./sinks/PluginSink.ts"
 import { SinkList } from "./sinks/SinkList.ts"
-import * as SqlSink from "./sinks/SqlSink.ts"
-import * as StdoutSink from "./sinks/StdoutSink.ts"
-import * as WebhookSink from "./sinks/WebhookSink.ts"
 
 /** The spec, and whether the admin token was generated (then it must be shown to the operator once). */
 export interface FromConfig {
@@ -62,28 +59,21 @@ export const specOf = (checked: Checked): FromConfig => {
       config: source.config
     }
   })
+  // Each sink made from its decoded config with the daemon as its host, its own migrations run first
+  // on the state database (in its namespace). A sink that cannot start fails the start naming its
+  // setting (StartupFailure).
   const sinks = Layer.effect(
     SinkList,
-    Effect.forEach(config.sinks, (sink, i): Effect.Effect<Sink, unknown, SqlClient.SqlClient | Scope.Scope> => {
-      switch (sink.type) {
-        case "stdout":
-          return Effect.succeed(StdoutSink.make({ name: sink.name, format: sink.format }))
-        case "jsonl":
-          // A file that cannot be opened fails the start, naming `sinks.N.path` (StartupFailure).
-          return JsonlSink.make({ name: sink.name, path: sink.path, setting: `sinks.${i}.path` })
-        case "webhook":
-          return Effect.succeed(
-            WebhookSink.make({
-              name: sink.name,
-              url: sink.url,
-              secret: sink.secret,
-              maxAttempts: sink.maxAttempts,
-              timeoutMillis: Duration.toMillis(Duration.fromInputUnsafe(sink.timeout as Duration.Input))
-            })
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return yield* Effect.forEach(config.sinks, (sink, i) => {
+        const plugin = checked.sinks.get(sink.name)!
+        return Plugin.migrate(plugin).pipe(
+          Effect.andThen(
+            PluginSink.make(plugin, sink.config, { name: sink.name, setting: (field) => `sinks.${i}.${field}`, sql })
           )
-        case "sql":
-          return Effect.orDie(SqlSink.make({ name: sink.name }))
-      }
+        )
+      })
     })
   )
   const token = config.admin.token ?? Redacted.make(randomBytes(18).toString("base64url"), { label: "admin token" })

@@ -59,7 +59,9 @@ describe("loadConfig: the valid example", () => {
     expect(feed.rules[0]).toMatchObject({ name: "audit-threats", actions: [], sinks: ["audit"] })
     expect(config.sinks.map((s) => s.name)).toEqual(["stdout", "audit", "webhook"])
     const webhook = config.sinks[2]!
-    expect(webhook.type === "webhook" && Redacted.value(webhook.secret!)).toBe("whsec-test-value")
+    expect(webhook.type).toBe("webhook")
+    const { secret } = webhook.config as { secret: Redacted.Redacted<string> }
+    expect(Redacted.value(secret)).toBe("whsec-test-value")
     expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
     expect(Redacted.value(config.admin.token!)).toBe(env.WARDEN_TEST_ADMIN_TOKEN)
     expect(config.cluster.runnerAddress).toEqual({ host: "127.0.0.1", port: 34431 })
@@ -93,7 +95,9 @@ describe("loadConfig: the valid example", () => {
     expect(config.api.baseUrl).toBe("https://env.example.com")
     expect(Duration.toMillis(config.api.timeout)).toBe(3000)
     expect(config.api.retry.maxAttempts).toBe(5)
-    expect(config.sinks).toEqual([{ type: "stdout", name: "stdout", format: "auto", content: false }])
+    expect(config.sinks).toEqual([
+      { type: "stdout", module: undefined, name: "stdout", content: false, config: { format: "auto" } }
+    ])
     expect(config.state).toEqual({ _tag: "Sqlite", filename: join(dir, ".warden/state.db") })
     expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
     expect(config.dryRun).toBe(false)
@@ -259,7 +263,7 @@ describe("loadConfig: broken files", () => {
     [
       "an unknown sink type",
       `${api}sinks:\n  - type: kafka\n`,
-      "sinks.0.type: expected one of stdout, jsonl, webhook, sql"
+      "sinks.0.type: unknown sink type 'kafka' (built in: stdout, jsonl, webhook, sql; type 'kafka' would be the npm package @warden/sink-kafka; a third-party sink is loaded with `module: ./path.js`)"
     ],
     ["a bad duration", `${api}  timeout: 10 parsecs\n`, "api.timeout: expected a duration such as"],
     [

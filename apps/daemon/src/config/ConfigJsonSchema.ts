@@ -8,10 +8,12 @@
 import { readFile } from "node:fs/promises"
 import { dirname, resolve as resolvePath } from "node:path"
 import { Connector, type ConnectorRegistry } from "@warden/connector"
+import { Sink as SinkPlugin } from "@warden/sink"
 import { Effect, JsonSchema, Schema } from "effect"
 import { parse } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
 import * as Connectors from "./Connectors.ts"
+import * as Sinks from "./Sinks.ts"
 import { WardenConfigFile } from "./WardenConfig.ts"
 
 type Json = Record<string, any>
@@ -30,7 +32,11 @@ export interface Plugin {
  * (exactly one of `type`/`module`, at most one of `sqlite`/`postgres`, `action` when `mode: reject`)
  * are added by hand; `api` and `api.apiKey` are optional because `WARDEN_*` variables may supply them.
  */
-export const make = (connectors: ReadonlyArray<Connector.Connector>, plugins: ReadonlyArray<Plugin> = []): Json => {
+export const make = (
+  connectors: ReadonlyArray<Connector.Connector>,
+  plugins: ReadonlyArray<Plugin> = [],
+  sinks: ReadonlyArray<SinkPlugin.Sink> = Sinks.BUILTINS
+): Json => {
   const doc = Schema.toJsonSchemaDocument(WardenConfigFile, { onExcessProperty: "error" } as never)
   const root = structuredClone(doc.schema) as Json
   const defs: Json = { ...(structuredClone(doc.definitions) as Json) }
@@ -69,6 +75,34 @@ export const make = (connectors: ReadonlyArray<Connector.Connector>, plugins: Re
     add(plugin.connector, "module", plugin.module, `module-${i}-${plugin.connector.type}`)
   if (branches.length > 0) source.allOf = branches
 
+  // Sinks: one variant per known sink (its type, the settings every sink has, its own keys from its
+  // config schema), and one for a `module:` plugin, whose keys only the plugin knows.
+  const entry = root.properties.sinks.items as Json
+  const base = Object.fromEntries(
+    Object.entries(entry.properties as Json).filter(([k]) => k !== "type" && k !== "module")
+  )
+  const variant = (sink: SinkPlugin.Sink): Json => {
+    const { $schema: _, $defs, ...schema } = SinkPlugin.configJsonSchema(sink) as Json
+    for (const [def, body] of Object.entries(($defs ?? {}) as Json)) defs[def] = body
+    return {
+      type: "object",
+      properties: { type: { type: "string", enum: [sink.type] }, ...base, ...(schema.properties ?? {}) },
+      required: ["type", ...(schema.required ?? [])],
+      additionalProperties: false
+    }
+  }
+  root.properties.sinks.items = {
+    anyOf: [
+      ...sinks.map(variant),
+      {
+        type: "object",
+        properties: { module: entry.properties.module, ...base },
+        required: ["module"],
+        not: { required: ["type"] }
+      }
+    ]
+  }
+
   return {
     $schema: JsonSchema.META_SCHEMA_URI_DRAFT_2020_12,
     $id: "https://warden.dev/schemas/warden-config.json",
@@ -84,8 +118,16 @@ export const installedConnectors: Effect.Effect<ReadonlyArray<Connector.Connecto
   (found) => found.flatMap((o) => (o._tag === "Some" ? [o.value] : []))
 )
 
-/** The JSON Schema of the config file with every installed connector's config. */
-export const document: Effect.Effect<Json> = Effect.map(installedConnectors, make)
+/** The built-in sinks and those of {@link Sinks.KNOWN_TYPES} that are installed. */
+export const installedSinks: Effect.Effect<ReadonlyArray<SinkPlugin.Sink>> = Effect.map(
+  Effect.forEach(Sinks.KNOWN_TYPES, (type) => Effect.option(Sinks.resolve(process.cwd(), { type }))),
+  (found) => [...Sinks.BUILTINS, ...found.flatMap((o) => (o._tag === "Some" ? [o.value] : []))]
+)
+
+/** The JSON Schema of the config file with every installed connector's and sink's config. */
+export const document: Effect.Effect<Json> = Effect.map(Effect.zip(installedConnectors, installedSinks), ([c, s]) =>
+  make(c, [], s)
+)
 
 interface Reference {
   readonly path: string
@@ -137,5 +179,5 @@ export const documentFor = Effect.fn("ConfigJsonSchema.documentFor")(function* (
     } else if (!connectors.some((c) => c.type === connector.type)) connectors.push(connector)
   }
   if (problems.length > 0) return yield* fail(problems)
-  return make(connectors, plugins)
+  return make(connectors, plugins, yield* installedSinks)
 })

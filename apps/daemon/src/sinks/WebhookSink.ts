@@ -61,7 +61,7 @@ export const Config = Schema.Struct({
   maxAttempts: IntBetween(1, 100)
     .pipe(withDefault(8))
     .annotate({ description: "Attempts of a record refused for now before it goes to the dead letters" }),
-  timeout: durationWithDefault("10 seconds", "100 millis").annotate({ description: "The wait for one answer" })
+  timeout: durationWithDefault("10 seconds", "100 millis")
 })
 
 /** An answer's status as a result: 2xx delivered; 408, 429, 5xx and no answer for now; any other 4xx for good. */
