@@ -88,6 +88,7 @@ export const specOf = (checked: Checked): FromConfig => {
       sources,
       sinks,
       sinkNames: config.sinks.map((s) => s.name),
+      sinkStores: [...checked.sinks.values()].flatMap((plugin) => plugin.stores),
       admin: {
         host: config.admin.listen.host,
         port: config.admin.listen.port,
