@@ -4,7 +4,8 @@
  *
  * - an operator: `@warden/daemon` + `@warden/connector-rss` -> `warden config check`, `warden source
  *   preview` on a feed served on loopback; the daemon's declarations type-check a program embedding it; `type: discord` refused naming its package, then loaded once
- *   the Discord tarball is installed; the same for `type: nats` (and its `/testing` helpers load);
+ *   the Discord tarball is installed; the same for `type: nats` (and its `/testing` helpers load), and
+ *   for a sink of `type: nats`, which then delivers a short run's verdicts to a nats-server once each;
  * - a plugin author: a connector built against the packed `@warden/connector` in its own folder, with
  *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview); the SDK's
  *   shipped change-log example built there too and run by `warden run` against `warden sandbox`,
@@ -35,6 +36,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { basename, delimiter, dirname, join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import { NatsServer } from "@warden/connector-nats/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 /** The other 4.x release of Effect the user's folders have (the workspace builds against 4.1.0). */
@@ -268,7 +270,8 @@ describe("an operator installs the daemon with npm", () => {
         "@warden/transport",
         "@warden/v1",
         "@warden/legacy",
-        "@warden/sandbox"
+        "@warden/sandbox",
+        "@warden/sink"
       ].map(tgz)
     )
   })
@@ -342,6 +345,69 @@ describe("an operator installs the daemon with npm", () => {
     // its test helpers ship built too
     await ok(process.execPath, ["--input-type=module", "-e", 'await import("@warden/connector-nats/testing")'], daemon)
   })
+
+  it("installs the NATS sink from its tarball next to the daemon: config check names it, then a short run delivers every verdict to nats-server once", async () => {
+    const server = await NatsServer.start()
+    const sandbox = startSandbox(daemon)
+    try {
+      await NatsServer.createStream(server.url, { name: "VERDICTS", subjects: ["warden.verdicts.>"] })
+      const state = join(daemon, "nats-sink-state.db")
+      writeFileSync(
+        join(daemon, "nats-sink.yaml"),
+        `api:\n  apiKey: \${env:WARDEN_API_KEY}\n  baseUrl: ${await sandbox.url}\nstate:\n  sqlite: ${state}
+sources:
+  - id: blog
+    type: rss
+    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
+    config:
+      feeds: [${feedUrl}]
+sinks:
+  - name: bus
+    type: nats
+    servers: [${server.url}]
+    subject: warden.verdicts.{source}
+    stream: VERDICTS
+admin:
+  listen: 127.0.0.1:0
+`
+      )
+      const missing = await warden(["config", "check", "nats-sink.yaml"])
+      expect(missing.code).toBe(78)
+      expect(missing.stderr).toContain(
+        "sinks.0.type: sink type 'nats' is the npm package @warden/sink-nats, which is not installed: run `npm install @warden/sink-nats`"
+      )
+      // The sink's own dependency on the NATS connector's connection comes from its tarball too.
+      await npmInstall(daemon, ["@warden/sink-nats", "@warden/connector-nats"].map(tgz))
+      expect((await checkPasses("nats-sink.yaml")).stdout).toContain("bus (nats)")
+      expect(copiesOf(daemon, "effect")).toHaveLength(1)
+
+      const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["run", "--config", "nats-sink.yaml"], {
+        cwd: daemon,
+        env: { ...env, WARDEN_API_KEY: "sandbox-standard-key" },
+        stdio: ["ignore", "ignore", "pipe"]
+      })
+      let stderr = ""
+      child.stderr!.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString()
+      })
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      let stored: ReadonlyArray<NatsServer.StoredMessage> = []
+      const deadline = Date.now() + 60_000
+      while (stored.length < 3 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200))
+        stored = await NatsServer.messages(server.url, "VERDICTS")
+      }
+      child.kill("SIGTERM")
+      expect(await exited, stderr.slice(-3000)).toBe(0)
+      stored = await NatsServer.messages(server.url, "VERDICTS")
+      expect(stored.map((m) => m.subject)).toEqual(Array(3).fill("warden.verdicts.blog"))
+      expect(new Set(stored.map((m) => m.msgId)).size).toBe(3)
+      for (const m of stored) expect(JSON.parse(m.data)).toMatchObject({ source: "blog", status: "analysed" })
+    } finally {
+      sandbox.child.kill("SIGTERM")
+      await server.close()
+    }
+  }, 180_000)
 
   describe(`a plugin built in its own folder with effect ${OTHER_EFFECT}`, () => {
     let plugin = ""
