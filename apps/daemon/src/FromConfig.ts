@@ -60,8 +60,8 @@ export const specOf = (checked: Checked): FromConfig => {
     }
   })
   // Each sink made from its decoded config with the daemon as its host, its own migrations run first
-  // on the state database (in its namespace). A sink that cannot start fails the start naming its
-  // setting (StartupFailure).
+  // on the state database (in its namespace); its retry window from the shared `retry` key. A sink
+  // that cannot start fails the start naming its setting (StartupFailure).
   const sinks = Layer.effect(
     SinkList,
     Effect.gen(function* () {
@@ -71,7 +71,8 @@ export const specOf = (checked: Checked): FromConfig => {
         return Plugin.migrate(plugin).pipe(
           Effect.andThen(
             PluginSink.make(plugin, sink.config, { name: sink.name, setting: (field) => `sinks.${i}.${field}`, sql })
-          )
+          ),
+          Effect.map((made) => ({ ...made, retryWindowMillis: millis(sink.retry.window) }))
         )
       })
     })

@@ -75,7 +75,7 @@ describe("warden config check", () => {
     expect(printed.sources[0].config.maxItemsPerPoll).toBe(100)
     expect(printed.sinks.find((s: { type: string }) => s.type === "webhook")).toMatchObject({
       secret: "<redacted>",
-      maxAttempts: 8
+      retry: { window: "1d" }
     })
   })
 
@@ -182,6 +182,7 @@ describe("warden config check", () => {
         type: "nats",
         name: "bus",
         content: false,
+        retry: { window: "1d" },
         servers: ["nats://127.0.0.1:4222"],
         subject: "warden.verdicts.{source}",
         token: "<redacted>",
@@ -192,6 +193,7 @@ describe("warden config check", () => {
         module: "./plugins/ledger-sink.mjs",
         name: "ledger",
         content: false,
+        retry: { window: "1d" },
         ledger: "main",
         apiKey: "<redacted>"
       }

@@ -96,7 +96,14 @@ describe("loadConfig: the valid example", () => {
     expect(Duration.toMillis(config.api.timeout)).toBe(3000)
     expect(config.api.retry.maxAttempts).toBe(5)
     expect(config.sinks).toEqual([
-      { type: "stdout", module: undefined, name: "stdout", content: false, config: { format: "auto" } }
+      {
+        type: "stdout",
+        module: undefined,
+        name: "stdout",
+        content: false,
+        retry: { window: Duration.hours(24) },
+        config: { format: "auto" }
+      }
     ])
     expect(config.state).toEqual({ _tag: "Sqlite", filename: join(dir, ".warden/state.db") })
     expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
@@ -233,7 +240,7 @@ describe("loadConfig: broken files", () => {
     [
       "an unknown connector type",
       `${api}sources:\n${source("", "nosuch")}`,
-      "sources.0.type: unknown connector type 'nosuch' (first-party types: rss, discord, youtube, nats; type 'nosuch' would be the npm package @warden/connector-nosuch"
+      "sources.0.type: unknown connector type 'nosuch' (first-party types: rss, discord, youtube, nats, http; type 'nosuch' would be the npm package @warden/connector-nosuch"
     ],
     [
       "an action the connector cannot do",

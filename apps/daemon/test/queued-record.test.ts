@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { DeliveryResult } from "@warden/sink"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as JsonlSink from "../src/sinks/JsonlSink.ts"
@@ -36,7 +35,7 @@ describe("a queued verdict record", () => {
       const path = join(dir(), "out.jsonl")
       const sink = yield* JsonlSink.make({ name: "file", path })
       const second = QueuedRecord.fromRecord(verdictRecord("r/3"))
-      assert.deepStrictEqual(yield* sink.deliver([good, second]), [DeliveryResult.delivered, DeliveryResult.delivered])
+      assert.deepStrictEqual(yield* sink.deliver([good, second]), [undefined, undefined])
       assert.strictEqual(readFileSync(path, "utf8"), `${recorded}\n${second.json}\n`)
     }).pipe(Effect.scoped)
   )
@@ -46,13 +45,12 @@ describe("a queued verdict record", () => {
       const sql = yield* SqlClient.SqlClient
       const sink = yield* SqlSink.make({ name: "sql" })
       const [delivered, refused] = yield* sink.deliver([good, bad])
-      assert.deepStrictEqual(delivered, DeliveryResult.delivered)
-      // Refused for good: a retry would read the same text.
-      assert.strictEqual(refused?._tag, "Permanent")
-      const reason = DeliveryResult.reasonOf(refused!) ?? ""
-      assert.match(reason, /^the stored verdict record does not decode: /u)
-      assert.include(reason, "version")
-      assert.include(reason, "status")
+      assert.strictEqual(delivered, undefined)
+      // Permanent: it will not decode later either (dead-lettered at once, not retried for a day).
+      assert.strictEqual(refused?.retryable, false)
+      assert.match(refused?.message ?? "", /^the stored verdict record does not decode: /u)
+      assert.include(refused?.message ?? "", "version")
+      assert.include(refused?.message ?? "", "status")
       const rows = yield* sql<{ reference: string; status: string; record: string }>`
         SELECT reference, status, record FROM warden_verdicts`
       assert.deepStrictEqual(

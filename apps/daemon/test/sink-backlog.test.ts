@@ -9,11 +9,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Sandbox } from "@warden/sandbox"
-import { DeliveryResult } from "@warden/sink"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { AdminServer } from "../src/admin/AdminServer.ts"
 import * as Daemon from "../src/Daemon.ts"
+import * as SinkApi from "../src/sinks/Sink.ts"
 import type { Sink } from "../src/sinks/Sink.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { ADMIN_TOKEN } from "./support/InProcess.ts"
@@ -31,11 +31,8 @@ describe("warden_sink_backlog", () => {
         name: "gated",
         type: "test",
         batchSize: 10,
-        maxAttempts: 1000,
         deliver: (records) =>
-          Effect.sync(() =>
-            records.map(() => (open ? DeliveryResult.delivered : DeliveryResult.retryable("the sink is closed")))
-          )
+          Effect.sync(() => records.map(() => (open ? undefined : SinkApi.retryable("the sink is closed"))))
       }
       const sandbox = yield* Sandbox.start()
       const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))

@@ -35,13 +35,12 @@ describe("the webhook sink behind a proxy", () => {
         name: "hook",
         url,
         secret: Redacted.make("s3cret"),
-        maxAttempts: 1,
         timeoutMillis: 3000
       }).deliver([QueuedRecord.fromRecord(record)])
     )
 
   it("sends to the proxy, asking for the webhook's absolute URL (a host only the proxy could reach)", async () => {
-    expect(await deliver("http://hooks.warden-test.invalid:8080/hook?x=1")).toEqual([{ _tag: "Delivered" }])
+    expect(await deliver("http://hooks.warden-test.invalid:8080/hook?x=1")).toEqual([undefined])
     expect(seen.at(-1)?.url).toBe("http://hooks.warden-test.invalid:8080/hook?x=1")
     expect(seen.at(-1)?.signature).toMatch(/^v1,/u)
   })
@@ -50,8 +49,9 @@ describe("the webhook sink behind a proxy", () => {
     process.env.NO_PROXY = "hooks.warden-test.invalid"
     const before = seen.length
     const [result] = await deliver("http://hooks.warden-test.invalid:8080/hook")
-    expect(result?._tag).toBe("Retryable")
-    expect(result?._tag === "Retryable" ? result.reason : "").toMatch(/^no answer: /u)
+    // No answer is worth trying again (the host may come back).
+    expect(result?.retryable).toBe(true)
+    expect(result?.message).toMatch(/^no answer: /u)
     expect(seen.length).toBe(before)
     delete process.env.NO_PROXY
   })

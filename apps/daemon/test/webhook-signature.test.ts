@@ -87,12 +87,12 @@ describe("Standard Webhooks signatures", () => {
   afterAll(() => receiver.close())
 
   const deliver = () => {
-    const sink = WebhookSink.make({ name: "hook", url: receiver.url, secret: Redacted.make(SECRET), maxAttempts: 3 })
+    const sink = WebhookSink.make({ name: "hook", url: receiver.url, secret: Redacted.make(SECRET) })
     return Effect.runPromise(sink.deliver([QueuedRecord.fromRecord(record)]))
   }
 
   it("a verifying receiver accepts the delivery and refuses it replayed, replayed late, or tampered", async () => {
-    expect(await deliver()).toEqual([{ _tag: "Delivered" }])
+    expect(await deliver()).toEqual([undefined])
     const original = receiver.captured[0]!
     expect(original.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/u)
 

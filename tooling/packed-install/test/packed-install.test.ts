@@ -4,8 +4,8 @@
  *
  * - an operator: `@warden/daemon` + `@warden/connector-rss` -> `warden config check`, `warden source
  *   preview` on a feed served on loopback; the daemon's declarations type-check a program embedding it; `type: discord` refused naming its package, then loaded once
- *   the Discord tarball is installed; the same for `type: nats` (and its `/testing` helpers load), and
- *   for a sink of `type: nats`, which then delivers a short run's verdicts to a nats-server once each;
+ *   the Discord tarball is installed; the same for `type: nats` (and its `/testing` helpers load) and `type: http`;
+ *   a sink of `type: nats` the same way, which then delivers a short run's verdicts to a nats-server once each;
  * - a plugin author: a connector built against the packed `@warden/connector` in its own folder, with
  *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview); the SDK's
  *   shipped change-log example built there too and run by `warden run` against `warden sandbox`,
@@ -408,6 +408,18 @@ admin:
       await server.close()
     }
   }, 180_000)
+
+  it("installs the http connector from its tarball next to the daemon: config check accepts an http source", () =>
+    refusedThenLoaded(
+      "http",
+      "site",
+      `      listen: 127.0.0.1:8788
+      clients:
+        - name: backend
+          signingSecret: \${env:PUSH_SIGNING_SECRET}
+`,
+      { PUSH_SIGNING_SECRET: `whsec_${Buffer.from("a placeholder signing key").toString("base64")}` }
+    ))
 
   describe(`a plugin built in its own folder with effect ${OTHER_EFFECT}`, () => {
     let plugin = ""

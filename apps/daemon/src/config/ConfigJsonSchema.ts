@@ -37,7 +37,7 @@ export const make = (
   plugins: ReadonlyArray<Plugin> = [],
   sinks: ReadonlyArray<SinkPlugin.Sink> = Sinks.BUILTINS
 ): Json => {
-  const doc = Schema.toJsonSchemaDocument(WardenConfigFile, { onExcessProperty: "error" } as never)
+  const doc = Schema.toJsonSchemaDocument(WardenConfigFile, { onExcessProperty: "error" })
   const root = structuredClone(doc.schema) as Json
   const defs: Json = { ...(structuredClone(doc.definitions) as Json) }
 

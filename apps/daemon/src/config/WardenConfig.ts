@@ -213,8 +213,9 @@ export type Source = Omit<typeof SourceEntry.Type, "config" | "rules"> & {
 
 /**
  * The settings every sink entry has, whatever its type (one place, so a sink declared by a plugin
- * reuses them): `name` (default: the type), and `content` (whether its records carry the content
- * text; `log.content` governs the logs only).
+ * reuses them): `name` (default: the type), `content` (whether its records carry the content
+ * text; `log.content` governs the logs only) and `retry.window` (how long a failed delivery is
+ * retried before it goes to the dead letters).
  */
 export const SinkBase = Schema.Struct({
   name: Schema.optionalKey(
@@ -225,7 +226,10 @@ export const SinkBase = Schema.Struct({
   content: Schema.Boolean.pipe(withDefault(false)).annotate({
     description:
       "Whether this sink's verdict records carry the content text (default false: the locator and the verdict only)"
-  })
+  }),
+  retry: Schema.Struct({
+    window: durationWithDefault("24 hours", "1 second")
+  }).pipe(withDefault({}))
 })
 
 /** The keys of a sink entry that are the daemon's; the others are the sink's own, decoded by its schema. */
@@ -263,6 +267,7 @@ export interface Sink {
   readonly module?: string | undefined
   readonly name: string
   readonly content: boolean
+  readonly retry: { readonly window: Duration.Duration }
   readonly config: unknown
 }
 

@@ -35,7 +35,7 @@ const counted = (sink: Sink, counts: { verdicts: number }): Sink => ({
   deliver: (records) =>
     Effect.tap(sink.deliver(records), (results) =>
       Effect.sync(() => {
-        counts.verdicts += results.filter((result) => result._tag === "Delivered").length
+        counts.verdicts += results.filter((result) => result === undefined).length
       })
     )
 })

@@ -120,4 +120,4 @@ export const sink = Plugin.make({
 
 /** The stdout sink as the worker drives it (the demo's, tests'). */
 export const make = (options: { readonly name: string; readonly format: Format }): Sink =>
-  PluginSink.of(sink, deliverer(options), { name: options.name, maxAttempts: 3 })
+  PluginSink.of(sink, deliverer(options), { name: options.name })

@@ -11,16 +11,17 @@
  *   secret is used as its UTF-8 bytes (give receivers `whsec_` + its base64).
  * Kept for one more release beside them: `X-Warden-Signature: sha256=<hex HMAC-SHA256 of the body>`
  * (deprecated: it has no timestamp, so it cannot stop a replay). `X-Warden-Delivery` names the
- * delivery (`source/reference/version`). A 2xx is delivered; a 408, a 429, a 5xx or no answer is
- * retried with backoff by the sink worker and ends in the dead-letter table after `maxAttempts`; any
- * other 4xx is the receiver refusing the record: dead-lettered at once. Requests go through
+ * delivery (`source/reference/version`). A 2xx is delivered. A 4xx other than 408 and 429 is the
+ * receiver refusing the record: a permanent failure, dead-lettered at once. Anything else (no answer,
+ * a timeout, a 5xx, a 408 or 429, a 3xx: redirects are not followed) is retried with backoff by the
+ * sink worker for the sink's `retry.window`. Requests go through
  * `HTTP_PROXY`/`HTTPS_PROXY` when set, `NO_PROXY` honoured (the API client's pool, `HttpDispatcher`).
  */
 import { createHash, createHmac } from "node:crypto"
 import { HttpDispatcher } from "@warden/transport"
 import { ConfigField, DeliveryResult, Sink as Plugin } from "@warden/sink"
 import { Clock, Duration, Effect, Redacted, Schema } from "effect"
-import { durationWithDefault, HttpUrl, IntBetween, Secret, withDefault } from "../config/internal/Schemas.ts"
+import { durationWithDefault, HttpUrl, IntBetween, Secret } from "../config/internal/Schemas.ts"
 import * as PluginSink from "./PluginSink.ts"
 import type { Sink } from "./Sink.ts"
 
@@ -58,19 +59,18 @@ export const Config = Schema.Struct({
       description: "Signs each request (Standard Webhooks: whsec_ and base64, or any text)"
     })
   ),
-  maxAttempts: IntBetween(1, 100)
-    .pipe(withDefault(8))
-    .annotate({ description: "Attempts of a record refused for now before it goes to the dead letters" }),
+  /** Accepted so older files load, and ignored: a delivery is retried for `retry.window`. */
+  maxAttempts: Schema.optionalKey(IntBetween(1, 100)),
   timeout: durationWithDefault("10 seconds", "100 millis")
 })
 
-/** An answer's status as a result: 2xx delivered; 408, 429, 5xx and no answer for now; any other 4xx for good. */
+/** What an HTTP status means for a delivery: delivered, refused for good, or worth trying again. */
 export const resultOf = (status: number): DeliveryResult.DeliveryResult =>
   status >= 200 && status < 300
     ? DeliveryResult.delivered
-    : status === 408 || status === 429 || status >= 500 || status < 400
-      ? DeliveryResult.retryable(`HTTP ${status}`)
-      : DeliveryResult.permanent(`HTTP ${status}`)
+    : status >= 400 && status < 500 && status !== 408 && status !== 429
+      ? DeliveryResult.permanent(`HTTP ${status}: the receiver refused the record`)
+      : DeliveryResult.retryable(`HTTP ${status}`)
 
 /** POSTs each record, 8 at once, on one keep-alive pool (closed with the scope when one is given). */
 const deliverer = (options: {
@@ -154,6 +154,5 @@ export const make = (options: {
   readonly name: string
   readonly url: string
   readonly secret: Redacted.Redacted<string> | undefined
-  readonly maxAttempts: number
   readonly timeoutMillis?: number
-}): Sink => PluginSink.of(sink, deliverer(options), { name: options.name, maxAttempts: options.maxAttempts })
+}): Sink => PluginSink.of(sink, deliverer(options), { name: options.name })

@@ -143,6 +143,7 @@ const print = Command.make("print", { file: fileArgument }, ({ file }) =>
           ...(sink.module === undefined ? {} : { module: sink.module }),
           name: sink.name,
           content: sink.content,
+          retry: sink.retry,
           ...(typeof own === "object" && own !== null ? own : {})
         }
       })
