@@ -247,6 +247,20 @@ describe("an operator installs the daemon with npm", () => {
     expect(r.code).toBe(0)
     return r
   }
+  /** `warden run --config FILE` of the installed daemon, in the background: its exit and its last stderr. */
+  const startRun = (file: string) => {
+    const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["run", "--config", file], {
+      cwd: daemon,
+      env: { ...env, WARDEN_API_KEY: "sandbox-standard-key" },
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    let stderr = ""
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    return { child, exited, stderr: () => stderr.slice(-3000) }
+  }
   /** `warden source preview ARGS --limit 3 --timeout TIMEOUT`, which must exit 0: the events it printed. */
   const preview = async (args: ReadonlyArray<string>, timeout: string): Promise<Array<any>> => {
     const r = await warden(["source", "preview", ...args, "--limit", "3", "--timeout", timeout])
@@ -381,16 +395,7 @@ admin:
       expect((await checkPasses("nats-sink.yaml")).stdout).toContain("bus (nats)")
       expect(copiesOf(daemon, "effect")).toHaveLength(1)
 
-      const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["run", "--config", "nats-sink.yaml"], {
-        cwd: daemon,
-        env: { ...env, WARDEN_API_KEY: "sandbox-standard-key" },
-        stdio: ["ignore", "ignore", "pipe"]
-      })
-      let stderr = ""
-      child.stderr!.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString()
-      })
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      const { child, exited, stderr } = startRun("nats-sink.yaml")
       let stored: ReadonlyArray<NatsServer.StoredMessage> = []
       const deadline = Date.now() + 60_000
       while (stored.length < 3 && Date.now() < deadline) {
@@ -398,7 +403,7 @@ admin:
         stored = await NatsServer.messages(server.url, "VERDICTS")
       }
       child.kill("SIGTERM")
-      expect(await exited, stderr.slice(-3000)).toBe(0)
+      expect(await exited, stderr()).toBe(0)
       stored = await NatsServer.messages(server.url, "VERDICTS")
       expect(stored.map((m) => m.subject)).toEqual(Array(3).fill("warden.verdicts.blog"))
       expect(new Set(stored.map((m) => m.msgId)).size).toBe(3)
@@ -532,19 +537,7 @@ log:
         )
         const items = () =>
           stateRows<{ reference: string; version: number }>(state, "SELECT reference, version FROM warden_items")
-        const start = () => {
-          const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["run", "--config", "changelog.yaml"], {
-            cwd: daemon,
-            env: { ...env, WARDEN_API_KEY: "sandbox-standard-key" },
-            stdio: ["ignore", "ignore", "pipe"]
-          })
-          let stderr = ""
-          child.stderr!.on("data", (chunk: Buffer) => {
-            stderr += chunk.toString()
-          })
-          const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-          return { child, exited, stderr: () => stderr.slice(-3000) }
-        }
+        const start = () => startRun("changelog.yaml")
 
         const first = start()
         await waitFor(
