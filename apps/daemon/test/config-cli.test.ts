@@ -199,6 +199,20 @@ describe("warden config check", () => {
       }
     ])
     expect(printed.stdout).not.toContain("ledger-key-written-inline")
+    // `config schema --config` documents the module sink's own keys, its secret writeOnly.
+    const schema = JSON.parse((await warden(["config", "schema", "--config", ok])).stdout)
+    const variants = schema.properties.sinks.items.anyOf as Array<{ properties: Record<string, any> }>
+    expect(variants.map((v) => v.properties.type?.enum?.[0] ?? v.properties.module?.enum?.[0] ?? "module")).toEqual([
+      "stdout",
+      "jsonl",
+      "webhook",
+      "sql",
+      "nats",
+      "./plugins/ledger-sink.mjs",
+      "module"
+    ])
+    expect(variants[5]!.properties.apiKey).toMatchObject({ type: "string", writeOnly: true })
+    expect(variants[4]!.properties.token).toMatchObject({ writeOnly: true })
     expect(printed.stdout).not.toContain(env.WARDEN_TEST_ADMIN_TOKEN)
   })
 

@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises"
 import { dirname, resolve as resolvePath } from "node:path"
 import { Connector, type ConnectorRegistry } from "@warden/connector"
-import { Sink as SinkPlugin } from "@warden/sink"
+import { Sink as SinkPlugin, type SinkRegistry } from "@warden/sink"
 import { Effect, JsonSchema, Schema } from "effect"
 import { parse } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
@@ -35,7 +35,8 @@ export interface Plugin {
 export const make = (
   connectors: ReadonlyArray<Connector.Connector>,
   plugins: ReadonlyArray<Plugin> = [],
-  sinks: ReadonlyArray<SinkPlugin.Sink> = Sinks.BUILTINS
+  sinks: ReadonlyArray<SinkPlugin.Sink> = Sinks.BUILTINS,
+  sinkModules: ReadonlyArray<{ readonly module: string; readonly sink: SinkPlugin.Sink }> = []
 ): Json => {
   const doc = Schema.toJsonSchemaDocument(WardenConfigFile, { onExcessProperty: "error" })
   const root = structuredClone(doc.schema) as Json
@@ -81,24 +82,28 @@ export const make = (
   const base = Object.fromEntries(
     Object.entries(entry.properties as Json).filter(([k]) => k !== "type" && k !== "module")
   )
-  const variant = (sink: SinkPlugin.Sink): Json => {
+  const variant = (sink: SinkPlugin.Sink, key: "type" | "module", value: string): Json => {
     const { $schema: _, $defs, ...schema } = SinkPlugin.configJsonSchema(sink) as Json
     for (const [def, body] of Object.entries(($defs ?? {}) as Json)) defs[def] = body
     return {
       type: "object",
-      properties: { type: { type: "string", enum: [sink.type] }, ...base, ...(schema.properties ?? {}) },
-      required: ["type", ...(schema.required ?? [])],
+      properties: { [key]: { type: "string", enum: [value] }, ...base, ...(schema.properties ?? {}) },
+      required: [key, ...(schema.required ?? [])],
       additionalProperties: false
     }
   }
+  const known = sinkModules.map((m) => m.module)
   root.properties.sinks.items = {
     anyOf: [
-      ...sinks.map(variant),
+      ...sinks.map((sink) => variant(sink, "type", sink.type)),
+      ...sinkModules.map(({ module, sink }) => variant(sink, "module", module)),
       {
         type: "object",
         properties: { module: entry.properties.module, ...base },
         required: ["module"],
-        not: { required: ["type"] }
+        not: {
+          anyOf: [{ required: ["type"] }, ...(known.length > 0 ? [{ properties: { module: { enum: known } } }] : [])]
+        }
       }
     ]
   }
@@ -151,9 +156,23 @@ const references = (document: unknown): Array<Reference> => {
   })
 }
 
+/** The `module:` and other `type:` references of a config file's sinks, read leniently, each with its path. */
+const sinkReferences = (document: unknown): Array<{ readonly path: string; readonly ref: SinkRegistry.SinkRef }> => {
+  const sinks = typeof document === "object" && document !== null ? (document as Json).sinks : undefined
+  if (!Array.isArray(sinks)) return []
+  return sinks.flatMap((sink, i): Array<{ readonly path: string; readonly ref: SinkRegistry.SinkRef }> => {
+    if (typeof sink !== "object" || sink === null) return []
+    const { type, module } = sink as Json
+    if (typeof module === "string") return [{ path: `sinks.${i}.module`, ref: { module } }]
+    if (typeof type === "string" && !Sinks.BUILTINS.some((s) => s.type === type) && !Sinks.KNOWN_TYPES.includes(type))
+      return [{ path: `sinks.${i}.type`, ref: { type } }]
+    return []
+  })
+}
+
 /**
  * The JSON Schema with every installed connector's config and the config of each `module:` plugin
- * (and `type:` package beyond the first-party ones) the sources of `file` name. Fails with the
+ * (and `type:` package beyond the first-party ones) the sources and sinks of `file` name. Fails with the
  * problems when the file cannot be read or parsed, or a plugin cannot be loaded.
  */
 export const documentFor = Effect.fn("ConfigJsonSchema.documentFor")(function* (file: string) {
@@ -178,6 +197,17 @@ export const documentFor = Effect.fn("ConfigJsonSchema.documentFor")(function* (
       if (!plugins.some((p) => p.module === ref.module)) plugins.push({ module: ref.module, connector })
     } else if (!connectors.some((c) => c.type === connector.type)) connectors.push(connector)
   }
+  const sinks = [...(yield* installedSinks)]
+  const sinkModules: Array<{ module: string; sink: SinkPlugin.Sink }> = []
+  for (const { path, ref } of sinkReferences(document)) {
+    const sink = yield* Sinks.resolve(baseDirectory, ref).pipe(
+      Effect.catch((error) => Effect.sync(() => void problems.push({ path, message: error.message })))
+    )
+    if (sink === undefined) continue
+    if ("module" in ref) {
+      if (!sinkModules.some((m) => m.module === ref.module)) sinkModules.push({ module: ref.module, sink })
+    } else if (!sinks.some((s) => s.type === sink.type)) sinks.push(sink)
+  }
   if (problems.length > 0) return yield* fail(problems)
-  return make(connectors, plugins, yield* installedSinks)
+  return make(connectors, plugins, sinks, sinkModules)
 })
