@@ -14,7 +14,7 @@
 import { createServer } from "node:net"
 import type * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { type Config, Context, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Clock, type Config, Context, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
 import {
   EntityId,
   type MessageStorage,
@@ -243,12 +243,12 @@ export const viewLayer = (sources: ReadonlyArray<string>, sinks: ReadonlyArray<s
       const health = yield* StateHealth
       // Every 2 s while the database is away: the store's outage line says it once, the rest a line a minute.
       const warnings = RepeatedWarnings.make()
-      const startedAt = Date.now()
+      const startedAt = yield* Clock.currentTimeMillis
       const singletonNames = [
         ...sources.map((id) => [`source:${id}`, `warden/source/${id}`] as const),
         ...sinks.map((name) => [`sink:${name}`, `warden/sink/${name}`] as const)
       ]
-      const self = Effect.sync((): ClusterStatus.RunnerReport => {
+      const self = Effect.map(Clock.currentTimeMillis, (now): ClusterStatus.RunnerReport => {
         const shards: Array<number> = []
         for (let i = 1; i <= config.shardsPerGroup; i++) {
           if (sharding.hasShardId(ShardId.make("default", i))) shards.push(i)
@@ -263,7 +263,7 @@ export const viewLayer = (sources: ReadonlyArray<string>, sinks: ReadonlyArray<s
           items: identity.work.items,
           batches: identity.work.batches,
           startedAt,
-          heartbeatAt: Date.now()
+          heartbeatAt: now
         }
       })
       const staleAfter = 3 * Duration.toMillis(reportInterval)
@@ -284,7 +284,7 @@ export const viewLayer = (sources: ReadonlyArray<string>, sinks: ReadonlyArray<s
         const mine = yield* self
         const listed =
           identity.mode === "cluster"
-            ? yield* ClusterStatus.list(Date.now(), staleAfter).pipe(
+            ? yield* ClusterStatus.list(yield* Clock.currentTimeMillis, staleAfter).pipe(
                 Effect.provideService(SqlClient.SqlClient, sql),
                 Effect.catchCause((cause) =>
                   Effect.as(

@@ -17,7 +17,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { ConfigProvider, Effect, Layer, Schedule } from "effect"
 import { Otlp, type OtlpExporter, OtlpSerialization } from "effect/observability"
 import * as ProcessMetrics from "./admin/ProcessMetrics.ts"
-import { version } from "./cli/Version.ts"
+import { version } from "./Version.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 

@@ -20,7 +20,7 @@ import { ItemStore } from "../src/state/ItemStore.ts"
 import { StateHealth } from "../src/state/StateHealth.ts"
 import * as StateStore from "../src/state/StateStore.ts"
 import { itemRecord } from "./support/ItemRecords.ts"
-import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTime.ts"
+import { adjustTo, atWallTime, eventually } from "./support/TestTime.ts"
 
 /** The platform's error for the `hide` of r/1: retryable "platform busy" unless `fields` say otherwise. */
 const platformError = (fields: Partial<ConstructorParameters<typeof Action.ActionError>[0]> = {}) =>
@@ -37,11 +37,11 @@ const busy = platformError()
 /**
  * A fresh state file's one pending `hide` of r/1, and a platform source whose `act` answers
  * `answer(attempt)` (1-based) and records when each attempt came (TestClock milliseconds since
- * `start`). The wall clock follows the TestClock from here on.
+ * `start`). The TestClock is at the real time from here on.
  */
 const platform = (answer: (attempt: number) => Effect.Effect<Action.ActionResult, Action.ActionError>) =>
   Effect.gen(function* () {
-    yield* dateNowFollowsTestClock
+    yield* atWallTime
     const start = yield* Clock.currentTimeMillis
     const attempts: Array<number> = []
     const source: Source.Source = {
@@ -68,8 +68,7 @@ const platform = (answer: (attempt: number) => Effect.Effect<Action.ActionResult
 /**
  * A platform source whose `act` answers `answer(attempt)` (1-based) and records when each attempt
  * came (TestClock milliseconds since the first), and the executor running on it over a fresh state
- * file with one pending `hide` of r/1. The wall clock follows the TestClock: the executor writes a
- * retry's due time with `Date.now()`.
+ * file with one pending `hide` of r/1, the TestClock at the real time.
  */
 const executing = (answer: (attempt: number) => Effect.Effect<Action.ActionResult, Action.ActionError>) =>
   Effect.gen(function* () {

@@ -221,7 +221,7 @@ describe("/metrics on the TestClock", () => {
   /**
    * The daemon on the TestClock with one platform source `source`; `decided(n)` holds once n items have
    * their verdict, `gauge(name, label)` reads a gauge from /metrics (undefined when it is not there).
-   * /metrics reads the time with Date.now(), which follows the TestClock here.
+   * /metrics reads the time from the Clock: the TestClock here.
    */
   const metricsOnTestClock = (source: string, options: { readonly progress?: boolean } = {}) =>
     Effect.gen(function* () {

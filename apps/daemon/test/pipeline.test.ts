@@ -15,7 +15,7 @@ import { type FeedItem, rss, startFeedServer } from "./support/FeedServer.ts"
 import { serve } from "./support/LoopbackServer.ts"
 import { freshDatabase } from "./support/Postgres.ts"
 import { query } from "./support/StateDb.ts"
-import { adjustTo, buildOnTestClock, dateNowFollowsTestClock, eventually, passUntil } from "./support/TestTime.ts"
+import { adjustTo, atWallTime, buildOnTestClock, eventually, passUntil } from "./support/TestTime.ts"
 
 const texts = [
   "What a lovely article, thank you!",
@@ -173,12 +173,13 @@ describe.each(["v1", "legacy"] as const)(
       "is polled again a pollInterval after each poll; the items it sent before cost no API call, the new ones are analysed",
       () =>
         Effect.gen(function* () {
-          // The feed server stamps each poll with Date.now(), which then reads the TestClock.
-          yield* dateNowFollowsTestClock
+          // The feed server stamps each poll with the TestClock's time (set to the real time).
+          yield* atWallTime
+          const clock = yield* Clock.clockWith(Effect.succeed)
           const sandbox = yield* Sandbox.start()
           const feed = { items: items(N), polls: [] as Array<number> }
           const url = yield* serve((_req, res) => {
-            feed.polls.push(Date.now())
+            feed.polls.push(clock.currentTimeMillisUnsafe())
             res.writeHead(200, { "content-type": "application/rss+xml; charset=utf-8" })
             res.end(rss(feed.items))
           })

@@ -21,7 +21,7 @@ import { jsonlRecords, jsonlSink } from "./support/FeedPipeline.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
 import * as StateDb from "./support/StateDb.ts"
 import { platformSource, startPlatform } from "./support/TestPlatform.ts"
-import { adjustTo, buildOnTestClock, dateNowFollowsTestClock, passUntil } from "./support/TestTime.ts"
+import { adjustTo, buildOnTestClock, atWallTime, passUntil } from "./support/TestTime.ts"
 
 describe("rule matching", () => {
   const verdict = {
@@ -254,7 +254,7 @@ describe("failure modes while the API is down, on the TestClock", () => {
    */
   const downOnTestClock = (mode: FailurePolicy["mode"], afterMillis = AFTER_MILLIS) =>
     Effect.gen(function* () {
-      yield* dateNowFollowsTestClock
+      yield* atWallTime
       const sandbox = yield* Sandbox.start({ faults: { transient: 1 } })
       const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))
       const dir = mkdtempSync(join(tmpdir(), "warden-policy-clock-"))

@@ -255,7 +255,7 @@ describe("an upstream error in /readyz, on the TestClock", () => {
     () =>
       Effect.gen(function* () {
         const errors = yield* Queue.unbounded<SourceEvent.SourceEvent>()
-        // The source status and /readyz read Date.now(), which follows the TestClock here.
+        // The source status and /readyz read the time from the Clock: the TestClock here.
         const daemon = yield* daemonOnTestClock({
           sinks: Layer.succeed(SinkList, []),
           sinkNames: [],

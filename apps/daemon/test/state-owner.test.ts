@@ -15,7 +15,7 @@ import { sqlLayer } from "../src/state/StateSql.ts"
 import * as StateStore from "../src/state/StateStore.ts"
 import { heartbeatMillis, StateOwner, staleMillis } from "../src/state/StateOwner.ts"
 import { freePort, startDaemon, type DaemonProcess, waitFor, writeConfig } from "./support/DaemonProcess.ts"
-import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTime.ts"
+import { adjustTo, atWallTime, eventually } from "./support/TestTime.ts"
 
 const running: Array<DaemonProcess> = []
 afterEach(async () => {
@@ -103,8 +103,11 @@ describe("one daemon per SQLite state file", () => {
         })
       )
     const otherHost = (seenAgo: number) => (sql: SqlClient.SqlClient) =>
-      sql`INSERT INTO warden_owner (id, pid, host, started_at, seen_at)
-        VALUES (1, 4242, 'elsewhere', ${Date.now() - seenAgo}, ${Date.now() - seenAgo})`
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => sql`INSERT INTO warden_owner (id, pid, host, started_at, seen_at)
+        VALUES (1, 4242, 'elsewhere', ${now - seenAgo}, ${now - seenAgo})`
+      )
 
     it.effect("is claimed on an empty file and removed when the daemon stops", () =>
       Effect.gen(function* () {
@@ -139,10 +142,12 @@ describe("one daemon per SQLite state file", () => {
       Effect.gen(function* () {
         const gone = spawn(process.execPath, ["-e", ""])
         yield* Effect.promise(() => new Promise((resolve) => gone.once("exit", resolve)))
-        const r = yield* claim(
-          (sql) =>
-            sql`INSERT INTO warden_owner (id, pid, host, started_at, seen_at)
-            VALUES (1, ${gone.pid!}, ${hostname()}, ${Date.now()}, ${Date.now()})`
+        const r = yield* claim((sql) =>
+          Effect.flatMap(
+            Clock.currentTimeMillis,
+            (now) => sql`INSERT INTO warden_owner (id, pid, host, started_at, seen_at)
+            VALUES (1, ${gone.pid!}, ${hostname()}, ${now}, ${now})`
+          )
         )
         assert.isTrue(Exit.isSuccess(r.exit))
         assert.deepStrictEqual(r.held, [{ pid: process.pid, host: hostname() }])
@@ -154,7 +159,7 @@ describe("one daemon per SQLite state file", () => {
       () =>
         onFreshFile((filename) =>
           Effect.gen(function* () {
-            yield* dateNowFollowsTestClock
+            yield* atWallTime
             const sql = yield* SqlClient.SqlClient
             const start = yield* Clock.currentTimeMillis
             const owner = yield* Layer.build(StateOwner.layer(filename))
@@ -165,7 +170,7 @@ describe("one daemon per SQLite state file", () => {
             yield* adjustTo(start + heartbeatMillis)
             assert.strictEqual(yield* seenAt, start + heartbeatMillis)
             // Another daemon (two started at once) overwrites the row just after that heartbeat.
-            yield* sql`UPDATE warden_owner SET pid = 4242, host = 'elsewhere', seen_at = ${Date.now()}`
+            yield* sql`UPDATE warden_owner SET pid = 4242, host = 'elsewhere', seen_at = ${yield* Clock.currentTimeMillis}`
             yield* adjustTo(start + 2 * heartbeatMillis - 1)
             assert.isUndefined(lost.pollUnsafe())
             yield* adjustTo(start + 2 * heartbeatMillis)

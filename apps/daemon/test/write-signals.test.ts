@@ -11,7 +11,6 @@ import { TestClock } from "effect/testing"
 import { sqlLayer } from "../src/Daemon.ts"
 import * as WriteSignals from "../src/state/WriteSignals.ts"
 import { stateBackends } from "./support/StateBackends.ts"
-import { dateNowFollowsTestClock } from "./support/TestTime.ts"
 
 /** Forks `wait` and answers how many milliseconds of TestClock time it took, once joined. */
 const timed = (wait: Effect.Effect<void>) =>
@@ -61,7 +60,6 @@ describe("a doorbell", () => {
 describe("a poller's pace", () => {
   it.effect("looks again at the soonest retry it scheduled, else after its idle time", () =>
     Effect.gen(function* () {
-      yield* dateNowFollowsTestClock
       const pace = WriteSignals.pace(WriteSignals.make(), 1_000)
       const now = yield* Clock.currentTimeMillis
       pace.dueAt(now + 700)

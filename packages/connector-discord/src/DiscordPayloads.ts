@@ -158,8 +158,8 @@ export const decode = <S extends Schema.Top & { readonly DecodingServices: never
   schema: S,
   input: unknown
 ): { readonly ok: true; readonly value: S["Type"] } | { readonly ok: false; readonly message: string } => {
-  const result = Schema.decodeUnknownResult(schema as never, { errors: "all" })(input)
+  const result = Schema.decodeUnknownResult(schema, { errors: "all" })(input)
   return Result.isSuccess(result)
-    ? { ok: true, value: result.success as S["Type"] }
-    : { ok: false, message: (result.failure as Schema.SchemaError).message }
+    ? { ok: true, value: result.success }
+    : { ok: false, message: result.failure.message }
 }

@@ -147,11 +147,11 @@ export const make = (options: Options): Effect.Effect<DiscordRestShape, never, S
     ): Effect.fn.Return<S["Type"], DiscordRestError | DiscordDecodeError> {
       yield* Effect.annotateCurrentSpan("discord.operation", operation)
       const answer = yield* call(operation, f)
-      const result = Schema.decodeUnknownResult(schema as never, { errors: "all" })(answer)
-      if (Result.isSuccess(result)) return result.success as S["Type"]
+      const result = Schema.decodeUnknownResult(schema, { errors: "all" })(answer)
+      if (Result.isSuccess(result)) return result.success
       return yield* new DiscordDecodeError({
         operation,
-        message: `${operation}: unexpected answer from Discord: ${(result.failure as Schema.SchemaError).message}`
+        message: `${operation}: unexpected answer from Discord: ${result.failure.message}`
       })
     })
     return { rest, call, read }

@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { ApiEnv } from "./ApiEnv.ts"
 import { redacted, resolveSettings } from "./internal/settings.ts"
 import type * as QuotaPolicy from "./QuotaPolicy.ts"
 import { type KeyKind, Region, KeyKind as KeyKindSchema } from "./Region.ts"
@@ -98,22 +99,22 @@ const optional = <A>(config: Config.Config<A>) => Config.option(config).pipe(Con
 export const fromEnv = (overrides: Overrides = {}): Config.Config<Input> =>
   Config.all({
     apiKey:
-      overrides.apiKey === undefined ? Config.Redacted("WARDEN_API_KEY") : Config.succeed(redacted(overrides.apiKey)),
-    keyKind: optional(Config.schema(KeyKindSchema, "WARDEN_KEY_KIND")),
-    region: optional(Config.schema(Region, "WARDEN_REGION")),
-    global: optional(Config.String("WARDEN_BASE_URL")),
-    usEast: optional(Config.String("WARDEN_BASE_URL_US_EAST")),
-    usWest: optional(Config.String("WARDEN_BASE_URL_US_WEST")),
-    legacyBaseUrl: optional(Config.String("WARDEN_LEGACY_BASE_URL")),
-    legacyApiKey: optional(Config.Redacted("WARDEN_LEGACY_API_KEY")),
-    timeout: optional(Config.Duration("WARDEN_TIMEOUT")),
-    maxAttempts: optional(Config.Int("WARDEN_RETRY_MAX_ATTEMPTS")),
-    baseDelay: optional(Config.Duration("WARDEN_RETRY_BASE_DELAY")),
-    maxDelay: optional(Config.Duration("WARDEN_RETRY_MAX_DELAY")),
-    maxElapsed: optional(Config.Duration("WARDEN_RETRY_MAX_ELAPSED")),
-    failover: optional(Config.String("WARDEN_FAILOVER")),
-    rps: optional(Config.Number("WARDEN_RATE_LIMIT_RPS")),
-    burst: optional(Config.Int("WARDEN_RATE_LIMIT_BURST"))
+      overrides.apiKey === undefined ? Config.Redacted(ApiEnv.apiKey) : Config.succeed(redacted(overrides.apiKey)),
+    keyKind: optional(Config.schema(KeyKindSchema, ApiEnv.keyKind)),
+    region: optional(Config.schema(Region, ApiEnv.region)),
+    global: optional(Config.String(ApiEnv.baseUrl)),
+    usEast: optional(Config.String(ApiEnv.baseUrlUsEast)),
+    usWest: optional(Config.String(ApiEnv.baseUrlUsWest)),
+    legacyBaseUrl: optional(Config.String(ApiEnv.legacyBaseUrl)),
+    legacyApiKey: optional(Config.Redacted(ApiEnv.legacyApiKey)),
+    timeout: optional(Config.Duration(ApiEnv.timeout)),
+    maxAttempts: optional(Config.Int(ApiEnv.retryMaxAttempts)),
+    baseDelay: optional(Config.Duration(ApiEnv.retryBaseDelay)),
+    maxDelay: optional(Config.Duration(ApiEnv.retryMaxDelay)),
+    maxElapsed: optional(Config.Duration(ApiEnv.retryMaxElapsed)),
+    failover: optional(Config.String(ApiEnv.failover)),
+    rps: optional(Config.Number(ApiEnv.rateLimitRps)),
+    burst: optional(Config.Int(ApiEnv.rateLimitBurst))
   }).pipe(
     Config.map((env) => {
       const failover = (env.failover ?? "")

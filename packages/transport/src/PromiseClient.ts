@@ -20,6 +20,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import type { Dispatcher } from "undici"
 import type { ApiConfig, Input } from "./ApiConfig.ts"
+import { ApiEnv } from "./ApiEnv.ts"
 import { CallOptions } from "./CallOptions.ts"
 import { HttpDispatcher } from "./HttpDispatcher.ts"
 import { BASE_URL_ENV, REGIONS } from "./internal/regions.ts"
@@ -135,12 +136,12 @@ export const resolve = (options: ClientOptions, needs: Needs): { input: Input; l
     const value = env[name]
     return value === undefined || value.trim() === "" ? undefined : value
   }
-  checkKey("apiKey", "WARDEN_API_KEY", options.apiKey)
-  checkKey("legacyApiKey", "WARDEN_LEGACY_API_KEY", options.legacyApiKey)
-  const apiKey = options.apiKey ?? read("WARDEN_API_KEY")
+  checkKey("apiKey", ApiEnv.apiKey, options.apiKey)
+  checkKey("legacyApiKey", ApiEnv.legacyApiKey, options.legacyApiKey)
+  const apiKey = options.apiKey ?? read(ApiEnv.apiKey)
   if (apiKey === undefined) {
     fail(
-      "missing API key: pass apiKey (new Warden({ apiKey })) or set the WARDEN_API_KEY environment variable (server side only)"
+      `missing API key: pass apiKey (new Warden({ apiKey })) or set the ${ApiEnv.apiKey} environment variable (server side only)`
     )
   }
   const region = options.region ?? "global"
@@ -155,9 +156,9 @@ export const resolve = (options: ClientOptions, needs: Needs): { input: Input; l
     const url = options.baseUrls?.[r] ?? (r === region ? options.baseUrl : undefined) ?? read(BASE_URL_ENV[r])
     if (url !== undefined) baseUrls[r] = url
   }
-  const legacyBaseUrl = options.legacyBaseUrl ?? read("WARDEN_LEGACY_BASE_URL")
+  const legacyBaseUrl = options.legacyBaseUrl ?? read(ApiEnv.legacyBaseUrl)
   if (needs === "legacy" && legacyBaseUrl === undefined) {
-    fail("missing legacy base URL: pass legacyBaseUrl or set WARDEN_LEGACY_BASE_URL")
+    fail(`missing legacy base URL: pass legacyBaseUrl or set ${ApiEnv.legacyBaseUrl}`)
   }
   if (needs === "v1") {
     for (const r of [region, ...(options.failover ?? [])]) {
@@ -168,14 +169,14 @@ export const resolve = (options: ClientOptions, needs: Needs): { input: Input; l
       }
     }
   }
-  const logLevel = options.logLevel ?? (read("WARDEN_LOG") as ClientLogLevel | undefined) ?? "warn"
+  const logLevel = options.logLevel ?? (read(ApiEnv.log) as ClientLogLevel | undefined) ?? "warn"
   if (!Object.hasOwn(LOG_LEVELS, logLevel)) {
     fail(`logLevel must be one of ${Object.keys(LOG_LEVELS).join(", ")}, got ${JSON.stringify(logLevel)}`)
   }
-  const legacyApiKey = options.legacyApiKey ?? read("WARDEN_LEGACY_API_KEY")
+  const legacyApiKey = options.legacyApiKey ?? read(ApiEnv.legacyApiKey)
   return {
     input: {
-      apiKey: typeof apiKey === "string" ? Redacted.make(apiKey, { label: "WARDEN_API_KEY" }) : apiKey,
+      apiKey: typeof apiKey === "string" ? Redacted.make(apiKey, { label: ApiEnv.apiKey }) : apiKey,
       keyKind: options.keyKind,
       region,
       failover: options.failover,
@@ -183,9 +184,7 @@ export const resolve = (options: ClientOptions, needs: Needs): { input: Input; l
       baseUrls: needs === "legacy" ? {} : baseUrls,
       legacyBaseUrl,
       legacyApiKey:
-        typeof legacyApiKey === "string"
-          ? Redacted.make(legacyApiKey, { label: "WARDEN_LEGACY_API_KEY" })
-          : legacyApiKey,
+        typeof legacyApiKey === "string" ? Redacted.make(legacyApiKey, { label: ApiEnv.legacyApiKey }) : legacyApiKey,
       timeout: options.attemptTimeout === undefined ? undefined : Duration.millis(options.attemptTimeout),
       retry: { maxAttempts: (options.maxRetries ?? DEFAULT_MAX_RETRIES) + 1 },
       quotas: options.quotas,

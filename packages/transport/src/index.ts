@@ -3,6 +3,7 @@
  * client-side quotas, regions, timeouts and telemetry. `@warden/v1` and `@warden/legacy` build on it.
  */
 export * as ApiConfig from "./ApiConfig.ts"
+export { ApiEnv, REGION_BASE_URL } from "./ApiEnv.ts"
 export * as HttpDispatcher from "./HttpDispatcher.ts"
 export * as QuotaPolicy from "./QuotaPolicy.ts"
 export * as RateLimiter from "./RateLimiter.ts"

@@ -22,6 +22,7 @@ import { CheckpointStore } from "../state/CheckpointStore.ts"
 import { type Decision, DecisionStore } from "../state/DecisionStore.ts"
 import { FeedbackStore } from "../state/FeedbackStore.ts"
 import { ItemStore } from "../state/ItemStore.ts"
+import { OutboxStore } from "../state/OutboxStore.ts"
 import { ReviewStore } from "../state/ReviewStore.ts"
 import { SourceErrorStore } from "../state/SourceErrorStore.ts"
 import { AdminApi, AdminCaller, type DecisionFilters, NotReady } from "./AdminApi.ts"
@@ -94,6 +95,7 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
     const checkpoints = yield* CheckpointStore
     const sql = yield* SqlClient.SqlClient
     const status = yield* SourceStatus
+    const outbox = yield* OutboxStore
 
     const readiness = Effect.gen(function* () {
       // A database that does not answer (a network partition, a server that accepts and hangs) must
@@ -111,15 +113,21 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
         states: yield* status.all,
         unrecognised: yield* status.unrecognised,
         lastVerdicts: yield* status.lastVerdicts,
-        now: Date.now()
+        now: yield* Clock.currentTimeMillis,
+        // A store that cannot be read is the store's problem, said above: no sink line then.
+        failingSinks: yield* outbox.failing.pipe(
+          Effect.orElseSucceed(() => []),
+          Effect.timeoutOrElse({ duration: `${storeProbeSeconds} seconds`, orElse: () => Effect.succeed([]) })
+        )
       })
     })
 
     // Table sizes scan the database (dbstat reads every page): at most once a minute.
     let statsAt = 0
     const stateMetrics = Effect.gen(function* () {
-      if (Date.now() - statsAt < 60_000) return
-      statsAt = Date.now()
+      const now = yield* Clock.currentTimeMillis
+      if (now - statsAt < 60_000) return
+      statsAt = now
       const stats = yield* StateStats.read().pipe(Effect.provideService(SqlClient.SqlClient, sql))
       for (const t of stats.tables) {
         yield* Metric.update(Metric.withAttributes(Metrics.stateTableRows, { table: t.table }), t.rows)
@@ -127,7 +135,9 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
       }
       yield* Metric.update(
         Metrics.oldestUnprocessedSeconds,
-        stats.oldestUnprocessedAt === undefined ? 0 : (Date.now() - stats.oldestUnprocessedAt) / 1000
+        stats.oldestUnprocessedAt === undefined
+          ? 0
+          : ((yield* Clock.currentTimeMillis) - stats.oldestUnprocessedAt) / 1000
       )
     }).pipe(Effect.catchCause((cause) => Effect.logWarning("state table stats failed", cause)))
 
@@ -157,11 +167,12 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
       )
       .handle("metrics", () =>
         Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
           for (const [source, state] of yield* status.all) {
             if (state.lastCommit !== undefined) {
               yield* Metric.update(
                 Metric.withAttributes(Metrics.checkpointLag, { source }),
-                (Date.now() - state.lastCommit) / 1000
+                (now - state.lastCommit) / 1000
               )
             }
           }
@@ -411,7 +422,9 @@ export const consoleGroup = (options: {
             )
           )
         )
-        .handle("pipeline", () => Effect.orDie(PipelineView.read(sql, options.sinks, Date.now())))
+        .handle("pipeline", () =>
+          Effect.orDie(Effect.flatMap(Clock.currentTimeMillis, (now) => PipelineView.read(sql, options.sinks, now)))
+        )
         .handle("replay", ({ params }) =>
           answering(
             Effect.gen(function* () {

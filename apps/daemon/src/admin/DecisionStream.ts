@@ -5,7 +5,7 @@
  * only this process. Rows are matched against a window of the last {@link OVERLAP_MILLIS}, since a
  * row's `createdAt` is taken before its transaction commits; rows already sent are remembered by key.
  */
-import { Deferred, Effect, Option, Stream } from "effect"
+import { Clock, Deferred, Effect, Option, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { SqlError } from "effect/sql"
 import type { DecisionQuery, DecisionStoreShape, ListedDecision } from "../state/DecisionStore.ts"
@@ -36,7 +36,7 @@ export const response = (
     // (a test stops a daemon with an open stream, stop-while-failing.test.ts).
     const stopping = yield* Effect.serviceOption(Stopping)
     const seen = new Map<string, number>()
-    let newest = Date.now()
+    let newest = yield* Clock.currentTimeMillis
     const poll = Effect.gen(function* () {
       const rows = yield* store.decisions({ ...filters, since: newest - OVERLAP_MILLIS, limit: POLL_LIMIT })
       const fresh = rows.filter((d) => !seen.has(key(d)))

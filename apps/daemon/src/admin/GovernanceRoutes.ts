@@ -13,7 +13,7 @@
  *   would erase; with `confirm=true`, erases it.
  * - `GET /api/erasures?limit=`: the audit of erasures, newest first (never the content).
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { SqlClient } from "effect/sql"
 import * as RuleSet from "../config/RuleSet.ts"
@@ -63,7 +63,7 @@ export const layer = (options: GovernanceOptions) =>
             Effect.gen(function* () {
               const source = payload.source
               if (!rules.has(source)) return yield* unknownSource(source)
-              const start = Since.parse(payload.since ?? "7d", Date.now())
+              const start = Since.parse(payload.since ?? "7d", yield* Clock.currentTimeMillis)
               if (start === undefined) return yield* badParameter("since", `expected ${Since.EXPECTED}`)
               let tested = rules.get(source)!
               if (payload.rules !== undefined) {

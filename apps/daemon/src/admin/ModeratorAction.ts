@@ -93,7 +93,7 @@ export const perform = (
     signals.actions.ring()
     const read = sql`SELECT status, attempts, last_error
       FROM warden_actions WHERE source = ${source} AND reference = ${reference} AND version = ${version} AND seq = ${seq}`
-    const deadline = Date.now() + WAIT_MILLIS
+    const deadline = (yield* Clock.currentTimeMillis) + WAIT_MILLIS
     for (;;) {
       const [row] = yield* decodeProgress(yield* read)
       const outcome: Outcome = {
@@ -103,7 +103,7 @@ export const perform = (
         attempts: row?.attempts ?? 0,
         lastError: row?.last_error ?? null
       }
-      if (outcome.status !== "pending" || Date.now() >= deadline) return outcome
+      if (outcome.status !== "pending" || (yield* Clock.currentTimeMillis) >= deadline) return outcome
       yield* Effect.sleep(150)
     }
   })

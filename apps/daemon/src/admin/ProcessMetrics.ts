@@ -7,7 +7,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Effect, Metric } from "effect"
-import { version } from "../cli/Version.ts"
+import { version } from "../Version.ts"
 
 /** `warden_build_info{version,node}` = 1. */
 export const buildInfo = Metric.gauge("warden_build_info", {
@@ -24,7 +24,8 @@ const lag = Metric.gauge("nodejs_eventloop_lag_p99_seconds", {
   description: "99th percentile of the event loop's delay since the previous scrape, in seconds"
 })
 
-const startedAt = (Date.now() - performance.now()) / 1000
+/** When the process started, in epoch seconds (the wall clock's reading as `performance` began counting). */
+const startedAt = performance.timeOrigin / 1000
 // A sample every 100 ms: at 20 ms its timer woke the idle event loop 50 times a second, ~2 ms of CPU per
 // second (a quarter of an idle daemon's, docs/BENCHMARKS.md, "An idle daemon, halved"); the p99 of ~10 samples a
 // second still shows any stall longer than 100 ms at its length.

@@ -16,7 +16,7 @@ import { run as runCommand } from "./commands/Run.ts"
 import { source } from "./commands/Source.ts"
 import { sandbox } from "./commands/Sandbox.ts"
 import { state } from "./commands/State.ts"
-import { version } from "./Version.ts"
+import { version } from "../Version.ts"
 
 /** Every subcommand of `warden`. Add a command: a module under `cli/commands/`, one line here. */
 const subcommands = [

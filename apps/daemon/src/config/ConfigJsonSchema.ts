@@ -31,7 +31,7 @@ export interface Plugin {
  * are added by hand; `api` and `api.apiKey` are optional because `WARDEN_*` variables may supply them.
  */
 export const make = (connectors: ReadonlyArray<Connector.Connector>, plugins: ReadonlyArray<Plugin> = []): Json => {
-  const doc = Schema.toJsonSchemaDocument(WardenConfigFile, { onExcessProperty: "error" } as never)
+  const doc = Schema.toJsonSchemaDocument(WardenConfigFile, { onExcessProperty: "error" })
   const root = structuredClone(doc.schema) as Json
   const defs: Json = { ...(structuredClone(doc.definitions) as Json) }
 

@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises"
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path"
 import { ConfigField, type Connector } from "@warden/connector"
+import { ApiEnv, REGION_BASE_URL } from "@warden/transport"
 import { Duration, Effect, Schema } from "effect"
 import { type Document, isNode, LineCounter, parseDocument } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
@@ -58,31 +59,38 @@ export interface Checked {
   readonly connectors: ReadonlyMap<string, Connector.Connector>
 }
 
-/** `api` keys filled from the environment when the file leaves them out. */
+/** `api` keys filled from the environment (the transport's `ApiEnv`) when the file leaves them out. */
 const API_ENV: ReadonlyArray<readonly [key: string, variable: string]> = [
-  ["apiKey", "WARDEN_API_KEY"],
-  ["keyKind", "WARDEN_KEY_KIND"],
-  ["region", "WARDEN_REGION"],
-  ["baseUrl", "WARDEN_BASE_URL"],
-  ["baseUrlUsEast", "WARDEN_BASE_URL_US_EAST"],
-  ["baseUrlUsWest", "WARDEN_BASE_URL_US_WEST"],
-  ["legacyBaseUrl", "WARDEN_LEGACY_BASE_URL"],
-  ["legacyApiKey", "WARDEN_LEGACY_API_KEY"],
-  ["timeout", "WARDEN_TIMEOUT"]
+  ["apiKey", ApiEnv.apiKey],
+  ["keyKind", ApiEnv.keyKind],
+  ["region", ApiEnv.region],
+  ["baseUrl", ApiEnv.baseUrl],
+  ["baseUrlUsEast", ApiEnv.baseUrlUsEast],
+  ["baseUrlUsWest", ApiEnv.baseUrlUsWest],
+  ["legacyBaseUrl", ApiEnv.legacyBaseUrl],
+  ["legacyApiKey", ApiEnv.legacyApiKey],
+  ["timeout", ApiEnv.timeout]
 ]
 const RETRY_ENV: ReadonlyArray<readonly [key: string, variable: string]> = [
-  ["maxAttempts", "WARDEN_RETRY_MAX_ATTEMPTS"],
-  ["baseDelay", "WARDEN_RETRY_BASE_DELAY"],
-  ["maxDelay", "WARDEN_RETRY_MAX_DELAY"],
-  ["maxElapsed", "WARDEN_RETRY_MAX_ELAPSED"]
+  ["maxAttempts", ApiEnv.retryMaxAttempts],
+  ["baseDelay", ApiEnv.retryBaseDelay],
+  ["maxDelay", ApiEnv.retryMaxDelay],
+  ["maxElapsed", ApiEnv.retryMaxElapsed]
 ]
 
+/**
+ * The config keys a `WARDEN_*` variable fills when the file leaves them out, with the variables (the
+ * reference docs list them; a drift test sets each and checks its key is filled).
+ */
+export const ENV_FALLBACKS: ReadonlyMap<string, string> = new Map([
+  ...API_ENV.map(([key, variable]) => [`api.${key}`, variable] as const),
+  ...RETRY_ENV.map(([key, variable]) => [`api.retry.${key}`, variable] as const),
+  ["api.regions.failover", ApiEnv.failover],
+  ["api.quotas.default", `${ApiEnv.rateLimitRps}, ${ApiEnv.rateLimitBurst}`]
+])
+
 const BASE_URL_KEY = { global: "baseUrl", "us-east": "baseUrlUsEast", "us-west": "baseUrlUsWest" } as const
-const BASE_URL_ENV = {
-  global: "WARDEN_BASE_URL",
-  "us-east": "WARDEN_BASE_URL_US_EAST",
-  "us-west": "WARDEN_BASE_URL_US_WEST"
-} as const
+const BASE_URL_ENV = REGION_BASE_URL
 
 /** Paths of secrets: written inline they work, but `config check` warns. */
 /** The warning on a secret whose value is in the file itself. */
@@ -122,14 +130,14 @@ const fillApiFromEnv = (
     }
     if (Object.keys(retry).length > 0) api.retry = retry
   }
-  const failover = env.WARDEN_FAILOVER
+  const failover = env[ApiEnv.failover]
   if (failover !== undefined && failover.trim() !== "" && (isRecord(api.regions) || api.regions === undefined)) {
     const regions: Record<string, unknown> = { ...((api.regions as Record<string, unknown> | undefined) ?? {}) }
     if (regions.failover === undefined) {
       set(
         regions,
         "failover",
-        "WARDEN_FAILOVER",
+        ApiEnv.failover,
         "api.regions.failover",
         failover
           .split(",")
@@ -140,11 +148,11 @@ const fillApiFromEnv = (
       api.regions = regions
     }
   }
-  const rps = env.WARDEN_RATE_LIMIT_RPS
+  const rps = env[ApiEnv.rateLimitRps]
   if (rps !== undefined && rps !== "" && (isRecord(api.quotas) || api.quotas === undefined)) {
     const quotas: Record<string, unknown> = { ...((api.quotas as Record<string, unknown> | undefined) ?? {}) }
-    const burst = env.WARDEN_RATE_LIMIT_BURST
-    set(quotas, "default", "WARDEN_RATE_LIMIT_RPS", "api.quotas.default", {
+    const burst = env[ApiEnv.rateLimitBurst]
+    set(quotas, "default", ApiEnv.rateLimitRps, "api.quotas.default", {
       requestsPerSecond: asNumber(rps),
       ...(burst !== undefined && burst !== "" ? { burst: asNumber(burst) } : {})
     })
@@ -231,8 +239,8 @@ const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(
 ):
   | { readonly ok: true; readonly value: S["Type"] }
   | { readonly ok: false; readonly problems: Array<ConfigProblem> } => {
-  const result = Schema.decodeUnknownExit(schema as never, { errors: "all", onExcessProperty })(input)
-  if (result._tag === "Success") return { ok: true, value: result.value as S["Type"] }
+  const result = Schema.decodeUnknownExit(schema, { errors: "all", onExcessProperty })(input)
+  if (result._tag === "Success") return { ok: true, value: result.value }
   const problems: Array<ConfigProblem> = []
   for (const reason of result.cause.reasons) {
     if (reason._tag === "Fail" && Schema.isSchemaError(reason.error))

@@ -4,7 +4,7 @@
  */
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { DemoComment } from "./DemoComments.ts"
 
 const escape = (s: string) =>
@@ -41,24 +41,28 @@ export const start = (options: {
   readonly everyMillis: number
 }) =>
   Effect.acquireRelease(
-    Effect.promise(async () => {
-      const started = Date.now() - options.comments.length * 1000
-      const released = () =>
-        Math.min(
-          options.comments.length,
-          options.initial + Math.floor((Date.now() - startedAt) / options.everyMillis) * options.step
-        )
-      const startedAt = Date.now()
-      const server = createServer((req, res) => {
-        const origin = `http://${req.headers.host ?? "127.0.0.1"}`
-        const body = render(origin, options.comments.slice(0, released()), started)
-        res.writeHead(200, { "content-type": "application/rss+xml; charset=utf-8" })
-        res.end(body)
+    // The server answers in Node's callbacks, outside any fiber: it reads the Clock of the fiber that started it.
+    Clock.clockWith((clock) =>
+      Effect.promise(async () => {
+        const now = () => clock.currentTimeMillisUnsafe()
+        const started = now() - options.comments.length * 1000
+        const released = () =>
+          Math.min(
+            options.comments.length,
+            options.initial + Math.floor((now() - startedAt) / options.everyMillis) * options.step
+          )
+        const startedAt = now()
+        const server = createServer((req, res) => {
+          const origin = `http://${req.headers.host ?? "127.0.0.1"}`
+          const body = render(origin, options.comments.slice(0, released()), started)
+          res.writeHead(200, { "content-type": "application/rss+xml; charset=utf-8" })
+          res.end(body)
+        })
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+        const { port } = server.address() as AddressInfo
+        return { server, url: `http://127.0.0.1:${port}/comments/feed` }
       })
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-      const { port } = server.address() as AddressInfo
-      return { server, url: `http://127.0.0.1:${port}/comments/feed` }
-    }),
+    ),
     ({ server }) =>
       Effect.promise(
         () =>

@@ -12,30 +12,12 @@
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import * as ConfigJsonSchema from "../config/ConfigJsonSchema.ts"
+import { ENV_FALLBACKS } from "../config/LoadConfig.ts"
 
 type Json = { readonly [key: string]: any }
 
-/**
- * The config keys a `WARDEN_*` variable fills when the file leaves them out (`LoadConfig`); the drift
- * test loads a config with each variable set and checks the key is filled.
- */
-export const ENV_FALLBACKS: ReadonlyMap<string, string> = new Map([
-  ["api.apiKey", "WARDEN_API_KEY"],
-  ["api.keyKind", "WARDEN_KEY_KIND"],
-  ["api.region", "WARDEN_REGION"],
-  ["api.baseUrl", "WARDEN_BASE_URL"],
-  ["api.baseUrlUsEast", "WARDEN_BASE_URL_US_EAST"],
-  ["api.baseUrlUsWest", "WARDEN_BASE_URL_US_WEST"],
-  ["api.legacyBaseUrl", "WARDEN_LEGACY_BASE_URL"],
-  ["api.legacyApiKey", "WARDEN_LEGACY_API_KEY"],
-  ["api.timeout", "WARDEN_TIMEOUT"],
-  ["api.retry.maxAttempts", "WARDEN_RETRY_MAX_ATTEMPTS"],
-  ["api.retry.baseDelay", "WARDEN_RETRY_BASE_DELAY"],
-  ["api.retry.maxDelay", "WARDEN_RETRY_MAX_DELAY"],
-  ["api.retry.maxElapsed", "WARDEN_RETRY_MAX_ELAPSED"],
-  ["api.regions.failover", "WARDEN_FAILOVER"],
-  ["api.quotas.default", "WARDEN_RATE_LIMIT_RPS, WARDEN_RATE_LIMIT_BURST"]
-])
+/** The config keys a `WARDEN_*` variable fills when the file leaves them out (`LoadConfig`). */
+export { ENV_FALLBACKS }
 
 /** The sections of the document whose table is generated: heading name -> path in the schema. */
 const SECTIONS: ReadonlyArray<{ readonly heading: string; readonly path: ReadonlyArray<string> }> = [

@@ -10,7 +10,7 @@
  * waits (StateHealth.pausedFor), as the sink worker does.
  */
 import { type Action, Backoff, type Source } from "@warden/connector"
-import { Cause, Duration, Effect, Exit } from "effect"
+import { Cause, Clock, Duration, Effect, Exit } from "effect"
 import type { ActionRow } from "../domain/Action.ts"
 import { ActionStore } from "../state/ActionStore.ts"
 import * as RepeatedWarnings from "../state/RepeatedWarnings.ts"
@@ -97,8 +97,9 @@ export const run = (sourceId: string, source: Source.Source) =>
           if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
           const error = failureOf(exit.cause)
           if (error.retryable && row.attempts + 1 < MAX_ATTEMPTS) {
-            // Wall-clock time, as ActionStore compares it (the state's times are Date.now() throughout).
-            const retryAt = Date.now() + retryDelayMillis(row.attempts + 1, error.retryAfterMillis)
+            // The Clock's epoch milliseconds, as ActionStore compares them.
+            const retryAt =
+              (yield* Clock.currentTimeMillis) + retryDelayMillis(row.attempts + 1, error.retryAfterMillis)
             looks.dueAt(retryAt)
             yield* record(store.retryAction(row, error.message, retryAt))
             return yield* log(`action failed, will retry: ${error.message}`)

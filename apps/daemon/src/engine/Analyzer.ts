@@ -128,6 +128,18 @@ type Answer = { readonly request: string; readonly response: unknown; readonly r
 
 const ENDPOINT_PATH = { text: "/analyze/v1/text", image: "/analyze/v1/image", username: "/analyze/v1/username" }
 
+/** The call of each body of `prepared`, to its endpoint (built, not run). */
+const callsOf = (client: AnalyzeV1.Shape, prepared: Prepared): ReadonlyArray<Effect.Effect<Answer, AnyError>> => {
+  switch (prepared.endpoint) {
+    case "text":
+      return prepared.bodies.map((body) => client.textWithRequest(body))
+    case "image":
+      return prepared.bodies.map((body) => client.imageWithRequest(body))
+    case "username":
+      return prepared.bodies.map((body) => client.usernameWithRequest(body))
+  }
+}
+
 /** Analyses a prepared v1 item: every segment, the verdict of the most severe. */
 export const analyseV1 = (
   client: AnalyzeV1.Shape,
@@ -136,28 +148,16 @@ export const analyseV1 = (
 ): Effect.Effect<Outcome, EngineError> =>
   Effect.gen(function* () {
     const endpoint = ENDPOINT_PATH[prepared.endpoint]
-    const send = (body: Record<string, unknown>) => {
-      switch (prepared.endpoint) {
-        case "text":
-          return client.textWithRequest(body as never)
-        case "image":
-          return client.imageWithRequest(body as never)
-        case "username":
-          return client.usernameWithRequest(body as never)
-      }
-    }
     const verdictOf =
       prepared.endpoint === "text"
         ? Verdict.fromTextResponse
         : prepared.endpoint === "image"
           ? Verdict.fromImageResponse
           : Verdict.fromUsernameResponse
-    const one = (body: Record<string, unknown>) => callOnce<Answer>(source, endpoint, send(body))
+    const one = (call: Effect.Effect<Answer, AnyError>) => callOnce(source, endpoint, call)
+    const calls = callsOf(client, prepared)
     // Most items are one segment: no concurrent forEach (its fibers) for a single call.
-    const sent =
-      prepared.bodies.length === 1
-        ? [yield* one(prepared.bodies[0]!)]
-        : yield* Effect.forEach(prepared.bodies, one, { concurrency: 4 })
+    const sent = calls.length === 1 ? [yield* one(calls[0]!)] : yield* Effect.forEach(calls, one, { concurrency: 4 })
     const failed = sent.find(isFailed)
     if (failed !== undefined) return failed
     const answers = sent as ReadonlyArray<Answer>

@@ -7,7 +7,7 @@
  * kept (one `analyzeWithRequests` for the whole round failed as a whole on any call's 429, and the
  * answers of its other calls, already billed, were thrown away and asked for again).
  */
-import { Limits } from "@warden/core"
+import { type LegacyMessageOnWire, Limits } from "@warden/core"
 import { LegacyBatch } from "@warden/legacy"
 import { Context, Effect, Layer } from "effect"
 import { callOnce, failedOutcome, unrecognisedOutcome } from "./Analyzer.ts"
@@ -20,7 +20,7 @@ import type { Verdict as VerdictType } from "../domain/Verdict.ts"
 /** One item's legacy messages (one, or one per segment). */
 export interface LegacyItem {
   readonly key: string
-  readonly messages: ReadonlyArray<Record<string, unknown>>
+  readonly messages: ReadonlyArray<LegacyMessageOnWire>
 }
 
 const ENDPOINT = "/api/analyze"
@@ -151,10 +151,10 @@ const make = Effect.gen(function* () {
         callOnce(
           source,
           ENDPOINT,
-          client.analyzeWithRequests(channelUuid, group.flatMap((item) => item.messages) as never) as Effect.Effect<
-            LegacyBatch.BatchResultWithRequests,
-            { _tag: string; message: string }
-          >
+          client.analyzeWithRequests(
+            channelUuid,
+            group.flatMap((item) => item.messages)
+          )
         ).pipe(
           Effect.tap((result) =>
             Effect.sync(() => {

@@ -4,7 +4,17 @@
  * metadata that would break a rule is dropped or trimmed here rather than failing the whole item: the
  * content is what must be analysed. Content over the limit follows the source's `oversize` setting.
  */
-import { Characters, Limits, RESELLER_FIELDS_BY_ENDPOINT } from "@warden/core"
+import {
+  Characters,
+  type ImageAnalyzeRequest,
+  type LegacyContext,
+  type LegacyMessageOnWire,
+  Limits,
+  RESELLER_FIELDS_BY_ENDPOINT,
+  type ResellerFields,
+  type TextAnalyzeRequest,
+  type UsernameAnalyzeRequest
+} from "@warden/core"
 import type { SourceEvent } from "@warden/connector"
 import * as Segmenter from "./Segmenter.ts"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
@@ -16,12 +26,14 @@ export interface Rejected {
   readonly message: string
 }
 
-/** The bodies to send for one item: one per segment (one unless a long text was split). */
-export interface Prepared {
-  readonly _tag: "Prepared"
-  readonly endpoint: "text" | "image" | "username"
-  readonly bodies: ReadonlyArray<Record<string, unknown>>
-}
+/** The bodies to send for one item, as core's request types: one per segment (one unless a long text was split). */
+export type Prepared =
+  | { readonly _tag: "Prepared"; readonly endpoint: "text"; readonly bodies: ReadonlyArray<TextAnalyzeRequest> }
+  | { readonly _tag: "Prepared"; readonly endpoint: "image"; readonly bodies: ReadonlyArray<ImageAnalyzeRequest> }
+  | { readonly _tag: "Prepared"; readonly endpoint: "username"; readonly bodies: ReadonlyArray<UsernameAnalyzeRequest> }
+
+/** An analyze endpoint of v1. */
+type Endpoint = keyof typeof RESELLER_FIELDS_BY_ENDPOINT
 
 const isUri = (value: string | undefined): value is string =>
   value !== undefined && /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/u.test(value) && URL.canParse(value)
@@ -42,30 +54,42 @@ const country = (value: string | undefined): string | undefined =>
 
 const clip = (value: string, max: number) => Characters.take(value, max)
 
-const defined = (entries: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined))
+/**
+ * The optional fields whose value is defined: the API's optional keys are left out, never sent as
+ * `undefined` (JSON would drop them, but the stored request and the types would not).
+ */
+const defined = <T extends Record<string, unknown>>(
+  entries: T
+): Partial<{ [K in keyof T]: Exclude<T[K], undefined> }> =>
+  Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as Partial<{
+    [K in keyof T]: Exclude<T[K], undefined>
+  }>
 
 const post = (p: SourceEvent.Post | undefined) =>
   p === undefined || p.title.trim() === ""
     ? undefined
-    : defined({
+    : {
         title: clip(p.title, Limits.POST_TITLE_MAX_LENGTH),
-        reference: p.reference === undefined ? undefined : clip(p.reference, Limits.REFERENCE_MAX_LENGTH),
-        publishedAt: isoDateTime(p.publishedAt),
-        permalink: isUri(p.permalink) ? p.permalink : undefined,
-        countryCode: country(p.countryCode)
-      })
+        ...defined({
+          reference: p.reference === undefined ? undefined : clip(p.reference, Limits.REFERENCE_MAX_LENGTH),
+          publishedAt: isoDateTime(p.publishedAt),
+          permalink: isUri(p.permalink) ? p.permalink : undefined,
+          countryCode: country(p.countryCode)
+        })
+      }
 
 const author = (a: SourceEvent.Author | undefined) =>
   a === undefined || a.username === ""
     ? undefined
-    : defined({
+    : {
         username: clip(a.username, Limits.USERNAME_MAX_LENGTH),
-        reference: a.identifier === undefined ? undefined : clip(a.identifier, Limits.REFERENCE_MAX_LENGTH),
-        permalink: isUri(a.permalink) ? a.permalink : undefined,
-        profilePictureUrl: isUri(a.profilePictureUrl) ? a.profilePictureUrl : undefined,
-        countryCode: country(a.countryCode)
-      })
+        ...defined({
+          reference: a.identifier === undefined ? undefined : clip(a.identifier, Limits.REFERENCE_MAX_LENGTH),
+          permalink: isUri(a.permalink) ? a.permalink : undefined,
+          profilePictureUrl: isUri(a.profilePictureUrl) ? a.profilePictureUrl : undefined,
+          countryCode: country(a.countryCode)
+        })
+      }
 
 /** The text pieces to analyse, after the source's oversize policy. */
 export const textPieces = (
@@ -95,15 +119,16 @@ export const textPieces = (
  * field sent where it does not apply is ignored, but sending it would still be refused for a
  * standard key and would make the stored request say something the API did not use.
  */
-export const resellerFields = (
+export const resellerFields = <E extends Endpoint>(
   settings: SourceSettings,
-  endpoint: "text" | "image" | "username"
-): Record<string, unknown> => {
-  const analysis = settings.analysis as Record<string, unknown> | undefined
-  if (analysis === undefined) return {}
-  const out: Record<string, unknown> = {}
-  for (const name of RESELLER_FIELDS_BY_ENDPOINT[endpoint]) if (analysis[name] !== undefined) out[name] = analysis[name]
-  return out
+  endpoint: E
+): Pick<ResellerFields, (typeof RESELLER_FIELDS_BY_ENDPOINT)[E][number]> => {
+  const analysis: ResellerFields = settings.analysis ?? {}
+  const names: ReadonlyArray<keyof ResellerFields> = RESELLER_FIELDS_BY_ENDPOINT[endpoint]
+  // The fields of `analysis` (decoded as ResellerFields) named by the endpoint's list: that Pick.
+  return Object.fromEntries(
+    names.flatMap((name) => (analysis[name] === undefined ? [] : [[name, analysis[name]]]))
+  ) as Pick<ResellerFields, (typeof RESELLER_FIELDS_BY_ENDPOINT)[E][number]>
 }
 
 /** The v1 request bodies for an upsert event. */
@@ -118,7 +143,6 @@ export const v1Bodies = (
       const pieces = textPieces(content.text, Limits.TEXT_MAX_LENGTH, settings.oversize)
       if (!Array.isArray(pieces)) return pieces as Rejected
       const common = defined({
-        channelId: settings.channelId,
         publishedAt,
         reference: event.reference,
         permalink: isUri(event.permalink) ? event.permalink : undefined,
@@ -142,12 +166,12 @@ export const v1Bodies = (
         _tag: "Prepared",
         endpoint: "image",
         bodies: [
-          defined({
+          {
             channelId: settings.channelId,
-            publishedAt,
+            ...defined({ publishedAt }),
             ...("url" in content ? { imageUrl: content.url } : { imageData: content.data }),
             ...resellerFields(settings, "image")
-          })
+          }
         ]
       }
     case "username":
@@ -157,12 +181,12 @@ export const v1Bodies = (
             _tag: "Prepared",
             endpoint: "username",
             bodies: [
-              defined({
+              {
                 channelId: settings.channelId,
                 username: clip(content.username, Limits.USERNAME_MAX_LENGTH),
-                publishedAt,
+                ...defined({ publishedAt }),
                 ...resellerFields(settings, "username")
-              })
+              }
             ]
           }
   }
@@ -172,7 +196,7 @@ export const v1Bodies = (
 export const legacyMessages = (
   settings: SourceSettings,
   event: Omit<SourceEvent.Upsert, "checkpoint">
-): ReadonlyArray<Record<string, unknown>> | Rejected => {
+): ReadonlyArray<LegacyMessageOnWire> | Rejected => {
   const content = event.content
   const text = content.type === "text" ? content.text : content.type === "username" ? content.username : undefined
   if (text === undefined) {
@@ -180,7 +204,7 @@ export const legacyMessages = (
   }
   const pieces = textPieces(text, Limits.LEGACY_TEXT_MAX_LENGTH, settings.oversize)
   if (!Array.isArray(pieces)) return pieces as Rejected
-  const context = defined({
+  const context: LegacyContext = defined({
     topLevelReference: event.thread?.topLevelReference,
     parentReference: event.thread?.parentReference,
     from:
@@ -195,11 +219,11 @@ export const legacyMessages = (
             data: defined({ identifier: event.post.reference, title: event.post.title })
           }
   })
-  return pieces.map((piece, i) =>
-    defined({
-      text: piece,
+  return pieces.map((piece, i) => ({
+    text: piece,
+    ...defined({
       reference: pieces.length === 1 ? event.reference : `${event.reference}#${i + 1}`,
       context: Object.keys(context).length === 0 ? undefined : context
     })
-  )
+  }))
 }

@@ -3,7 +3,7 @@
  * API (with the reason), the API unavailable, or waiting on its upstream; and when the API last gave
  * it a verdict or an answer without one.
  */
-import { Context, Effect, Layer, Metric, Ref } from "effect"
+import { Clock, Context, Effect, Layer, Metric, Ref } from "effect"
 import * as Metrics from "./Metrics.ts"
 
 /**
@@ -65,9 +65,9 @@ const make = Effect.gen(function* () {
   const states = yield* Ref.make(new Map<string, State>())
   const set = (source: string, next: Omit<State, "since" | "lastCommit">) =>
     Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
       yield* Ref.update(states, (m) => {
         const prev = m.get(source)
-        const now = Date.now()
         const lastErrorAt = next.state === "upstream-error" ? now : prev?.lastErrorAt
         if (prev?.state === next.state && prev.reason === next.reason && lastErrorAt === prev.lastErrorAt) return m
         const copy = new Map(m)
@@ -82,24 +82,28 @@ const make = Effect.gen(function* () {
       yield* Metric.update(Metric.withAttributes(Metrics.sourcePaused, { source }), next.state === "paused" ? 1 : 0)
     })
   const committed = (source: string) =>
-    Ref.update(states, (m) => {
-      const copy = new Map(m)
-      copy.set(source, { ...(m.get(source) ?? { state: "running", since: Date.now() }), lastCommit: Date.now() })
-      return copy
-    })
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Ref.update(states, (m) => {
+        const copy = new Map(m)
+        copy.set(source, { ...(m.get(source) ?? { state: "running", since: now }), lastCommit: now })
+        return copy
+      })
+    )
   const unrecognised = yield* Ref.make(new Map<string, UnrecognisedAnswers>())
   /** Shapes already logged, per source and endpoint: an unreadable answer is logged once per kind. */
   const logged = new Set<string>()
   /** Counts an answer without a verdict; `true` the first time this source saw this shape (log it then). */
   const answerUnrecognised = (source: string, endpoint: string, shape: string): Effect.Effect<boolean> =>
     Effect.andThen(
-      Ref.update(unrecognised, (m) =>
-        new Map(m).set(source, {
-          count: (m.get(source)?.count ?? 0) + 1,
-          lastAt: Date.now(),
-          lastShape: shape,
-          endpoint
-        })
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Ref.update(unrecognised, (m) =>
+          new Map(m).set(source, {
+            count: (m.get(source)?.count ?? 0) + 1,
+            lastAt: now,
+            lastShape: shape,
+            endpoint
+          })
+        )
       ),
       Effect.sync(() => {
         const key = `${source}\u0000${endpoint}\u0000${shape}`
@@ -110,7 +114,8 @@ const make = Effect.gen(function* () {
     )
   const verdicts = yield* Ref.make(new Map<string, number>())
   /** The API gave this source a verdict just now. */
-  const answered = (source: string) => Ref.update(verdicts, (m) => new Map(m).set(source, Date.now()))
+  const answered = (source: string) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(verdicts, (m) => new Map(m).set(source, now)))
   return SourceStatus.of({
     set,
     committed,

@@ -2,7 +2,7 @@
  * Platform actions decided for item versions (written with the version, ItemStore.recordItems), run
  * by the ActionExecutor: pending until done or failed, retried with backoff in between.
  */
-import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { ActionRecord, ActionRow } from "../domain/Action.ts"
 import * as Rows from "./internal/Rows.ts"
@@ -114,18 +114,18 @@ const make = Effect.gen(function* () {
   })
   return ActionStore.of({
     ofItems,
-    pendingActions: Effect.fn("ActionStore.pendingActions")((source: string, limit: number) =>
-      select(sql`SELECT source, reference, version, seq, rule, kind, params, reason, status, attempts, last_error
-        FROM warden_actions WHERE source = ${source} AND status = 'pending' AND next_attempt_at <= ${Date.now()}
+    pendingActions: Effect.fn("ActionStore.pendingActions")(function* (source: string, limit: number) {
+      return yield* select(sql`SELECT source, reference, version, seq, rule, kind, params, reason, status, attempts, last_error
+        FROM warden_actions WHERE source = ${source} AND status = 'pending' AND next_attempt_at <= ${yield* Clock.currentTimeMillis}
         ORDER BY created_at, reference, version, seq LIMIT ${limit}`)
-    ),
+    }),
     finishAction: Effect.fn("ActionStore.finishAction")(function* (
       a: ActionRow,
       status: "done" | "failed",
       error: string | undefined
     ) {
       yield* sql`UPDATE warden_actions SET status = ${status}, attempts = attempts + 1, last_error = ${error ?? null},
-        done_at = ${Date.now()} WHERE source = ${a.source} AND reference = ${a.reference}
+        done_at = ${yield* Clock.currentTimeMillis} WHERE source = ${a.source} AND reference = ${a.reference}
         AND version = ${a.version} AND seq = ${a.seq} AND status = 'pending'`
     }),
     retryAction: Effect.fn("ActionStore.retryAction")(function* (a: ActionRow, error: string, retryAt: number) {
@@ -135,7 +135,7 @@ const make = Effect.gen(function* () {
     nextRetryAt: Effect.fn("ActionStore.nextRetryAt")(function* (source: string) {
       return yield* decodeSoonest(
         yield* sql`SELECT MIN(next_attempt_at) AS at FROM warden_actions
-          WHERE source = ${source} AND status = 'pending' AND next_attempt_at > ${Date.now()}`
+          WHERE source = ${source} AND status = 'pending' AND next_attempt_at > ${yield* Clock.currentTimeMillis}`
       )
     }),
     actionsOf: Effect.fn("ActionStore.actionsOf")((reference: string, source?: string) =>

@@ -2,7 +2,7 @@
  * Source checkpoints: where each source resumes. A checkpoint is committed once per batch, only after
  * the batch's verdicts are durable (at-least-once: a crash re-reads, dedupe makes that free).
  */
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 import * as SqliteClient from "./SqliteClient.ts"
@@ -60,7 +60,7 @@ const make = Effect.gen(function* () {
     commitCheckpoint: Effect.fn("CheckpointStore.commitCheckpoint")(function* (source: string, checkpoint: string) {
       yield* SqliteClient.durable(
         sql,
-        sql`INSERT INTO warden_checkpoints (source, checkpoint, updated_at) VALUES (${source}, ${checkpoint}, ${Date.now()})
+        sql`INSERT INTO warden_checkpoints (source, checkpoint, updated_at) VALUES (${source}, ${checkpoint}, ${yield* Clock.currentTimeMillis})
           ON CONFLICT (source) DO UPDATE SET checkpoint = excluded.checkpoint, updated_at = excluded.updated_at`
       )
     }),

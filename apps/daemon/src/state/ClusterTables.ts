@@ -8,7 +8,7 @@
  * deletes an entity's unprocessed messages too, and a source always has batches in flight.
  */
 import { Effect, Option } from "effect"
-import { Snowflake } from "effect/cluster"
+import { MachineId, Snowflake } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 
@@ -28,7 +28,9 @@ export const purgeProcessed = Effect.fn("ClusterTables.purgeProcessed")(function
   const sql = yield* SqlClient.SqlClient
   if (entityIds.length === 0) return 0
   // Message ids are snowflakes: their high bits are the send time, so `id < bound` selects by age.
-  const bound = sql.literal(String(Snowflake.make({ timestamp: sentBefore, machineId: 0 as never, sequence: 0 })))
+  const bound = sql.literal(
+    String(Snowflake.make({ timestamp: sentBefore, machineId: MachineId.make(0), sequence: 0 }))
+  )
   const selected = sql`entity_type = ${entityType} AND ${sql.in("entity_id", entityIds)} AND processed = ${sql.onDialectOrElse(
     { pg: () => sql.literal("TRUE"), orElse: () => sql.literal("1") }
   )} AND id < ${bound}`

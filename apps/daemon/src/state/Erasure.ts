@@ -273,9 +273,10 @@ const make = Effect.gen(function* () {
   }) =>
     Effect.gen(function* () {
       const id = randomUUID()
+      const at = yield* Clock.currentTimeMillis
       yield* sql`INSERT INTO warden_erasures ${sql.insert({
         id,
-        at: Date.now(),
+        at,
         actor: row.actor,
         selector: row.selector,
         target: row.target ?? null,

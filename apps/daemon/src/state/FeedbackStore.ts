@@ -1,5 +1,5 @@
 /** Feedback sent to the API (or refused) for item versions: by an operator, or on a platform signal. */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 
@@ -82,17 +82,18 @@ const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   return FeedbackStore.of({
     recordFeedback: Effect.fn("FeedbackStore.recordFeedback")(function* (row: FeedbackInput) {
+      const now = yield* Clock.currentTimeMillis
       yield* sql`INSERT INTO warden_feedback ${sql.insert({
         source: row.source,
         reference: row.reference,
         version: row.version,
         origin: row.origin,
-        seq: Date.now(),
+        seq: now,
         feedback_id: row.feedbackId ?? null,
         request: row.request,
         status: row.status,
         error: row.error ?? null,
-        created_at: Date.now()
+        created_at: now
       })} ON CONFLICT DO NOTHING`
     }),
     hasFeedback: Effect.fn("FeedbackStore.hasFeedback")(function* (

@@ -6,7 +6,7 @@
  * Every write is idempotent (deterministic keys, ON CONFLICT DO NOTHING): delivery through the
  * cluster is at-least-once, so the same item may be recorded twice and must land once.
  */
-import { Array as Arr, Context, Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { ActionRecord } from "../domain/Action.ts"
 import type { ItemRecord, LatestVersion, Reanalysable } from "../domain/ItemVersion.ts"
@@ -315,7 +315,7 @@ const make = Effect.gen(function* () {
         for (const row of rows) inserted.add(key(row.reference, row.version))
       }
       const fresh = entries.filter(({ item }) => inserted.has(key(item.reference, item.version)))
-      const now = Date.now()
+      const now = yield* Clock.currentTimeMillis
       yield* insertAll(
         "warden_segments",
         fresh.flatMap(({ item }) =>
@@ -482,7 +482,7 @@ const make = Effect.gen(function* () {
                 AND NOT EXISTS (SELECT 1 FROM warden_items j
                   WHERE j.source = i.source AND j.reference = i.reference AND j.version > i.version)`
             )
-            const now = Date.now()
+            const now = yield* Clock.currentTimeMillis
             for (let i = 0; i < rows.length; i += 100) {
               const chunk = rows.slice(i, i + 100).map((r) => ({ ...r, requested_at: now }))
               if (Arr.isArrayNonEmpty(chunk))

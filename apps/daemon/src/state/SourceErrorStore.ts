@@ -2,7 +2,7 @@
  * What went wrong on the source side: errors a connector reported (`error` events) and events the
  * daemon could not take (dead-lettered with the offending field, the source goes on).
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 
@@ -64,12 +64,12 @@ const make = Effect.gen(function* () {
       reason: string,
       message: string
     ) {
-      yield* sql`INSERT INTO warden_source_errors ${sql.insert({ source, at: Date.now(), reason, message })}`
+      yield* sql`INSERT INTO warden_source_errors ${sql.insert({ source, at: yield* Clock.currentTimeMillis, reason, message })}`
     }),
     recordSourceDeadLetter: Effect.fn("SourceErrorStore.recordSourceDeadLetter")(function* (
       letter: SourceDeadLetterInput
     ) {
-      const now = Date.now()
+      const now = yield* Clock.currentTimeMillis
       const row = {
         source: letter.source,
         reference: letter.reference.slice(0, 1024),

@@ -10,7 +10,7 @@
  * PostgreSQL runs several daemons as one cluster (ClusterRunner) and needs none of this.
  */
 import { hostname } from "node:os"
-import { Cause, Context, Data, Deferred, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Context, Data, Deferred, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 import * as RepeatedWarnings from "./RepeatedWarnings.ts"
@@ -72,7 +72,7 @@ export class StateOwner extends Context.Service<
 
         yield* sql.withTransaction(
           Effect.gen(function* () {
-            const now = Date.now()
+            const now = yield* Clock.currentTimeMillis
             const other = yield* owner
             if (other !== undefined && !(other.pid === me.pid && other.host === me.host)) {
               const fresh = now - other.seen_at < staleMillis
@@ -89,7 +89,7 @@ export class StateOwner extends Context.Service<
 
         const lost = Deferred.makeUnsafe<never, StateInUse>()
         const heartbeat = Effect.gen(function* () {
-          const now = Date.now()
+          const now = yield* Clock.currentTimeMillis
           const updated = yield* sql<{ one: number }>`UPDATE warden_owner SET seen_at = ${now}
             WHERE id = 1 AND ${ours} RETURNING 1 AS one`
           if (updated.length > 0) return

@@ -12,7 +12,7 @@
  * these queues rings (that look only covers a ring missed by a bug). The two 1 s looks were ~0.6 ms of
  * an idle daemon's ~4.7 ms of CPU per second (docs/BENCHMARKS.md, "An idle daemon, quieter").
  */
-import { Context, Deferred, Effect, Exit, Layer, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as RecordedSignal from "./RecordedSignal.ts"
 
@@ -104,7 +104,7 @@ export class WriteSignals extends Context.Service<WriteSignals, Queues>()("@ward
 
 /** A queue poller's pace: when to look at its queue again. */
 export interface Pace {
-  /** A row this poller failed is due again at `at` (`Date.now()` milliseconds, as the rows hold it). */
+  /** A row this poller failed is due again at `at` (epoch milliseconds of the `Clock`, as the rows hold it). */
   readonly dueAt: (at: number) => void
   /** Waits for a write (`doorbell`), the soonest retry this poller scheduled, or `idleMillis`, whichever comes first. */
   readonly nextLook: Effect.Effect<void>
@@ -118,8 +118,7 @@ export const pace = (doorbell: Doorbell, idleMillis: number): Pace => {
     dueAt: (at) => {
       due.push(at)
     },
-    nextLook: Effect.suspend(() => {
-      const now = Date.now()
+    nextLook: Effect.flatMap(Clock.currentTimeMillis, (now) => {
       due = due.filter((at) => at > now)
       const soonest = due.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...due)
       return written.wait(Math.min(idleMillis, soonest - now))

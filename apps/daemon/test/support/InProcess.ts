@@ -6,7 +6,7 @@ import { Context, Effect, Exit, Layer, Logger, type LogLevel, Redacted, Referenc
 import { AdminServer } from "../../src/admin/AdminServer.ts"
 import type { ConfiguredModerator } from "../../src/admin/Moderators.ts"
 import * as Daemon from "../../src/Daemon.ts"
-import { buildOnTestClock, dateNowFollowsTestClock } from "./TestTime.ts"
+import { atWallTime, buildOnTestClock } from "./TestTime.ts"
 
 export const ADMIN_TOKEN = "test-admin-token"
 
@@ -83,8 +83,8 @@ export const startDaemonInProcess = async (
 
 /**
  * The daemon with its admin API on the SQLite file `where` (a fresh one by default) or the state it names, on the TestClock
- * for the rest of the scope (`buildOnTestClock`), with `Date.now()` following the TestClock
- * (`dateNowFollowsTestClock`): the admin routes read the time that way. `get(path)` answers an admin
+ * for the rest of the scope (`buildOnTestClock`), the TestClock first set to the real time
+ * (`atWallTime`). `get(path)` answers an admin
  * route's status and body, token given.
  */
 export const daemonOnTestClock = (
@@ -93,7 +93,7 @@ export const daemonOnTestClock = (
   options: { readonly moderators?: ReadonlyArray<ConfiguredModerator> } = {}
 ) =>
   Effect.gen(function* () {
-    yield* dateNowFollowsTestClock
+    yield* atWallTime
     const context = yield* buildOnTestClock(
       Daemon.layer({
         ...spec,

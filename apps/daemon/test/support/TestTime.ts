@@ -76,14 +76,20 @@ export const adjustTo = (millis: number) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => TestClock.adjust(Math.max(0, millis - now)))
 
 /**
- * Makes `Date.now()` answer the TestClock's time for the rest of the scope, for the daemon code that
- * reads the wall clock instead of `Clock` (a retry's due time written with `Date.now()` and compared
- * with it later): the delay then passes when the test moves the TestClock, as it does in production
- * when real time passes. The TestClock is first set to the real time, so that "never" (a time of 0)
- * is as long ago as it is in production. `new Date()` is left alone.
+ * Sets the TestClock to the real time: the daemon reads time from `Clock`, so that "never" (a time of
+ * 0) is then as long ago as it is in production, and the times stored are comparable with the real
+ * ones other processes (or the test) write.
+ */
+export const atWallTime = Effect.suspend(() => TestClock.setTime(Date.now()))
+
+/**
+ * {@link atWallTime}, and `Date.now()` answering the TestClock's time for the rest of the scope, for
+ * the sinks' worker (sinks/SinkWorker.ts), which still writes a retry's due time with `Date.now()`
+ * while the outbox store compares it with the same: the delay then passes when the test moves the
+ * TestClock, as it does in production when real time passes. `new Date()` is left alone.
  */
 export const dateNowFollowsTestClock = Effect.gen(function* () {
-  yield* TestClock.setTime(Date.now())
+  yield* atWallTime
   const clock = yield* Clock.clockWith(Effect.succeed)
   yield* Effect.acquireRelease(
     Effect.sync(() => vi.spyOn(Date, "now").mockImplementation(() => clock.currentTimeMillisUnsafe())),

@@ -6,6 +6,7 @@
 import * as Duration from "effect/Duration"
 import * as Redacted from "effect/Redacted"
 import type { Input, Shape } from "../ApiConfig.ts"
+import { ApiEnv } from "../ApiEnv.ts"
 import * as QuotaPolicy from "../QuotaPolicy.ts"
 import * as RegionPolicy from "../RegionPolicy.ts"
 import * as RetryPolicy from "../RetryPolicy.ts"
@@ -17,7 +18,7 @@ export const DEFAULT_TIMEOUT = "10 seconds"
 
 /** A key as given, wrapped in `Redacted` if it is a plain string. */
 export const redacted = (key: Redacted.Redacted<string> | string): Redacted.Redacted<string> =>
-  typeof key === "string" ? Redacted.make(key, { label: "WARDEN_API_KEY" }) : key
+  typeof key === "string" ? Redacted.make(key, { label: ApiEnv.apiKey }) : key
 
 /** The URL without trailing slashes, or `undefined` when it is not an http(s) URL. */
 const normalizeUrl = (url: string): string | undefined =>
@@ -48,7 +49,7 @@ export const resolveSettings = (input: Input): Shape | string => {
   }
   const legacyBaseUrl = input.legacyBaseUrl === undefined ? undefined : normalizeUrl(input.legacyBaseUrl)
   if (input.legacyBaseUrl !== undefined && legacyBaseUrl === undefined) {
-    return notUrl("WARDEN_LEGACY_BASE_URL", input.legacyBaseUrl)
+    return notUrl(ApiEnv.legacyBaseUrl, input.legacyBaseUrl)
   }
   const apiKey = redacted(input.apiKey)
   const retry = RetryPolicy.make(input.retry)

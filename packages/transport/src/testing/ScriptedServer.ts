@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 
@@ -14,6 +15,7 @@ export interface Recorded {
   readonly url: string
   readonly headers: IncomingHttpHeaders
   readonly body: string
+  /** When it arrived: epoch milliseconds on the Clock of the fiber that started the server. */
   readonly at: number
 }
 
@@ -50,7 +52,12 @@ export interface ScriptedServer {
 /** Starts a server; `script(n, request)` decides the answer to the n-th request (0-based). Closed with the scope. */
 export const startServer = (
   script: (n: number, request: Recorded) => Behaviour
-): Effect.Effect<ScriptedServer, never, Scope.Scope> => {
+): Effect.Effect<ScriptedServer, never, Scope.Scope> =>
+  // The server answers in Node's callbacks, outside any fiber: `at` is read on the Clock of the fiber
+  // that started it (the TestClock's time in an `it.effect` test, as the limiter under test sees it).
+  Clock.clockWith((clock) => serve(script, clock))
+
+const serve = (script: (n: number, request: Recorded) => Behaviour, clock: Clock.Clock) => {
   const requests: Array<Recorded> = []
   const sockets = new Set<Socket>()
   const server = createServer((req, res) => {
@@ -62,7 +69,7 @@ export const startServer = (
         url: req.url ?? "",
         headers: req.headers,
         body: Buffer.concat(chunks).toString("utf8"),
-        at: Date.now()
+        at: clock.currentTimeMillisUnsafe()
       }
       const behaviour = script(requests.length, recorded)
       requests.push(recorded)

@@ -5,12 +5,14 @@
  * `WARDEN_*` environment, and the error line + exit code (1 runtime/API failure, 2 usage/validation).
  */
 import { writeFile } from "node:fs/promises"
-import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
+import { ImageAnalyzeRequest, resellerFieldsIn, TextAnalyzeRequest, UsernameAnalyzeRequest } from "@warden/core/client"
+import { type ApiConfig, ApiEnv, type RateLimiter, REGION_BASE_URL, Transport } from "@warden/transport"
 import { AnalyzeV1 } from "@warden/v1"
-import { type Config, Console, Effect, Layer, Option, type Redacted } from "effect"
+import { type Config, Console, Effect, Layer, Option, type Redacted, type Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Verdict from "../../engine/Verdict.ts"
 import * as ImageInput from "../ImageInput.ts"
+import * as RequestInput from "../RequestInput.ts"
 import { CliFailure } from "../Outcome.ts"
 import { printed } from "../Refusal.ts"
 import * as Writable from "../Writable.ts"
@@ -60,17 +62,17 @@ export class UsageError extends Error {
 export const connectionFlags = {
   baseUrl: Flag.String("base-url").pipe(
     Flag.withDescription(
-      "Base URL of the API, of --region. Env: WARDEN_BASE_URL (WARDEN_BASE_URL_US_EAST, WARDEN_BASE_URL_US_WEST)"
+      `Base URL of the API, of --region. Env: ${ApiEnv.baseUrl} (${ApiEnv.baseUrlUsEast}, ${ApiEnv.baseUrlUsWest})`
     ),
     Flag.optional
   ),
-  apiKey: Flag.Redacted("api-key").pipe(Flag.withDescription("API key. Env: WARDEN_API_KEY"), Flag.optional),
+  apiKey: Flag.Redacted("api-key").pipe(Flag.withDescription(`API key. Env: ${ApiEnv.apiKey}`), Flag.optional),
   keyKind: Flag.Literals("key-kind", ["standard", "reseller"]).pipe(
-    Flag.withDescription("Kind of the key. Env: WARDEN_KEY_KIND"),
+    Flag.withDescription(`Kind of the key. Env: ${ApiEnv.keyKind}`),
     Flag.optional
   ),
   region: Flag.Literals("region", ["global", "us-east", "us-west"]).pipe(
-    Flag.withDescription("Region. Env: WARDEN_REGION"),
+    Flag.withDescription(`Region. Env: ${ApiEnv.region}`),
     Flag.optional
   )
 } as const
@@ -83,12 +85,6 @@ export interface Connection {
   readonly region: Option.Option<"global" | "us-east" | "us-west">
 }
 
-const BASE_URL_ENV = {
-  global: "WARDEN_BASE_URL",
-  "us-east": "WARDEN_BASE_URL_US_EAST",
-  "us-west": "WARDEN_BASE_URL_US_WEST"
-}
-
 const isSet = (name: string) => (process.env[name] ?? "") !== ""
 
 /**
@@ -96,13 +92,13 @@ const isSet = (name: string) => (process.env[name] ?? "") !== ""
  * flag or variable to set (exit 2), not a decoding error of the environment.
  */
 export const missingConnection = (flags: Connection, api: "v1" | "legacy"): UsageError | undefined => {
-  if (Option.isNone(flags.apiKey) && !isSet("WARDEN_API_KEY") && !(api === "legacy" && isSet("WARDEN_LEGACY_API_KEY")))
-    return new UsageError("no API key: give --api-key or set WARDEN_API_KEY")
+  if (Option.isNone(flags.apiKey) && !isSet(ApiEnv.apiKey) && !(api === "legacy" && isSet(ApiEnv.legacyApiKey)))
+    return new UsageError(`no API key: give --api-key or set ${ApiEnv.apiKey}`)
   if (Option.isNone(flags.baseUrl)) {
-    if (api === "legacy" && !isSet("WARDEN_LEGACY_BASE_URL"))
-      return new UsageError("no legacy base URL: give --base-url or set WARDEN_LEGACY_BASE_URL")
-    const region = Option.getOrUndefined(flags.region) ?? (process.env.WARDEN_REGION || "global")
-    const variable = BASE_URL_ENV[region as keyof typeof BASE_URL_ENV]
+    if (api === "legacy" && !isSet(ApiEnv.legacyBaseUrl))
+      return new UsageError(`no legacy base URL: give --base-url or set ${ApiEnv.legacyBaseUrl}`)
+    const region = Option.getOrUndefined(flags.region) ?? (process.env[ApiEnv.region] || "global")
+    const variable = REGION_BASE_URL[region as keyof typeof REGION_BASE_URL]
     if (api === "v1" && variable !== undefined && !isSet(variable))
       return new UsageError(`no base URL for region ${region}: give --base-url or set ${variable}`)
   }
@@ -231,7 +227,27 @@ const output = (
     }
   })
 
-const v1Layer = (flags: Connection) => AnalyzeV1.AnalyzeV1.layer.pipe(Layer.provide(transportFor(flags, "v1")))
+const v1Layer = (flags: Connection) => AnalyzeV1.AnalyzeV1.layer.pipe(Layer.provideMerge(transportFor(flags, "v1")))
+
+/**
+ * The request `body` of `kind` decoded as `schema`: refused with every violation, those of the reseller
+ * fields a standard key may not send among them, as the client refuses them (RequestInput.ts).
+ */
+const requestOf = <S extends Schema.Top & { readonly DecodingServices: never }>(
+  schema: S,
+  kind: "text" | "image" | "username",
+  body: Record<string, unknown>
+) =>
+  Effect.gen(function* () {
+    const transport = yield* Transport.Transport
+    const refused =
+      transport.config.keyKind === "standard"
+        ? resellerFieldsIn(kind, body).map((field) => ({ field, message: AnalyzeV1.RESELLER_ONLY_MESSAGE }))
+        : []
+    return yield* RequestInput.decode(schema, ENDPOINTS[kind], refused)(body)
+  })
+
+const ENDPOINTS = { text: "analyzeText", image: "analyzeImage", username: "analyzeUsername" } as const
 
 const analyzeText = Command.make(
   "text",
@@ -257,7 +273,8 @@ const analyzeText = Command.make(
         put(body, "industry", flags.industry)
         put(body, "defaultLanguage", flags.defaultLanguage)
         const client = yield* AnalyzeV1.AnalyzeV1
-        yield* output(yield* client.textWithRequest(body as never), flags, "text")
+        const request = yield* requestOf(TextAnalyzeRequest, "text", body)
+        yield* output(yield* client.textWithRequest(request), flags, "text")
       })
     )
 ).pipe(
@@ -314,7 +331,8 @@ const analyzeImage = Command.make(
         )
         if (flags.ocr) body.ocrEnabled = true
         const client = yield* AnalyzeV1.AnalyzeV1
-        yield* output(yield* client.imageWithRequest(body as never), flags, "image")
+        const request = yield* requestOf(ImageAnalyzeRequest, "image", body)
+        yield* output(yield* client.imageWithRequest(request), flags, "image")
       })
     )
 ).pipe(
@@ -345,7 +363,8 @@ const analyzeUsername = Command.make(
         put(body, "defaultLanguage", flags.defaultLanguage)
         put(body, "customerContext", flags.customerContext)
         const client = yield* AnalyzeV1.AnalyzeV1
-        yield* output(yield* client.usernameWithRequest(body as never), flags, "username")
+        const request = yield* requestOf(UsernameAnalyzeRequest, "username", body)
+        yield* output(yield* client.usernameWithRequest(request), flags, "username")
       })
     )
 ).pipe(

@@ -53,12 +53,38 @@ const list = (value: Option.Option<string>) =>
       .filter((x) => x !== "")
   )
 
+/** A field of a failure, whatever it is. */
+const fieldOf = (value: unknown, key: string): unknown =>
+  typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined
+
 /** Why `fetch` failed, as a phrase: its "fetch failed" hides the system error (`ECONNREFUSED`) in its cause. */
 const networkReason = (error: unknown): string => {
-  const inner = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause
-  if (inner?.code !== undefined) return Writable.describeErrno(inner.code, inner.message ?? inner.code)
-  if (inner?.message !== undefined && inner.message !== "") return inner.message
+  const inner = fieldOf(error, "cause")
+  const code = fieldOf(inner, "code")
+  const message = fieldOf(inner, "message")
+  if (typeof code === "string") return Writable.describeErrno(code, typeof message === "string" ? message : code)
+  if (typeof message === "string" && message !== "") return message
   return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * The admin API's refusal as the user reads it (`CODE: message`, exit 2 for bad input), or, when the
+ * daemon could not be reached or gave no envelope, why.
+ */
+const refusal = (url: string, error: unknown) => {
+  const envelope = fieldOf(error, "error")
+  const code = fieldOf(envelope, "code")
+  if (typeof code === "string") {
+    return fail(`${code}: ${String(fieldOf(envelope, "message"))}`, fieldOf(error, "_tag") === "BadRequest" ? 2 : 1)
+  }
+  const reason = fieldOf(error, "reason")
+  if (fieldOf(reason, "_tag") === "TransportError") {
+    return fail(`cannot reach the daemon's admin API at ${url}: ${networkReason(fieldOf(reason, "cause"))}`, 1)
+  }
+  return fail(
+    `the daemon's admin API at ${url} answered what it does not declare: ${String(fieldOf(error, "message") ?? error)}`,
+    1
+  )
 }
 
 /** Sends feedback by reference through the daemon's admin API and prints its answer. */
@@ -87,31 +113,20 @@ export const byReference = (f: Flags) =>
       fromFile?.admin.token
     if (token === undefined)
       return yield* fail("the admin token is needed: --admin-token, WARDEN_ADMIN_TOKEN or --config", 2)
-    const body: Record<string, unknown> = { reference }
-    if (Option.isSome(f.version)) body.version = f.version.value
-    if (Option.isSome(f.source)) body.source = f.source.value
-    const add = list(f.add)
-    const remove = list(f.remove)
-    if (Option.isSome(add)) body.classificationsToAdd = add.value
-    if (Option.isSome(remove)) body.classificationsToRemove = remove.value
-    if (Option.isSome(f.notes)) body.notes = f.notes.value
-    if (Option.isSome(f.confidence)) body.confidence = f.confidence.value
-    const answer = yield* Effect.tryPromise(async () => {
-      const res = await fetch(`${url.replace(/\/+$/, "")}/api/feedback`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${Redacted.value(token)}`, "content-type": "application/json" },
-        body: JSON.stringify(body)
-      })
-      return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, any> }
-    }).pipe(Effect.catch((e) => fail(`cannot reach the daemon's admin API at ${url}: ${networkReason(e.cause)}`, 1)))
-    if (answer.status !== 200) {
-      // The admin API's envelope: { error: { code, message } } (`reason` from daemons before it).
-      const error = answer.body.error as { code?: string; message?: string; reason?: string } | string | undefined
-      const text =
-        typeof error === "string"
-          ? error
-          : `${error?.code ?? answer.status}: ${error?.message ?? error?.reason ?? "refused"}`
-      return yield* fail(text, answer.status === 400 ? 2 : 1)
+    const payload = {
+      reference,
+      ...Option.match(f.version, { onNone: () => ({}), onSome: (version) => ({ version }) }),
+      ...Option.match(f.source, { onNone: () => ({}), onSome: (source) => ({ source }) }),
+      ...Option.match(list(f.add), { onNone: () => ({}), onSome: (add) => ({ classificationsToAdd: add }) }),
+      ...Option.match(list(f.remove), {
+        onNone: () => ({}),
+        onSome: (remove) => ({ classificationsToRemove: remove })
+      }),
+      ...Option.match(f.notes, { onNone: () => ({}), onSome: (notes) => ({ notes }) }),
+      ...Option.match(f.confidence, { onNone: () => ({}), onSome: (confidence) => ({ confidence }) })
     }
-    yield* Console.log(JSON.stringify(answer.body))
+    const AdminClient = yield* Effect.promise(() => import("../AdminClient.ts"))
+    const admin = yield* AdminClient.make(url, token)
+    const sent = yield* admin.decisions.feedback({ payload }).pipe(Effect.catch((error) => refusal(url, error)))
+    yield* Console.log(JSON.stringify(sent))
   })

@@ -9,7 +9,7 @@
  * the daemon runs (read only).
  */
 import { readFile } from "node:fs/promises"
-import { Console, Duration, Effect, Layer } from "effect"
+import { Clock, Console, Duration, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { parse as parseYaml } from "yaml"
 import { checkConfig, formatProblem, type Rule } from "../../config/index.ts"
@@ -43,7 +43,7 @@ const test = Command.make(
       const checked = yield* checkConfig(file, { sections: ["state", "sources"] }).pipe(
         Effect.catchTag("ConfigError", (error) => refuse(error.problems.map(formatProblem).join("\n"), 78))
       )
-      const start = Since.parse(since, Date.now())
+      const start = Since.parse(since, yield* Clock.currentTimeMillis)
       if (start === undefined) return yield* refuse(`--since: '${since}' is not ${Since.EXPECTED}`, 2)
       const ids = checked.config.sources.map((s) => s.id)
       const only = yield* knownSource(refuse, file, ids, source)

@@ -3,7 +3,7 @@
  * pages, bytes per item stored, and the age of the oldest batch message not processed yet. Reads the
  * state database named by the config's `state` section; safe while the daemon runs (read only).
  */
-import { Console, Effect } from "effect"
+import { Clock, Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { checkConfig, formatProblem } from "../../config/index.ts"
 import * as StateStats from "../../state/StateStats.ts"
@@ -24,7 +24,9 @@ const stats = Command.make(
         Effect.catchTag("ConfigError", (error) => refuse(error.problems.map(formatProblem).join("\n"), 78))
       )
       const result = yield* StateStats.read().pipe(Effect.provide(StateFromConfig.sql(checked.config.state)))
-      yield* Console.log(json ? JSON.stringify(result, null, 2) : StateStats.format(result, Date.now()))
+      yield* Console.log(
+        json ? JSON.stringify(result, null, 2) : StateStats.format(result, yield* Clock.currentTimeMillis)
+      )
     })
 ).pipe(
   Command.withDescription("Rows and bytes per state table, bytes per item, the oldest unprocessed batch message"),
