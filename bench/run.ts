@@ -24,7 +24,8 @@ const ALL = [
   "daemon-quota-backlog",
   "daemon-memory",
   "daemon-soak",
-  "daemon-idle"
+  "daemon-idle",
+  "daemon-push"
 ]
 
 const argv = process.argv.slice(2).filter((a) => a !== "--")

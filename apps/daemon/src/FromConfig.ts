@@ -10,6 +10,7 @@ import { type Checked, defaultRunnerAddress, toApiConfigInput } from "./config/i
 import type * as Daemon from "./Daemon.ts"
 import type { SourceSpec } from "./engine/Pipeline.ts"
 import * as JsonlSink from "./sinks/JsonlSink.ts"
+import type { Sink as SinkEntry } from "./config/WardenConfig.ts"
 import type { Sink } from "./sinks/Sink.ts"
 import { SinkList } from "./sinks/SinkList.ts"
 import * as SqlSink from "./sinks/SqlSink.ts"
@@ -62,29 +63,32 @@ export const specOf = (checked: Checked): FromConfig => {
       config: source.config
     }
   })
+  /** The sink an entry describes; its retry window is set from the shared `retry` key below. */
+  const made = (sink: SinkEntry, i: number): Effect.Effect<Sink, unknown, SqlClient.SqlClient | Scope.Scope> => {
+    switch (sink.type) {
+      case "stdout":
+        return Effect.succeed(StdoutSink.make({ name: sink.name, format: sink.format }))
+      case "jsonl":
+        // A file that cannot be opened fails the start, naming `sinks.N.path` (StartupFailure).
+        return JsonlSink.make({ name: sink.name, path: sink.path, setting: `sinks.${i}.path` })
+      case "webhook":
+        return Effect.succeed(
+          WebhookSink.make({
+            name: sink.name,
+            url: sink.url,
+            secret: sink.secret,
+            timeoutMillis: millis(sink.timeout)
+          })
+        )
+      case "sql":
+        return Effect.orDie(SqlSink.make({ name: sink.name }))
+    }
+  }
   const sinks = Layer.effect(
     SinkList,
-    Effect.forEach(config.sinks, (sink, i): Effect.Effect<Sink, unknown, SqlClient.SqlClient | Scope.Scope> => {
-      switch (sink.type) {
-        case "stdout":
-          return Effect.succeed(StdoutSink.make({ name: sink.name, format: sink.format }))
-        case "jsonl":
-          // A file that cannot be opened fails the start, naming `sinks.N.path` (StartupFailure).
-          return JsonlSink.make({ name: sink.name, path: sink.path, setting: `sinks.${i}.path` })
-        case "webhook":
-          return Effect.succeed(
-            WebhookSink.make({
-              name: sink.name,
-              url: sink.url,
-              secret: sink.secret,
-              maxAttempts: sink.maxAttempts,
-              timeoutMillis: Duration.toMillis(Duration.fromInputUnsafe(sink.timeout as Duration.Input))
-            })
-          )
-        case "sql":
-          return Effect.orDie(SqlSink.make({ name: sink.name }))
-      }
-    })
+    Effect.forEach(config.sinks, (sink, i) =>
+      Effect.map(made(sink, i), (made): Sink => ({ ...made, retryWindowMillis: millis(sink.retry.window) }))
+    )
   )
   const token = config.admin.token ?? Redacted.make(randomBytes(18).toString("base64url"), { label: "admin token" })
   return {

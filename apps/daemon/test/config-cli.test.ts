@@ -75,7 +75,7 @@ describe("warden config check", () => {
     expect(printed.sources[0].config.maxItemsPerPoll).toBe(100)
     expect(printed.sinks.find((s: { type: string }) => s.type === "webhook")).toMatchObject({
       secret: "<redacted>",
-      maxAttempts: 8
+      retry: { window: "1d" }
     })
   })
 

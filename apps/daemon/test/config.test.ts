@@ -93,7 +93,9 @@ describe("loadConfig: the valid example", () => {
     expect(config.api.baseUrl).toBe("https://env.example.com")
     expect(Duration.toMillis(config.api.timeout)).toBe(3000)
     expect(config.api.retry.maxAttempts).toBe(5)
-    expect(config.sinks).toEqual([{ type: "stdout", name: "stdout", format: "auto", content: false }])
+    expect(config.sinks).toEqual([
+      { type: "stdout", name: "stdout", format: "auto", content: false, retry: { window: Duration.hours(24) } }
+    ])
     expect(config.state).toEqual({ _tag: "Sqlite", filename: join(dir, ".warden/state.db") })
     expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
     expect(config.dryRun).toBe(false)

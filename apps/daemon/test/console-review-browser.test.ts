@@ -9,8 +9,11 @@
  * follows live and, its stream cut, is told "already decided by alice" for an item she decided; a
  * viewer sees the queue without the decision controls and the API refuses her a decision (403).
  * Then the Author page: three hateful comments of one author shown as 3 strikes with their decay (in
- * words and a chart), and an appeal of the first, upheld from the Review page, removes one. axe-core
- * finds nothing serious or critical on either page; focus is never left on the body.
+ * words and a chart), and an appeal of the first, upheld from the Review page, removes one; a history
+ * longer than a page goes on with "Show older". An item edited with a zero-width space and a script
+ * link comes back with its earlier version beside it, the character marked and the link shown as
+ * text. axe-core finds nothing serious or critical on either page (desktop and phone); the focus ring
+ * stands out 3:1; focus is never left on the body.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -22,7 +25,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FakeYouTube from "../../../packages/connector-youtube/test/fixtures/FakeYouTube.ts"
 import { buildConsole } from "../console/build.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
-import { announced, focused, seriousViolations } from "./support/Accessibility.ts"
+import {
+  announced,
+  type FocusRing,
+  focused,
+  focusedKey,
+  focusRing,
+  seriousViolations
+} from "./support/Accessibility.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { rssSource } from "./support/FeedPipeline.ts"
 import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
@@ -144,6 +154,11 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
     await page.keyboard.press("a")
     await page.keyboard.press("r")
     expect(await page.locator("form.reject").count()).toBe(0)
+    await waitFor(
+      async () => (await announced(page)) === "Signed in as a viewer: you can read the queue, not decide",
+      5_000,
+      "the viewer told"
+    )
     const [source, reference] = first!.split("\u001f")
     const status = await page.evaluate(
       async ([s, r]) => {
@@ -162,7 +177,7 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
     await page.context().close()
   })
 
-  it("alice decides all 200 with j/k/a/r; bob's page follows live; a stale page is told 'already decided by alice'", async () => {
+  it("alice decides all 200 with j/k/a/r; bob's page follows live; a page without its stream is told 'already decided by alice', and catches up when it reconnects", async () => {
     const all = (await daemon.admin("/api/review?limit=500")).body.items as Array<{
       source: string
       reference: string
@@ -202,6 +217,18 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
     expect(await alice.getByRole("dialog").count()).toBe(0)
     problems.review = await seriousViolations(alice)
     await alice.screenshot({ path: join(SCREENSHOTS, "console-review.png") })
+    // The focus ring stands out 3:1 on the panel's links and buttons and on a row of the queue.
+    const rings: Array<FocusRing> = []
+    await panel.locator("a").first().focus()
+    for (let i = 0; i < 5; i++) {
+      rings.push(await focusRing(alice))
+      await alice.keyboard.press("Tab")
+    }
+    await alice.locator("ol.queue button.pick").first().focus()
+    rings.push(await focusRing(alice))
+    expect(rings.map((r) => r.element.split(" ")[0])).toEqual(expect.arrayContaining(["A", "BUTTON"]))
+    expect(rings.filter((r) => r.style === "none" || r.width < 2 || r.contrast < 3)).toEqual([])
+    await alice.locator("h1").focus()
 
     // j enters the queue on the selected row; j / k move.
     const firstKey = await selectedKey(alice)
@@ -224,8 +251,11 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
     let sawRss = false
     let sawYouTube = false
     while (decided.size < 200) {
-      const key = (await selectedKey(alice))!
-      const words = await alice.locator(".platform-words").textContent()
+      // The selected row and what the page says a decision will do there, read at once.
+      const [key, words] = await alice.evaluate(() => [
+        document.querySelector<HTMLElement>("ol.queue li.selected button.pick")!.dataset.key!,
+        document.querySelector(".platform-words")!.textContent!
+      ])
       if (key.startsWith("forum\u001f")) {
         expect(words).toContain("recorded in Warden only")
         sawRss = true
@@ -238,34 +268,37 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
       else {
         await alice.keyboard.press("r")
         // The form opens on its note (Enter sends from there).
-        await waitFor(async () => (await focused(alice)).startsWith("INPUT"), 5_000, "focus on the note")
+        await alice.waitForFunction(() => document.activeElement?.id === "reject-note", null, { timeout: 5_000 })
         if (n % 4 === 1) await alice.keyboard.type("spam")
         await alice.keyboard.press("Enter")
       }
       decided.set(key, decision)
       n++
-      await waitFor(
-        async () => !(await rowKeys(alice)).includes(key),
-        10_000,
-        `${key} (decision ${n}, ${decision}) off alice's queue: ${await alice
-          .locator("p.result")
-          .textContent()
-          .catch(() => "")} / ${await focused(alice)}`
+      // Off the queue, and focus on the next row (on the heading after the last): never the body.
+      await alice.waitForFunction(
+        (k) =>
+          ![...document.querySelectorAll<HTMLElement>("ol.queue button.pick")].some((b) => b.dataset.key === k) &&
+          (document.activeElement?.matches("ol.queue li.selected button.pick") === true ||
+            (document.activeElement?.tagName === "H1" && document.querySelector("ol.queue li") === null)),
+        key,
+        { timeout: 10_000 }
       )
-      if (decided.size < 200)
-        await waitFor(
-          async () => (await selectedKey(alice)) !== null && (await focused(alice)).startsWith("BUTTON"),
-          5_000,
-          "focus on the next row"
-        )
+      // The cut page's stream comes back after 20 decisions it did not hear of: read again on reconnection.
+      if (n === 20) await stale.unroute("**/api/review/stream")
       if (n === 1) {
         // Bob's page: the row alice decided leaves his screen without a reload.
         await waitFor(async () => !(await rowKeys(bob)).includes(key), 10_000, "the row gone from bob's page")
         await stalePage.keyboard.press("j")
         await stalePage.keyboard.press("a")
-        await stalePage.getByText(/Not done: .*already decided by alice/u).waitFor()
+        await stalePage.locator("p.result", { hasText: /^Not done: .*already decided by alice/u }).waitFor()
         expect(await rowKeys(stalePage)).not.toContain(key)
         expect(await focused(stalePage)).toMatch(/^BUTTON/u)
+        // Bob hears it without his focus moving.
+        await waitFor(
+          async () => /^\d+ decided by another moderator$/u.test(await announced(bob)),
+          5_000,
+          "bob told of alice's decisions"
+        )
       }
     }
     const took = performance.now() - started
@@ -275,6 +308,8 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
     // Bob's screen followed: empty, his count 0.
     await bob.getByText("Nothing to review.").waitFor({ timeout: 15_000 })
     await bob.getByRole("link", { name: "Review 0 pending" }).waitFor({ timeout: 15_000 })
+    await stalePage.getByText("Nothing to review.").waitFor({ timeout: 15_000 })
+    await stalePage.getByRole("link", { name: "Review 0 pending" }).waitFor({ timeout: 15_000 })
     console.log(`alice decided 200 items from the keyboard in ${Math.round(took)} ms`)
 
     // Every decision recorded with her name.
@@ -330,17 +365,76 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
   }, 240_000)
 })
 
+describe("an edited item on the Review page", () => {
+  it("comes back to the queue as its new version, its earlier version on the same screen", async () => {
+    // Edited by a hostile hand: a zero-width space in a word, a script link.
+    const EDITED = "Edited: thank you, and sorry for the ty\u200bpo, number 1"
+    feed.setItems(
+      Array.from(
+        { length: N },
+        (_, i): FeedItem =>
+          i === 1
+            ? { guid: `f${i}`, title: `Comment ${i}`, description: EDITED, link: "javascript:alert(document.domain)" }
+            : { guid: `f${i}`, title: `Comment ${i}`, description: textOf(i) }
+      )
+    )
+    const page = await signedIn(ALICE)
+    // Shown marked, never obeyed; the link shown as text.
+    const content = page.locator("section.review-item blockquote").filter({ hasText: "ty⟨U+200B⟩po, number 1" })
+    await content.waitFor({ timeout: 30_000 })
+    expect(await page.locator("section.review-item code.unsafe-link").first().textContent()).toBe(
+      "javascript:alert(document.domain)"
+    )
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0)
+    const earlier = page.locator("ul.versions li")
+    await earlier.first().waitFor()
+    expect(await earlier.allTextContents()).toEqual([
+      expect.stringMatching(/^v1 .*Thank you for the article, number 1$/su)
+    ])
+    expect(await page.locator("section.review-item dd", { hasText: /^2$/u }).count()).toBe(1)
+    await page.keyboard.press("j")
+    await page.keyboard.press("a")
+    await page.getByText("Nothing to review.").waitFor()
+    // The decisions list's Outcome and the decision's page say who decided its review.
+    await page.goto(`${daemon.adminUrl}/#/?q=${encodeURIComponent("Edited: thank you")}`)
+    const outcome = page.locator('tbody td[data-label="Outcome"]')
+    await outcome.first().waitFor()
+    expect(await outcome.first().locator(".rule, .review-state").allTextContents()).toEqual([
+      "Rule review-all",
+      "Review: approved by alice"
+    ])
+    await page.locator("tbody td.content a").first().click()
+    const why = page.getByRole("region", { name: "Why: the rule that matched" })
+    await why.locator("li").first().waitFor()
+    expect(await why.locator("li").allTextContents()).toEqual([
+      expect.stringMatching(/^v2 Review: approved by alice \(/u),
+      expect.stringMatching(/^v1 Review: (approved|rejected) by alice \(/u)
+    ])
+    await page.context().close()
+  }, 60_000)
+})
+
 describe("the Author page: three strikes decaying, an upheld appeal removes one", () => {
   it("shows the strikes in words and a chart; an appeal upheld from the Review page takes one away", async () => {
     blog.setItems([
       { guid: "a1", title: "a1", description: "You are an idiot, zebra-one", author: ADA },
       { guid: "a2", title: "a2", description: "You are a pathetic idiot, zebra-two", author: ADA },
-      { guid: "a3", title: "a3", description: "Idiot. zebra-three", author: ADA }
+      { guid: "a3", title: "a3", description: "Idiot. zebra-three", author: ADA },
+      // A prolific, friendly author: a history of more than one page.
+      ...Array.from({ length: 55 }, (_, i) => ({
+        guid: `b${i}`,
+        title: `b${i}`,
+        description: `Thank you for part ${i} of the series`,
+        author: "bob@example.org (Bob)"
+      }))
     ])
     await waitFor(
-      async () => (await daemon.admin(`/api/authors/${encodeURIComponent(ADA_KEY)}`)).body.strikes?.count === 3,
+      async () =>
+        (await daemon.admin(`/api/authors/${encodeURIComponent(ADA_KEY)}`)).body.strikes?.count === 3 &&
+        (await daemon.admin(`/api/authors/${encodeURIComponent("rss:mailto:bob@example.org")}?limit=100`)).body.items
+          ?.length === 55,
       60_000,
-      "three strikes"
+      "three strikes, and bob's 55 items"
     )
     const page = await signedIn(ALICE, { bypassCSP: true })
     await page.goto(`${daemon.adminUrl}/#/authors/${encodeURIComponent(ADA_KEY)}`)
@@ -381,22 +475,70 @@ describe("the Author page: three strikes decaying, an upheld appeal removes one"
     expect(await focused(page)).toMatch(/^H1 Author/u)
     await page.goBack()
     await waitFor(async () => (await focused(page)).startsWith("BUTTON"), 10_000, "focus back on the appeal's row")
+    // A second appeal while focus is in the queue: it waits behind "Show 1 new", announced.
+    const [second] = query<{ reference: string }>(
+      stateFile,
+      "SELECT reference FROM warden_items WHERE source = 'blog' AND request LIKE '%zebra-two%'"
+    )
+    const filed2 = await daemon.admin("/api/appeals", {
+      method: "POST",
+      body: JSON.stringify({ source: "blog", reference: second!.reference, statement: "Not me, my cat" })
+    })
+    expect(filed2.status).toBe(200)
+    await page.getByRole("button", { name: "Show 1 new" }).waitFor({ timeout: 15_000 })
+    await waitFor(async () => (await announced(page)) === "1 new to review", 10_000, "'1 new to review' again")
+    expect(await rowKeys(page)).toHaveLength(1)
+    expect(await focused(page)).toMatch(/^BUTTON/u)
     await page.keyboard.press("a")
     await page.locator("p.result").waitFor()
     expect(await page.locator("p.result").textContent()).toMatch(
       /^Upheld “a1 You are an idiot, zebra-one”: not possible on this platform \(recorded in Warden only\); feedback sent\.$/u
     )
+    // The queue emptied: the waiting appeal is shown and focus goes to it. Escape cancels a deny, r + Enter denies.
+    await page.getByText("Not me, my cat").waitFor()
+    await waitFor(
+      async () => (await focused(page)).includes("Not me") || (await focused(page)).includes("zebra-two"),
+      5_000,
+      "focus on the second appeal"
+    )
+    await page.keyboard.press("r")
+    await waitFor(async () => (await focused(page)).startsWith("INPUT"), 5_000, "focus on the note")
+    await page.keyboard.press("Escape")
+    await waitFor(async () => (await focused(page)).startsWith("BUTTON"), 5_000, "focus back on the row after Escape")
+    expect(await page.locator("form.reject").count()).toBe(0)
+    await page.keyboard.press("r")
+    await waitFor(async () => (await focused(page)).startsWith("INPUT"), 5_000, "focus on the note")
+    await page.keyboard.press("Enter")
+    await page.locator("p.result", { hasText: /^Denied “a2/u }).waitFor()
     expect(await focused(page)).toMatch(/^H1 Review/u)
+    await page.setViewportSize({ width: 390, height: 844 })
+    problems["review on a phone"] = await seriousViolations(page)
+    await page.setViewportSize({ width: 1280, height: 900 })
 
     await page.goto(`${daemon.adminUrl}/#/authors/${encodeURIComponent(ADA_KEY)}`)
     await page.reload()
     await explanation.waitFor()
     expect(await explanation.textContent()).toMatch(/^2 strikes, 2\.0 after decay/u)
     expect(await page.locator("table.strikes tr.removed").textContent()).toContain("by alice: appeal upheld")
-    expect(await page.locator("table.history tbody tr").first().textContent()).toBeDefined()
-    const history = page.locator("table.history tbody tr", { hasText: "upheld by alice" })
-    expect(await history.count()).toBe(1)
+    expect(await page.locator("table.history tbody tr", { hasText: "upheld by alice" }).count()).toBe(1)
+    expect(await page.locator("table.history tbody tr", { hasText: "denied by alice" }).count()).toBe(1)
+    await page.setViewportSize({ width: 390, height: 844 })
+    problems["author on a phone"] = await seriousViolations(page)
+
+    // Bob's history, 55 items: 50 shown, "Show older" adds the rest and moves focus to the first of them.
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await page.goto(`${daemon.adminUrl}/#/authors/${encodeURIComponent("rss:mailto:bob@example.org")}`)
+    await page.reload()
+    const rows = page.locator("table.history tbody tr")
+    await waitFor(async () => (await rows.count()) === 50, 30_000, "bob's first page")
+    expect(await page.locator("p.explanation").textContent()).toMatch(/^No strikes/u)
+    await page.getByRole("button", { name: "Show older" }).focus()
+    await page.keyboard.press("Enter")
+    await waitFor(async () => (await rows.count()) === 55, 10_000, "bob's older items")
+    const fiftyFirst = await rows.nth(50).locator("a").getAttribute("data-key")
+    await waitFor(async () => (await focusedKey(page)) === fiftyFirst, 5_000, "focus on the first older item")
+    await waitFor(async () => (await announced(page)) === "5 older shown: the oldest", 5_000, "the announcement")
     await page.context().close()
-    expect(problems).toEqual({ review: [], author: [] })
+    expect(problems).toEqual({ review: [], author: [], "review on a phone": [], "author on a phone": [] })
   }, 90_000)
 })

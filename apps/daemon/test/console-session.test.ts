@@ -18,7 +18,7 @@ let stateFile: string
 beforeAll(async () => {
   await buildConsole()
   // A configured sink that never gets a record: its empty queue must still be listed.
-  const audit = { name: "audit", type: "test", batchSize: 10, maxAttempts: 3, deliver: () => Effect.succeed([]) }
+  const audit = { name: "audit", type: "test", batchSize: 10, deliver: () => Effect.succeed([]) }
   started = await startSandboxDaemon({ platforms: 0, sources: () => [], sinks: [audit] })
   ;({ daemon, stateFile } = started)
 }, 60_000)

@@ -46,7 +46,12 @@ const check = async (yaml: string) => {
   const env: Record<string, string> = {}
   for (const [, name] of yaml.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)/gu)) {
     // A URL-valued variable gets a URL, as a reader would set it; anything else an opaque string.
-    env[name!] = name!.endsWith("_URL") ? "https://placeholder.example.com" : `placeholder-${name}`
+    // A Standard Webhooks signing secret (the http source's) gets one in its format.
+    env[name!] = name!.endsWith("_URL")
+      ? "https://placeholder.example.com"
+      : name!.endsWith("SIGNING_SECRET")
+        ? `whsec_${Buffer.from(`placeholder-${name}`).toString("base64")}`
+        : `placeholder-${name}`
   }
   for (const [, path] of yaml.matchAll(/\$\{file:([^}]+)\}/gu)) {
     mkdirSync(dirname(join(dir, path!)), { recursive: true })

@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { Effect, Logger, type Scope } from "effect"
 import { describe, expect, it } from "vitest"
 import * as JsonlSink from "../src/sinks/JsonlSink.ts"
+import { retryable } from "../src/sinks/Sink.ts"
 import type { QueuedRecord } from "../src/sinks/QueuedRecord.ts"
 
 const record = (reference: string): QueuedRecord => ({
@@ -104,7 +105,9 @@ const lines = (path: string) => {
     .map((l) => (JSON.parse(l) as { reference: string }).reference)
 }
 
-const ENOSPC_LINE = (path: string) => `sinks.0.path: cannot write ${path}: no space left on the device (ENOSPC)`
+/** The failure of a write to a full disk: worth retrying (space may be freed). */
+const ENOSPC_LINE = (path: string) =>
+  retryable(`sinks.0.path: cannot write ${path}: no space left on the device (ENOSPC)`)
 
 describe("the jsonl sink on a full disk, at the file handle", () => {
   it("a batch cut part-way is cut back off the file and fails whole; its retry writes it once", async () => {

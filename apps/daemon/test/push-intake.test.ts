@@ -16,6 +16,7 @@ import type { SourceSpec } from "../src/engine/Pipeline.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { waitFor } from "./support/DaemonProcess.ts"
 import { startDaemonInProcess } from "./support/InProcess.ts"
+import { insultRejected, pushSettings } from "./support/PushDecisions.ts"
 import { query } from "./support/StateDb.ts"
 
 const closers: Array<() => Promise<void>> = []
@@ -48,18 +49,7 @@ const start = async (failure: "allow" | "reject" | "hold") => {
   const stateFile = join(mkdtempSync(join(tmpdir(), "warden-push-")), "state.db")
   const hosts: Array<PushHost.PushHostShape> = []
   const spec: SourceSpec = {
-    settings: {
-      id: "push",
-      connector: "push",
-      channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-      mode: "v1",
-      analyse: new Set(["text"]),
-      oversize: "split",
-      dryRun: false,
-      rules: [{ name: "insults", when: { classifications: { anyOf: ["INSULT"] } }, actions: [{ kind: "hide" }] }],
-      failure: { mode: failure, afterMillis: 60_000 },
-      connectorActions: ["hide"]
-    },
+    settings: pushSettings("push", "push", failure),
     connector: pushConnector(hosts),
     config: {}
   }
@@ -109,14 +99,7 @@ describe("a push source's host", () => {
   it("a check answers from the verdict through the rules, and the same content again from the record", async () => {
     const { host, run, sandbox } = await start("hold")
     const rude = await run(host.check(text("c-1", "You are an idiot"), 5_000))
-    expect(rude).toMatchObject({
-      decision: "reject",
-      reference: "c-1",
-      version: 1,
-      rule: "insults",
-      actions: ["hide"],
-      decidedBy: "verdict"
-    })
+    expect(rude).toMatchObject(insultRejected("c-1"))
     expect(rude.verdict).not.toBeNull()
     const fine = await run(host.check(text("c-2", "What a lovely day"), 5_000))
     expect(fine).toMatchObject({ decision: "allow", rule: null, actions: [], decidedBy: "verdict", version: 1 })

@@ -46,9 +46,11 @@ describe("a queued verdict record", () => {
       const sink = yield* SqlSink.make({ name: "sql" })
       const [delivered, refused] = yield* sink.deliver([good, bad])
       assert.strictEqual(delivered, undefined)
-      assert.match(refused ?? "", /^the stored verdict record does not decode: /u)
-      assert.include(refused ?? "", "version")
-      assert.include(refused ?? "", "status")
+      // Permanent: it will not decode later either (dead-lettered at once, not retried for a day).
+      assert.strictEqual(refused?.retryable, false)
+      assert.match(refused?.message ?? "", /^the stored verdict record does not decode: /u)
+      assert.include(refused?.message ?? "", "version")
+      assert.include(refused?.message ?? "", "status")
       const rows = yield* sql<{ reference: string; status: string; record: string }>`
         SELECT reference, status, record FROM warden_verdicts`
       assert.deepStrictEqual(

@@ -13,6 +13,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { AdminServer } from "../src/admin/AdminServer.ts"
 import * as Daemon from "../src/Daemon.ts"
+import * as SinkApi from "../src/sinks/Sink.ts"
 import type { Sink } from "../src/sinks/Sink.ts"
 import { SinkList } from "../src/sinks/SinkList.ts"
 import { ADMIN_TOKEN } from "./support/InProcess.ts"
@@ -30,8 +31,8 @@ describe("warden_sink_backlog", () => {
         name: "gated",
         type: "test",
         batchSize: 10,
-        maxAttempts: 1000,
-        deliver: (records) => Effect.sync(() => records.map(() => (open ? undefined : "the sink is closed")))
+        deliver: (records) =>
+          Effect.sync(() => records.map(() => (open ? undefined : SinkApi.retryable("the sink is closed"))))
       }
       const sandbox = yield* Sandbox.start()
       const platform = yield* Effect.acquireRelease(Effect.promise(startPlatform), (p) => Effect.promise(p.close))

@@ -1,6 +1,6 @@
 /**
- * Sinks: failed deliveries are retried with backoff (500 ms, then 1 s, doubling) and after
- * `maxAttempts` a record moves to the dead-letter table; a verdict recorded, or a dead letter replayed,
+ * Sinks: failed deliveries are retried with backoff (500 ms, then 1 s, doubling) and once the sink's
+ * retry window has passed a record moves to the dead-letter table; a verdict recorded, or a dead letter replayed,
  * while the worker waits is delivered at once, asserted on the TestClock; the webhook signs
  * each body and names the delivery, through the worker; the stdout line format. While the state store
  * refuses writes (a full disk: SQLITE_FULL) nothing is delivered twice and the worker waits; a sink
@@ -14,7 +14,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Layer, Logger, Redacted, type Scope } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { TestClock } from "effect/testing"
-import type { Sink } from "../src/sinks/Sink.ts"
+import { retryable, type Sink } from "../src/sinks/Sink.ts"
 import * as SinkWorker from "../src/sinks/SinkWorker.ts"
 import * as StdoutSink from "../src/sinks/StdoutSink.ts"
 import * as DeadLetterReplay from "../src/state/DeadLetterReplay.ts"
@@ -109,12 +109,12 @@ interface Outbox {
   readonly dead: Effect.Effect<Array<{ reference: string; attempts: number; last_error: string }>, unknown>
 }
 
-/** A sink "mem" (batches of 10, 3 attempts) whose deliveries `deliver` answers. */
+/** A sink "mem" (batches of 10, records retried for 1.5 s) whose deliveries `deliver` answers. */
 const memorySink = (deliver: Sink["deliver"]): Sink => ({
   name: "mem",
   type: "test",
   batchSize: 10,
-  maxAttempts: 3,
+  retryWindowMillis: 1_500,
   deliver
 })
 
@@ -135,70 +135,93 @@ const acceptingSink = () => {
 describe("the sink worker, on the TestClock", () => {
   it("backs off exponentially between attempts", () => {
     assert.deepStrictEqual([1, 2, 3, 4].map(SinkWorker.retryDelayMillis), [500, 1000, 2000, 4000])
-    assert.strictEqual(SinkWorker.retryDelayMillis(30), 300_000)
+    // Capped at a minute: a receiver back after a deploy is found within a minute.
+    assert.strictEqual(SinkWorker.retryDelayMillis(8), 60_000)
+    assert.strictEqual(SinkWorker.retryDelayMillis(30), 60_000)
   })
 
-  it.effect("retries a failed delivery after 500 ms, then 1 s, and dead-letters it after maxAttempts", () => {
-    /** Each record handed to the sink, and when (TestClock milliseconds). */
-    const handed: Array<readonly [string, number]> = []
-    let flaky = 2
-    let fixed = false
-    const sink = memorySink((records) =>
-      Effect.map(Clock.currentTimeMillis, (now) =>
-        records.map((r) => {
-          handed.push([r.reference, now])
-          if (r.reference === "always-fails") return fixed ? undefined : "HTTP 500"
-          return r.reference === "flaky" && flaky-- > 0 ? "HTTP 503" : undefined
+  it.effect(
+    "retries a failed delivery after 500 ms, then 1 s, and dead-letters it once its retry window has passed",
+    () => {
+      /** Each record handed to the sink, and when (TestClock milliseconds). */
+      const handed: Array<readonly [string, number]> = []
+      let flaky = 2
+      let fixed = false
+      const sink = memorySink((records) =>
+        Effect.map(Clock.currentTimeMillis, (now) =>
+          records.map((r) => {
+            handed.push([r.reference, now])
+            if (r.reference === "always-fails") return fixed ? undefined : retryable("HTTP 500")
+            return r.reference === "flaky" && flaky-- > 0 ? retryable("HTTP 503") : undefined
+          })
+        )
+      )
+      return draining(sink, (outbox) =>
+        Effect.gen(function* () {
+          /** `reference@offset` of each record handed over. */
+          const attempts = () => handed.map(([reference, at]) => `${reference}@${outbox.since(at)}`)
+          yield* eventually(
+            Effect.map(outbox.left, (left) => left.join() === "always-fails:1,flaky:1"),
+            "the first attempts"
+          )
+          yield* outbox.at(499)
+          assert.deepStrictEqual(attempts(), ["ok@0", "flaky@0", "always-fails@0"])
+          yield* outbox.at(500)
+          yield* eventually(
+            Effect.map(outbox.left, (left) => left.join() === "always-fails:2,flaky:2"),
+            "the second attempts"
+          )
+          // Nothing of that batch was delivered: the sink is failing, and is tried again at its own pace
+          // (500 ms after the first failed batch), not each record on its own schedule.
+          yield* outbox.at(999)
+          assert.strictEqual(handed.length, 5)
+          yield* outbox.at(1000)
+          yield* eventually(
+            Effect.map(outbox.left, (left) => left.join() === "always-fails:3"),
+            "the third attempts"
+          )
+          // "flaky" delivered: the sink works; "always-fails" waits its own backoff (2 s), by which time its
+          // 1.5 s window has passed.
+          yield* outbox.at(2999)
+          assert.strictEqual(handed.length, 7)
+          yield* outbox.at(3000)
+          yield* eventually(
+            Effect.map(outbox.left, (left) => left.length === 0),
+            "the outbox empty"
+          )
+          assert.deepStrictEqual(attempts().slice(3), [
+            "flaky@500",
+            "always-fails@500",
+            "flaky@1000",
+            "always-fails@1000",
+            "always-fails@3000"
+          ])
+          assert.deepStrictEqual(yield* outbox.dead, [
+            {
+              reference: "always-fails",
+              attempts: 4,
+              last_error: "HTTP 500 (retried for 1.5s, the sink's retry.window)"
+            }
+          ])
+          yield* TestClock.adjust("10 minutes")
+          assert.strictEqual(handed.length, 8)
+          // The sink is fixed and the dead letter replayed (the console's pipeline page): delivered with no
+          // time passing, the replay woke the worker.
+          fixed = true
+          assert.strictEqual(
+            yield* DeadLetterReplay.replay(yield* SqlClient.SqlClient, "mem", { name: "test", role: "admin" }),
+            1
+          )
+          yield* eventually(
+            Effect.map(outbox.left, (left) => left.length === 0),
+            "the replayed dead letter delivered"
+          )
+          assert.deepStrictEqual(attempts().slice(8), [`always-fails@${outbox.since(yield* Clock.currentTimeMillis)}`])
+          assert.deepStrictEqual(yield* outbox.dead, [])
         })
       )
-    )
-    return draining(sink, (outbox) =>
-      Effect.gen(function* () {
-        /** `reference@offset` of each record handed over. */
-        const attempts = () => handed.map(([reference, at]) => `${reference}@${outbox.since(at)}`)
-        yield* eventually(
-          Effect.map(outbox.left, (left) => left.join() === "always-fails:1,flaky:1"),
-          "the first attempts"
-        )
-        yield* outbox.at(499)
-        assert.deepStrictEqual(attempts(), ["ok@0", "flaky@0", "always-fails@0"])
-        yield* outbox.at(500)
-        yield* eventually(
-          Effect.map(outbox.left, (left) => left.join() === "always-fails:2,flaky:2"),
-          "the second attempts"
-        )
-        yield* outbox.at(1499)
-        assert.strictEqual(handed.length, 5)
-        yield* outbox.at(1500)
-        yield* eventually(
-          Effect.map(outbox.left, (left) => left.length === 0),
-          "the outbox empty"
-        )
-        assert.deepStrictEqual(attempts().slice(3), [
-          "flaky@500",
-          "always-fails@500",
-          "flaky@1500",
-          "always-fails@1500"
-        ])
-        assert.deepStrictEqual(yield* outbox.dead, [{ reference: "always-fails", attempts: 3, last_error: "HTTP 500" }])
-        yield* TestClock.adjust("10 minutes")
-        assert.strictEqual(handed.length, 7)
-        // The sink is fixed and the dead letter replayed (the console's pipeline page): delivered with no
-        // time passing, the replay woke the worker.
-        fixed = true
-        assert.strictEqual(
-          yield* DeadLetterReplay.replay(yield* SqlClient.SqlClient, "mem", { name: "test", role: "admin" }),
-          1
-        )
-        yield* eventually(
-          Effect.map(outbox.left, (left) => left.length === 0),
-          "the replayed dead letter delivered"
-        )
-        assert.deepStrictEqual(attempts().slice(7), [`always-fails@${outbox.since(yield* Clock.currentTimeMillis)}`])
-        assert.deepStrictEqual(yield* outbox.dead, [])
-      })
-    )
-  })
+    }
+  )
 
   it.effect("delivers a verdict recorded while it waits at once, not at its next look a second later", () => {
     const { handed, sink } = acceptingSink()
@@ -364,7 +387,9 @@ describe("a sink refusing whole batches, on the TestClock", () => {
   it.effect("is one line when it starts and one when it delivers again, not a warning per record", () => {
     const lines: Array<string> = []
     let full = true
-    const sink = memorySink((records) => Effect.succeed(records.map(() => (full ? "disk full (ENOSPC)" : undefined))))
+    const sink = memorySink((records) =>
+      Effect.succeed(records.map(() => (full ? retryable("disk full (ENOSPC)") : undefined)))
+    )
     return draining(sink, (outbox) =>
       Effect.gen(function* () {
         yield* eventually(
@@ -382,15 +407,13 @@ describe("a sink refusing whole batches, on the TestClock", () => {
           Effect.map(outbox.left, (left) => left.length === 0),
           "delivered"
         )
-        // The end line waits 10 s without a failure (a nearly full disk takes one small batch, then not).
-        yield* outbox.at(11_500)
         yield* eventually(
-          Effect.sync(() => lines.some((l) => l.startsWith("sink mem delivers again"))),
+          Effect.sync(() => lines.length === 2),
           "the end line"
         )
         assert.deepStrictEqual(lines, [
-          "sink mem cannot deliver: disk full (ENOSPC); its verdicts wait in the outbox and are retried with backoff",
-          "sink mem delivers again, after 1.5 s and 2 failed batches"
+          `sink mem failing: disk full (ENOSPC); retrying until ${new Date(-outbox.since(0) + 1_500).toISOString()}`,
+          "sink mem delivering again after 1.5s; 3 records waited"
         ])
       })
     ).pipe(
@@ -406,65 +429,67 @@ describe("a sink refusing whole batches, on the TestClock", () => {
 })
 
 describe("the webhook sink", () => {
-  it.effect("through the worker: signs each body, names the delivery, retries, and dead-letters an HTTP 500", () => {
-    const received: Array<{ body: string; signature: string | undefined; delivery: string | undefined }> = []
-    let flaky = 2
-    return Effect.gen(function* () {
-      const url = yield* serve((req, res) => {
-        let body = ""
-        req.on("data", (c) => {
-          body += c
-        })
-        req.on("end", () => {
-          const reference = JSON.parse(body).reference as string
-          received.push({
-            body,
-            signature: req.headers["x-warden-signature"] as string | undefined,
-            delivery: req.headers["x-warden-delivery"] as string | undefined
+  it.effect(
+    "through the worker: signs each body, names the delivery, retries a 500, and dead-letters a 400 at once",
+    () => {
+      const received: Array<{ body: string; signature: string | undefined; delivery: string | undefined }> = []
+      let flaky = 2
+      return Effect.gen(function* () {
+        const url = yield* serve((req, res) => {
+          let body = ""
+          req.on("data", (c) => {
+            body += c
           })
-          const fail = reference === "always-fails" || (reference === "flaky" && flaky-- > 0)
-          res.writeHead(fail ? 500 : 204)
-          res.end()
+          req.on("end", () => {
+            const reference = JSON.parse(body).reference as string
+            received.push({
+              body,
+              signature: req.headers["x-warden-signature"] as string | undefined,
+              delivery: req.headers["x-warden-delivery"] as string | undefined
+            })
+            // "always-fails" is refused (a 400: retrying cannot help); "flaky" meets a 500 twice.
+            res.writeHead(reference === "always-fails" ? 400 : reference === "flaky" && flaky-- > 0 ? 500 : 204)
+            res.end()
+          })
         })
-      })
-      const sink = WebhookSink.make({
-        name: "hook",
-        url: `${url}/hook`,
-        secret: Redacted.make("hook-secret"),
-        maxAttempts: 3
-      })
-      yield* draining(sink, (outbox) =>
-        Effect.gen(function* () {
-          // The waits are the worker's (above): the clock moves past each retry once the attempt before it is recorded.
-          for (const [attempts, at] of [
-            [1, 0],
-            [2, 500],
-            [3, 1500]
-          ] as const) {
-            yield* outbox.at(at)
+        const sink = WebhookSink.make({
+          name: "hook",
+          url: `${url}/hook`,
+          secret: Redacted.make("hook-secret")
+        })
+        yield* draining(sink, (outbox) =>
+          Effect.gen(function* () {
+            // The waits are the worker's (above): the clock moves past each retry once the attempt before it is recorded.
+            for (const [attempts, at] of [
+              [1, 0],
+              [2, 500]
+            ] as const) {
+              yield* outbox.at(at)
+              yield* eventually(
+                Effect.map(outbox.left, (left) => left.join() === `flaky:${attempts}`),
+                `attempt ${attempts} recorded`
+              )
+            }
+            yield* outbox.at(1_500)
             yield* eventually(
-              Effect.map(outbox.left, (left) => left.every((l) => l.endsWith(`:${attempts}`))),
-              `attempt ${attempts} recorded`
+              Effect.map(outbox.left, (left) => left.length === 0),
+              "the outbox empty"
             )
-          }
-          yield* eventually(
-            Effect.map(outbox.left, (left) => left.length === 0),
-            "the outbox empty"
-          )
-          assert.deepStrictEqual(yield* outbox.dead, [
-            { reference: "always-fails", attempts: 3, last_error: "HTTP 500" }
-          ])
-        })
-      )
-      // Every body is signed with HMAC-SHA256 of its exact bytes and names its delivery.
-      for (const r of received) {
-        assert.strictEqual(r.signature, `sha256=${createHmac("sha256", "hook-secret").update(r.body).digest("hex")}`)
-        assert.strictEqual(r.delivery, `s/${JSON.parse(r.body).reference}/1`)
-      }
-      const deliveries = (reference: string) => received.filter((r) => r.delivery === `s/${reference}/1`).length
-      assert.deepStrictEqual(["ok", "flaky", "always-fails"].map(deliveries), [1, 3, 3])
-    }).pipe(Effect.scoped)
-  })
+            assert.deepStrictEqual(yield* outbox.dead, [
+              { reference: "always-fails", attempts: 1, last_error: "HTTP 400: the receiver refused the record" }
+            ])
+          })
+        )
+        // Every body is signed with HMAC-SHA256 of its exact bytes and names its delivery.
+        for (const r of received) {
+          assert.strictEqual(r.signature, `sha256=${createHmac("sha256", "hook-secret").update(r.body).digest("hex")}`)
+          assert.strictEqual(r.delivery, `s/${JSON.parse(r.body).reference}/1`)
+        }
+        const deliveries = (reference: string) => received.filter((r) => r.delivery === `s/${reference}/1`).length
+        assert.deepStrictEqual(["ok", "flaky", "always-fails"].map(deliveries), [1, 3, 1])
+      }).pipe(Effect.scoped)
+    }
+  )
 })
 
 describe("the stdout sink", () => {

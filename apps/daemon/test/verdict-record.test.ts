@@ -216,7 +216,7 @@ describe("every built-in sink's output", () => {
         const sinks = [
           StdoutSink.make({ name: "stdout", format: "json" }),
           yield* JsonlSink.make({ name: "jsonl", path }),
-          WebhookSink.make({ name: "hook", url: `${url}/in`, secret: Redacted.make("s3cret"), maxAttempts: 3 }),
+          WebhookSink.make({ name: "hook", url: `${url}/in`, secret: Redacted.make("s3cret") }),
           yield* SqlSink.make({ name: "sql" })
         ]
         const options = { sinks: sinks.map((s) => s.name), contentSinks: ["jsonl"] }

@@ -87,7 +87,7 @@ describe("Standard Webhooks signatures", () => {
   afterAll(() => receiver.close())
 
   const deliver = () => {
-    const sink = WebhookSink.make({ name: "hook", url: receiver.url, secret: Redacted.make(SECRET), maxAttempts: 3 })
+    const sink = WebhookSink.make({ name: "hook", url: receiver.url, secret: Redacted.make(SECRET) })
     return Effect.runPromise(sink.deliver([QueuedRecord.fromRecord(record)]))
   }
 

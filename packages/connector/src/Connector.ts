@@ -15,11 +15,15 @@ import type { Source } from "./Source.ts"
  * - `duplicates`: `"possible"` when resuming from a checkpoint may repeat events already emitted
  *   (the daemon dedupes by reference + content hash); `"never"` when it cannot.
  * - `contentTypes`: which `content.type`s the source emits.
+ * - `push` (optional): the source is handed its items by clients that may be waiting on each one's
+ *   decision (`PushHost.check`): the daemon sends its events on as soon as they are read instead of
+ *   waiting up to its batching window to fill a batch (a read still takes every item waiting).
  */
 export const Capabilities = Schema.Struct({
   actions: Schema.Array(ActionKind),
   duplicates: Schema.Literals(["never", "possible"]),
-  contentTypes: Schema.Array(Schema.Literals(["text", "image", "username"]))
+  contentTypes: Schema.Array(Schema.Literals(["text", "image", "username"])),
+  push: Schema.optionalKey(Schema.Boolean)
 })
 /** @see {@link Capabilities} */
 export type Capabilities = typeof Capabilities.Type

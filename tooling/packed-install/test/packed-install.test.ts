@@ -4,7 +4,7 @@
  *
  * - an operator: `@warden/daemon` + `@warden/connector-rss` -> `warden config check`, `warden source
  *   preview` on a feed served on loopback; the daemon's declarations type-check a program embedding it; `type: discord` refused naming its package, then loaded once
- *   the Discord tarball is installed; the same for `type: nats` (and its `/testing` helpers load);
+ *   the Discord tarball is installed; the same for `type: nats` (and its `/testing` helpers load) and `type: http`;
  * - a plugin author: a connector built against the packed `@warden/connector` in its own folder, with
  *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview); the SDK's
  *   shipped change-log example built there too and run by `warden run` against `warden sandbox`,
@@ -342,6 +342,18 @@ describe("an operator installs the daemon with npm", () => {
     // its test helpers ship built too
     await ok(process.execPath, ["--input-type=module", "-e", 'await import("@warden/connector-nats/testing")'], daemon)
   })
+
+  it("installs the http connector from its tarball next to the daemon: config check accepts an http source", () =>
+    refusedThenLoaded(
+      "http",
+      "site",
+      `      listen: 127.0.0.1:8788
+      clients:
+        - name: backend
+          signingSecret: \${env:PUSH_SIGNING_SECRET}
+`,
+      { PUSH_SIGNING_SECRET: `whsec_${Buffer.from("a placeholder signing key").toString("base64")}` }
+    ))
 
   describe(`a plugin built in its own folder with effect ${OTHER_EFFECT}`, () => {
     let plugin = ""

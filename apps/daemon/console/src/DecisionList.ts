@@ -104,7 +104,7 @@ const Row = (props: { d: ListedDecision; fresh: boolean }) => {
     <td data-label="Classifications">${(v.classifications ?? []).join(", ")}</td>
     <td data-label="Severity"><span class=${`sev sev-${v.severity ?? "none"}`}>${v.severity ?? ""}</span></td>
     <td data-label="API recommends">${v.recommendedAction ?? ""}</td>
-    <td data-label="Outcome"><${Outcome} rule=${d.rule} actions=${d.actions} /></td>
+    <td data-label="Outcome"><${Outcome} rule=${d.rule} review=${d.review} actions=${d.actions} /></td>
   </tr>`
 }
 

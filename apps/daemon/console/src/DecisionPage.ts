@@ -11,6 +11,7 @@
  */
 import { api, query } from "./api.ts"
 import { FeedbackForm } from "./FeedbackForm.ts"
+import { reviewWords } from "./Outcome.ts"
 import * as Focus from "./Focus.ts"
 import { html, useEffect, useRef, useState } from "./html.ts"
 import {
@@ -163,6 +164,18 @@ export const DecisionPage = (props: { source: string; reference: string }) => {
                 ? "; its actions are below."
                 : ". It takes no platform action."
             }</p>`
+      }
+      ${
+        detail.reviews.length === 0
+          ? null
+          : html`<ul class="reviews">${detail.reviews.map(
+              (r) =>
+                html`<li>v${r.version} ${reviewWords(r)}${r.decidedAt === null ? "" : ` (${when(r.decidedAt)})`}${
+                  r.note === null ? "" : html`; note: ${visible(r.note)}`
+                }${r.statement === null ? "" : html`; the author's statement: ${visible(r.statement)}`}${
+                  r.state === "pending" ? html` · <a href="#/review">on the Review page</a>` : ""
+                }</li>`
+            )}</ul>`
       }
     </section>
     <section aria-labelledby="h-actions">

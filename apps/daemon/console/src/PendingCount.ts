@@ -21,7 +21,8 @@ export const usePendingCount = (): number | undefined => {
       )
     read()
     const stop = subscribe((e) => {
-      if (e.kind === "state" || timer !== undefined) return
+      // A change, or the stream back after an absence (what changed meanwhile was not sent).
+      if ((e.kind === "state" && e.state !== "live") || timer !== undefined) return
       timer = setTimeout(() => {
         timer = undefined
         read()

@@ -27,7 +27,7 @@ interface Quota {
   }>
 }
 interface Counters {
-  sinks: ReadonlyArray<{ sink: string; backlog: number; deadLetters: number }>
+  sinks: ReadonlyArray<{ sink: string; backlog: number; deadLetters: number; failingSince?: string }>
   items: ReadonlyArray<{ source: string; status: string; count: number }>
   verdictsPerMinute: ReadonlyArray<{ minute: number; type: string; count: number }>
 }
@@ -106,7 +106,7 @@ export const PipelinePage = () => {
     counters.items.filter((i) => i.source === source && i.status === "unanalysed").reduce((n, i) => n + i.count, 0)
   return html`<main class="pipeline">
     ${title}
-    <p class=${ready.ready ? "ok" : "problem"} role="status">${ready.ready ? "Ready: the daemon is making progress." : "Not ready: the daemon cannot make progress."}</p>
+    <p class=${ready.ready ? "ok" : "problem"} role="status">${ready.ready ? (ready.problems.some((p) => p.startsWith("degraded:")) ? "Ready, degraded: the daemon is making progress; a sink is failing and its verdicts wait to be retried." : "Ready: the daemon is making progress.") : "Not ready: the daemon cannot make progress."}</p>
     ${ready.problems.length === 0 ? null : html`<ul class="problems">${ready.problems.map((p) => html`<li>${visible(p)}</li>`)}</ul>`}
     <section aria-labelledby="h-sources"><h2 id="h-sources">Sources</h2>
       <${ScrollRegion} label="Sources table"><table><thead><tr><th scope="col">Source</th><th scope="col">State</th><th scope="col">Since</th><th scope="col">API</th><th scope="col">Waiting for a verdict</th><th scope="col">Last error</th></tr></thead>
@@ -129,10 +129,10 @@ export const PipelinePage = () => {
       ${
         counters.sinks.length === 0
           ? html`<p>No sink is configured.</p>`
-          : html`<${ScrollRegion} label="Sinks table"><table><thead><tr><th scope="col">Sink</th><th scope="col">Backlog</th><th scope="col">Dead letters</th><th scope="col"><span class="visually-hidden">Replay</span></th></tr></thead>
+          : html`<${ScrollRegion} label="Sinks table"><table><thead><tr><th scope="col">Sink</th><th scope="col">Backlog</th><th scope="col">Dead letters</th><th scope="col">Delivering</th><th scope="col"><span class="visually-hidden">Replay</span></th></tr></thead>
         <tbody>${counters.sinks.map(
           (s) =>
-            html`<tr><td>${s.sink}</td><td>${s.backlog}</td><td>${s.deadLetters}</td><td>
+            html`<tr><td>${s.sink}</td><td>${s.backlog}</td><td>${s.deadLetters}</td><td>${s.failingSince === undefined ? "yes" : html`<span class="problem">failing since ${new Date(s.failingSince).toLocaleString()}</span>`}</td><td>
               <button type="button" aria-label=${`Replay the dead letters of ${s.sink}`} disabled=${s.deadLetters === 0}
                 title=${s.deadLetters === 0 ? "No dead letters to replay" : undefined} onClick=${() => replay(s.sink)}>Replay</button>
             </td></tr>`

@@ -57,7 +57,7 @@ const Row = (props: { r: ReviewItem; selected: boolean; onSelect: () => void }) 
   </li>`
 }
 
-/** The page; `role` decides whether the decision controls are offered. */
+/** The page; the signed-in role decides whether the decision controls are offered (`signedInAs`). */
 export const ReviewPage = () => {
   const canDecide = signedInAs().role !== "viewer"
   const restored = useRef(kept)
@@ -80,7 +80,8 @@ export const ReviewPage = () => {
   const cursorNow = useRef(cursor)
   const loadingMore = useRef(false)
   const focusKey = useRef<string | undefined>(undefined)
-  const arrived = useRef(0)
+  // What changed without the moderator doing it, gathered into one announcement per burst.
+  const changes = useRef({ arrived: 0, decided: 0 })
   const announceTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
 
   const pickOf = (key: string) =>
@@ -111,10 +112,18 @@ export const ReviewPage = () => {
     const at = rowsNow.current.findIndex((r) => rowKey(r) === key)
     putHeld(heldNow.current.filter((r) => rowKey(r) !== key))
     if (at < 0) return
-    const next = rowsNow.current.filter((r) => rowKey(r) !== key)
+    let next = rowsNow.current.filter((r) => rowKey(r) !== key)
+    // The last row gone: what waited behind "Show N new" moves nothing any more, it is shown.
+    if (next.length === 0 && heldNow.current.length > 0) {
+      next = inQueueOrder(heldNow.current)
+      putHeld([])
+    }
     putRows(next)
     const after = next[at] ?? next[at - 1]
-    setSelected((s) => (s === key || s === undefined ? (after === undefined ? undefined : rowKey(after)) : s))
+    // The selection moves on only when it was the row that left (none selected: the first row is).
+    setSelected((s) =>
+      s === key || (s === undefined && at === 0) ? (after === undefined ? undefined : rowKey(after)) : s
+    )
     if (focus) {
       if (after === undefined) heading.current?.focus()
       else focusKey.current = rowKey(after)
@@ -141,36 +150,86 @@ export const ReviewPage = () => {
     const reading = list.current?.contains(document.activeElement) === true
     if (reading || heldNow.current.length > 0) putHeld([...heldNow.current, r])
     else putRows(inQueueOrder([...rowsNow.current, r]))
-    arrived.current++
-    if (announceTimer.current === undefined)
-      announceTimer.current = setTimeout(() => {
-        announce(`${arrived.current} new to review`)
-        arrived.current = 0
-        announceTimer.current = undefined
-      }, ANNOUNCE_AFTER)
+    changes.current.arrived++
+    sayChanges()
   }
 
-  // The first page (again on return: the queue may have moved), then the stream's changes.
+  /** "3 new to review", "2 decided by another moderator", or both, once the burst is over. */
+  const sayChanges = () => {
+    if (announceTimer.current !== undefined) return
+    announceTimer.current = setTimeout(() => {
+      const { arrived, decided } = changes.current
+      announce(
+        [
+          arrived === 0 ? "" : `${arrived} new to review`,
+          decided === 0 ? "" : `${decided} decided by another moderator`
+        ]
+          .filter((w) => w !== "")
+          .join(", ")
+      )
+      changes.current = { arrived: 0, decided: 0 }
+      announceTimer.current = undefined
+    }, ANNOUNCE_AFTER)
+  }
+
+  /** A row decided elsewhere leaves this screen; focus follows when it was on that row or its panel. */
+  const left = (key: string, decidedBy: string | null | undefined) => {
+    const active = document.activeElement
+    const there = pickOf(key)?.contains(active) === true || panel.current?.contains(active) === true
+    if (key === currentNow.current) setRejecting(false)
+    // Announced when someone else decided it (undefined: not known who, after a reconnection); not a
+    // row superseded by a newer version (null), which arrives again as that version.
+    if (known(key) && decidedBy !== null && decidedBy !== signedInAs().name) {
+      changes.current.decided++
+      sayChanges()
+    }
+    remove(key, there && key === currentNow.current)
+  }
+
+  /**
+   * Back in step with the queue after the stream was away (what happened meanwhile was not sent): the
+   * first rows read again; rows of that range no longer pending leave, new ones arrive as from the stream.
+   */
+  const reconcile = async () => {
+    const page = await api<Page>(
+      `/api/review${query({ limit: Math.min(500, Math.max(PAGE, rowsNow.current.length)) })}`
+    )
+    const fresh = new Set(page.items.map(rowKey))
+    const last = page.items.at(-1)
+    const inRange = (r: ReviewItem) =>
+      page.nextCursor === null || (last !== undefined && inQueueOrder([last, r])[0] === r)
+    for (const r of rowsNow.current) if (!fresh.has(rowKey(r)) && inRange(r)) left(rowKey(r), undefined)
+    for (const r of page.items) arrive(r)
+    if (page.nextCursor === null) putCursor(null)
+  }
+
+  // The stream first (what it sends is what changed after it opened), then the first page (again on
+  // return: the queue may have moved); after a reconnection, the queue read again.
   useEffect(() => {
-    const size = Math.min(500, Math.max(PAGE, restored.current?.rows.length ?? 0))
-    api<Page>(`/api/review${query({ limit: size })}`)
-      .then((page) => {
-        putRows(page.items)
-        putCursor(page.nextCursor)
-      })
-      .catch((e) => setProblem(String(e.message ?? e)))
-      .finally(() => setLoading(false))
+    let opened = false
+    let away = false
+    const first = () =>
+      api<Page>(`/api/review${query({ limit: Math.min(500, Math.max(PAGE, restored.current?.rows.length ?? 0)) })}`)
+        .then((page) => {
+          putRows(page.items)
+          putCursor(page.nextCursor)
+        })
+        .catch((e) => setProblem(String(e.message ?? e)))
+        .finally(() => setLoading(false))
     const stop = subscribe((e) => {
-      if (e.kind === "state") setLive(e.state)
-      else if (e.kind === "added") arrive(e.item)
-      else {
-        // Decided elsewhere: off this screen; focus follows when it was on that row or its panel.
-        const key = rowKey(e.item)
-        const active = document.activeElement
-        const there = pickOf(key)?.contains(active) === true || panel.current?.contains(active) === true
-        if (key === currentNow.current) setRejecting(false)
-        remove(key, there && key === currentNow.current)
-      }
+      if (e.kind === "state") {
+        setLive(e.state)
+        if (!opened && e.state !== "connecting") {
+          opened = true
+          away = e.state === "reconnecting"
+          first()
+        } else if (e.state === "reconnecting") away = true
+        else if (e.state === "live" && away) {
+          away = false
+          reconcile().catch(() => {})
+        }
+      } else if (e.kind === "added") arrive(e.item)
+      else left(rowKey(e.item), e.item.decidedBy)
     })
     return () => {
       stop()
@@ -247,6 +306,8 @@ export const ReviewPage = () => {
       if (e.key === "j") move(1)
       else if (e.key === "k") move(-1)
       else if (e.key === "?") help.current?.showModal()
+      else if (!canDecide && (e.key === "a" || e.key === "r"))
+        announce("Signed in as a viewer: you can read the queue, not decide")
       else if (!canDecide || current === undefined) return
       else if (e.key === "a") decide("approve")
       else if (e.key === "r") setRejecting(true)

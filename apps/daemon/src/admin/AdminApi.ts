@@ -313,7 +313,15 @@ export const QuotaEndpoint = Schema.Struct({
 
 /** The pipeline's counters (`PipelineView`). */
 export const Pipeline = Schema.Struct({
-  sinks: Schema.Array(Schema.Struct({ sink: Text, backlog: Schema.Number, deadLetters: Schema.Number })),
+  sinks: Schema.Array(
+    Schema.Struct({
+      sink: Text,
+      backlog: Schema.Number,
+      deadLetters: Schema.Number,
+      /** Since when its deliveries fail (ISO), while they do. */
+      failingSince: Schema.optionalKey(Text)
+    })
+  ),
   items: Schema.Array(Schema.Struct({ source: Text, status: Text, count: Schema.Number })),
   /** Verdicts of one type in one minute (`minute`: the minute's start, epoch milliseconds). */
   verdictsPerMinute: Schema.Array(Schema.Struct({ minute: Schema.Number, type: Text, count: Schema.Number }))

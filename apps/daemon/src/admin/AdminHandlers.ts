@@ -22,6 +22,7 @@ import { CheckpointStore } from "../state/CheckpointStore.ts"
 import { type Decision, DecisionStore } from "../state/DecisionStore.ts"
 import { FeedbackStore } from "../state/FeedbackStore.ts"
 import { ItemStore } from "../state/ItemStore.ts"
+import { OutboxStore } from "../state/OutboxStore.ts"
 import { ReviewStore } from "../state/ReviewStore.ts"
 import { SourceErrorStore } from "../state/SourceErrorStore.ts"
 import { AdminApi, AdminCaller, type DecisionFilters, NotReady } from "./AdminApi.ts"
@@ -94,6 +95,7 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
     const checkpoints = yield* CheckpointStore
     const sql = yield* SqlClient.SqlClient
     const status = yield* SourceStatus
+    const outbox = yield* OutboxStore
 
     const readiness = Effect.gen(function* () {
       // A database that does not answer (a network partition, a server that accepts and hangs) must
@@ -111,7 +113,12 @@ export const probes = HttpApiBuilder.group(AdminApi, "probes", (handlers) =>
         states: yield* status.all,
         unrecognised: yield* status.unrecognised,
         lastVerdicts: yield* status.lastVerdicts,
-        now: yield* Clock.currentTimeMillis
+        now: yield* Clock.currentTimeMillis,
+        // A store that cannot be read is the store's problem, said above: no sink line then.
+        failingSinks: yield* outbox.failing.pipe(
+          Effect.orElseSucceed(() => []),
+          Effect.timeoutOrElse({ duration: `${storeProbeSeconds} seconds`, orElse: () => Effect.succeed([]) })
+        )
       })
     })
 

@@ -1,11 +1,12 @@
 /**
- * What the console's pipeline page shows besides `/readyz` and `/api/quota`: each sink's backlog and
- * dead letters, what was recorded per source and status, and verdicts per minute by type over the
+ * What the console's pipeline page shows besides `/readyz` and `/api/quota`: each sink's backlog,
+ * dead letters and since when it fails (while it does), what was recorded per source and status, and verdicts per minute by type over the
  * last hour (for the chart). Read straight from the state store, so it counts every runner's work.
  */
 import { Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Rows from "../state/internal/Rows.ts"
+import { OutboxStore } from "../state/OutboxStore.ts"
 import type { Pipeline } from "./AdminApi.ts"
 
 /** Rows per sink (COUNT is a BIGINT string on PostgreSQL). */
@@ -43,6 +44,9 @@ export const read = (sql: SqlClient.SqlClient, sinks: ReadonlyArray<string>, now
   Effect.gen(function* () {
     const backlog = yield* decodeBacklog(yield* sql`SELECT sink, COUNT(*) AS n FROM warden_outbox GROUP BY sink`)
     const dead = yield* decodeDeadLetters(yield* sql`SELECT sink, COUNT(*) AS n FROM warden_dead_letters GROUP BY sink`)
+    const failing = new Map(
+      (yield* Effect.flatMap(OutboxStore, (store) => store.failing)).map((f) => [f.sink, f.since] as const)
+    )
     const queues = new Map<string, { backlog: number; deadLetters: number }>()
     for (const sink of sinks) queues.set(sink, { backlog: 0, deadLetters: 0 })
     for (const r of backlog) queues.set(r.sink, { backlog: r.n, deadLetters: 0 })
@@ -57,7 +61,12 @@ export const read = (sql: SqlClient.SqlClient, sinks: ReadonlyArray<string>, now
         WHERE created_at >= ${hourAgo} GROUP BY (created_at / 60000), verdict_type`
     )
     return {
-      sinks: [...queues].map(([sink, q]) => ({ sink, ...q })).sort((a, b) => a.sink.localeCompare(b.sink)),
+      sinks: [...queues]
+        .map(([sink, q]) => {
+          const since = failing.get(sink)
+          return { sink, ...q, ...(since === undefined ? {} : { failingSince: new Date(since).toISOString() }) }
+        })
+        .sort((a, b) => a.sink.localeCompare(b.sink)),
       items: items.map((r) => ({ source: r.source, status: r.status, count: r.n })),
       verdictsPerMinute: minutes.map((r) => ({
         minute: Math.floor(r.minute) * 60_000,

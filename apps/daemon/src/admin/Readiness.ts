@@ -4,6 +4,10 @@
  * its platform refusing a token) is listed, with the source, but does not make the daemon unready:
  * the other sources go on. The API failing (credentials refused, unavailable after retries, answering
  * without verdicts) does, since no source can make progress then.
+ *
+ * A failing sink (its receiver down for a deploy, its disk full) is listed as `degraded: sink X failing
+ * since <ISO>`, and leaves the daemon ready: its verdicts wait in the outbox and are retried for the
+ * sink's window, and a load balancer that pulled the daemon for it would stop the analysis too.
  */
 import type { State, UnrecognisedAnswers } from "../engine/SourceStatus.ts"
 import { UPSTREAM_ERROR_WINDOW_MILLIS } from "../engine/SourceStatus.ts"
@@ -38,6 +42,8 @@ export interface Inputs {
   readonly unrecognised: ReadonlyMap<string, UnrecognisedAnswers>
   readonly lastVerdicts: ReadonlyMap<string, number>
   readonly now: number
+  /** The sinks whose deliveries fail and wait for a retry (OutboxStore.failing). */
+  readonly failingSinks?: ReadonlyArray<{ readonly sink: string; readonly since: number; readonly records: number }>
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
@@ -94,5 +100,9 @@ export const report = (inputs: Inputs): Report => {
   // The API fails when it fails every source that uses it, and none has a working answer.
   const apiFailing = failing > 0 && working === 0
   if (apiFailing) daemonWide.push(`the API fails for ${plural(failing, "source")} and works for none`)
-  return { ready: daemonWide.length === 0, problems: [...daemonWide, ...perSource], sources }
+  const degraded = (inputs.failingSinks ?? []).map(
+    (f) =>
+      `degraded: sink ${f.sink} failing since ${new Date(f.since).toISOString()} (${plural(f.records, "record")} waiting for a retry; the others queued behind them)`
+  )
+  return { ready: daemonWide.length === 0, problems: [...daemonWide, ...perSource, ...degraded], sources }
 }

@@ -41,7 +41,7 @@ export const importModule = (specifier: string): Promise<unknown> => {
 }
 
 /** First-party connector types, each published as `@warden/connector-<type>`. */
-export const KNOWN_TYPES: ReadonlyArray<string> = ["rss", "discord", "youtube", "nats"]
+export const KNOWN_TYPES: ReadonlyArray<string> = ["rss", "discord", "youtube", "nats", "http"]
 
 /**
  * What to say when `type: X` finds no package: a first-party type names the exact npm package to

@@ -213,8 +213,9 @@ export type Source = Omit<typeof SourceEntry.Type, "config" | "rules"> & {
 
 /**
  * The settings every sink entry has, whatever its type (one place, so a sink declared by a plugin
- * reuses them): `name` (default: the type), and `content` (whether its records carry the content
- * text; `log.content` governs the logs only).
+ * reuses them): `name` (default: the type), `content` (whether its records carry the content
+ * text; `log.content` governs the logs only) and `retry.window` (how long a failed delivery is
+ * retried before it goes to the dead letters).
  */
 export const SinkBase = Schema.Struct({
   name: Schema.optionalKey(
@@ -225,7 +226,10 @@ export const SinkBase = Schema.Struct({
   content: Schema.Boolean.pipe(withDefault(false)).annotate({
     description:
       "Whether this sink's verdict records carry the content text (default false: the locator and the verdict only)"
-  })
+  }),
+  retry: Schema.Struct({
+    window: durationWithDefault("24 hours", "1 second")
+  }).pipe(withDefault({}))
 })
 
 /** Verdicts printed on stdout. */
@@ -248,7 +252,8 @@ export const WebhookSink = Schema.Struct({
   ...SinkBase.fields,
   url: HttpUrl,
   secret: Schema.optionalKey(Secret),
-  maxAttempts: IntBetween(1, 100).pipe(withDefault(8)),
+  /** Accepted so older files load, and ignored: a delivery is retried for `retry.window`. */
+  maxAttempts: Schema.optionalKey(IntBetween(1, 100)),
   timeout: durationWithDefault("10 seconds", "100 millis")
 })
 

@@ -40,8 +40,19 @@ export const sinkFailures = Metric.counter("warden_sink_failures_total", {
   incremental: true
 })
 
-/** Verdicts waiting for each sink. */
+/** Verdicts waiting for each sink (pending: due, or waiting for a retry). */
 export const backlog = Metric.gauge("warden_sink_backlog", { description: "Verdicts waiting for delivery, by sink" })
+
+/** Age of the oldest verdict waiting for each sink: how far behind a failing sink is (0 when none waits). */
+export const sinkOldestPendingAge = Metric.gauge("warden_sink_oldest_pending_seconds", {
+  description: "Seconds since the oldest verdict waiting for delivery was queued, by sink (0 when none waits)"
+})
+
+/** Verdicts moved to the dead letters: refused by the receiver, or still failing when the retry window ended. */
+export const sinkDeadLetters = Metric.counter("warden_sink_dead_letters_total", {
+  description: "Verdicts moved to the dead letters, by sink",
+  incremental: true
+})
 
 /**
  * Seconds since each source last committed a checkpoint: its last batch handled, or its last poll that

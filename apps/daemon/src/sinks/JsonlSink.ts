@@ -14,7 +14,7 @@ import { type FileHandle, open } from "node:fs/promises"
 import { Effect } from "effect"
 import * as Directories from "../state/Directories.ts"
 import { codeOf, describeErrno } from "../state/Errno.ts"
-import type { Sink } from "./Sink.ts"
+import { retryable, type Sink } from "./Sink.ts"
 
 /** A jsonl sink's settings. */
 export interface Options {
@@ -112,13 +112,13 @@ export const make = (options: Options) =>
       name: options.name,
       type: "jsonl",
       batchSize: 512,
-      maxAttempts: 10,
       deliver: (records) =>
         Effect.tryPromise(() => append(records.map((r) => `${r.json}\n`).join(""))).pipe(
           Effect.match({
             onSuccess: () => records.map(() => undefined),
             onFailure: (error) => {
-              const problem = failure(error.cause ?? error)
+              // A write that failed (a full disk, an I/O error) may work later: retried.
+              const problem = retryable(failure(error.cause ?? error))
               return records.map(() => problem)
             }
           })

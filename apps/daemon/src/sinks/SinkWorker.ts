@@ -1,23 +1,26 @@
 /**
  * Drains one sink's outbox: the oldest due records first, in batches; delivered records leave the
- * outbox, failed ones are retried with exponential backoff, and after `maxAttempts` they move to the
- * dead-letter table (visible with their last error). Runs as a cluster singleton per sink.
+ * outbox. A record refused for good (a permanent failure: a 4xx, a record that does not decode) moves
+ * to the dead-letter table at once, with its error; one that failed otherwise is retried with backoff
+ * for the sink's retry window (`retry.window`, 24 hours by default) from its first failure, then
+ * dead-lettered. Runs as a cluster singleton per sink.
  *
- * A sink that refuses whole batches (its disk full) is down: one line when that starts and one when it
- * delivers again (Outage.ts), the other failures a line a minute (RepeatedWarnings.ts). While the state
- * store is down the worker waits: what it delivered then could not be forgotten (StateHealth.ts).
+ * A sink that fails a whole batch retryably (its receiver down, its disk full) is failing: one WARN line
+ * when that starts and one INFO line when it delivers again (SinkOutage.ts); meanwhile it is tried one
+ * batch at a time, at most a minute apart. The other failures are a line a minute (RepeatedWarnings.ts).
+ * While the state store is down the worker waits: what it delivered then could not be forgotten
+ * (StateHealth.ts).
  */
-import { Backoff } from "@warden/connector"
-import { Duration, Effect, Exit, Layer, Metric } from "effect"
+import { Effect, Exit, Layer, Metric } from "effect"
 import { Singleton } from "effect/cluster"
 import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
 import * as Metrics from "../engine/Metrics.ts"
 import { OutboxStore } from "../state/OutboxStore.ts"
-import * as Outage from "../state/Outage.ts"
 import * as RepeatedWarnings from "../state/RepeatedWarnings.ts"
 import { StateHealth } from "../state/StateHealth.ts"
 import * as WriteSignals from "../state/WriteSignals.ts"
-import type { Sink } from "./Sink.ts"
+import { DEFAULT_RETRY_WINDOW_MILLIS, type Sink } from "./Sink.ts"
+import * as SinkOutage from "./SinkOutage.ts"
 
 /**
  * Longest time a stopping daemon spends delivering what is in the outbox (the rest is delivered at the
@@ -25,14 +28,7 @@ import type { Sink } from "./Sink.ts"
  */
 export const FINAL_DRAIN_MILLIS = 3_000
 
-/** Backoff of a failed delivery: 500 ms doubling up to 5 minutes. */
-export const retryBackoff: Backoff.Backoff = { initial: Duration.millis(500), max: Duration.minutes(5) }
-
-/**
- * Delay before retry `attempt` (1-based) of a failed delivery: the connector SDK's one backoff, without
- * its jitter (the attempt count lives in the outbox row, so the delay is computed, not scheduled).
- */
-export const retryDelayMillis = (attempt: number): number => Backoff.baseMillis(retryBackoff, attempt)
+export { retryBackoff, retryDelayMillis } from "./SinkOutage.ts"
 
 /**
  * Drains the outbox of `sink` until interrupted. Between looks it waits for a write to the outbox in this
@@ -45,16 +41,13 @@ export const run = (sink: Sink) =>
     const health = yield* StateHealth
     const looks = yield* WriteSignals.pacer("outbox", store.nextRetryAt(sink.name))
     const backlog = Metric.withAttributes(Metrics.backlog, { sink: sink.name })
+    const oldestAge = Metric.withAttributes(Metrics.sinkOldestPendingAge, { sink: sink.name })
+    const deadLetters = Metric.withAttributes(Metrics.sinkDeadLetters, { sink: sink.name })
+    const window = sink.retryWindowMillis ?? DEFAULT_RETRY_WINDOW_MILLIS
     /** This sink's reads and acknowledgements, as the state store's health counts them. */
     const acks = `sink ${sink.name}`
-    /** The sink itself down (its disk full, its endpoint gone): one line when it starts, one when it ends. */
-    const down = Outage.make({
-      down: (problem) =>
-        `sink ${sink.name} cannot deliver: ${problem.text}; its verdicts wait in the outbox and are retried with backoff`,
-      up: (_, seconds, failures) =>
-        `sink ${sink.name} delivers again, after ${seconds} s and ${failures} failed batch${failures === 1 ? "" : "es"}`,
-      annotations: { sink: sink.name }
-    })
+    /** The sink failing (its receiver down, its disk full): one line when it starts, one when it ends. */
+    const down = SinkOutage.make(sink.name, window)
     /** What fails now and then while the sink is up (one record refused, a step failing): a line a minute. */
     const warnings = RepeatedWarnings.make()
     /**
@@ -67,7 +60,12 @@ export const run = (sink: Sink) =>
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and
      * after every step that changed it. New rows are due at once, so a step follows every insert.
      */
-    const measure = Effect.flatMap(store.sinkBacklog(sink.name), (n) => Metric.update(backlog, n))
+    const measure = Effect.flatMap(store.sinkBacklog(sink.name), ({ pending, oldest }) =>
+      Effect.andThen(
+        Metric.update(backlog, pending),
+        Metric.update(oldestAge, oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000))
+      )
+    )
     /**
      * While full batches stream through, the gauge is counted at most once a second: COUNT(*) walks the
      * sink's whole backlog, once per batch it cost more than the batch's own reads.
@@ -92,6 +90,13 @@ export const run = (sink: Sink) =>
     // run). A delivery is bounded by the sink's own timeout, so a stop waits at most that long.
     const step = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function* () {
+        // A failing sink is tried one batch at a time, at its own pace: new records wait with the rest.
+        const nextTry = down.nextTry()
+        if (nextTry !== undefined && Date.now() < nextTry) {
+          looks.dueAt(nextTry)
+          if (stale) yield* measureAfter(false)
+          return false
+        }
         const rows = yield* restore(store.pendingOutbox(sink.name, sink.batchSize))
         if (rows.length === 0) {
           if (stale) yield* measureAfter(false)
@@ -110,41 +115,67 @@ export const run = (sink: Sink) =>
             attributes: { "warden.sink": sink.name, "warden.sink.type": sink.type, "warden.batch.size": rows.length }
           })
         )
+        const now = Date.now()
         const delivered: Array<string> = []
         for (let i = 0; i < rows.length; i++) if (results[i] === undefined) delivered.push(rows[i]!.id)
-        // The whole batch refused for one reason is the sink being down: its outage's line, not a
-        // line per record.
-        const whole = delivered.length === 0 && results.every((r) => r === results[0]) ? results[0] : undefined
-        if (whole !== undefined) yield* down.failed("deliveries", { text: whole })
-        else yield* down.recovered("deliveries")
+        // Nothing delivered and something worth retrying: the sink is failing (its outage's line, not a
+        // line per record), and the batch is tried again at the outage's pace.
+        const retryable = results.find((r) => r?.retryable === true)
+        const failing = delivered.length === 0 && retryable !== undefined
+        const since = rows.reduce<number | undefined>(
+          (min, r) => (r.first_failed_at === null ? min : Math.min(min ?? r.first_failed_at, r.first_failed_at)),
+          undefined
+        )
+        const probeAt = failing ? yield* down.failed(now, retryable.message, since) : undefined
+        /** When a record's retry window ends: from its first failure, or the sink's (a record queued meanwhile). */
+        const deadlineOf = (row: (typeof rows)[number]) => (row.first_failed_at ?? down.since() ?? now) + window
+        // Every record of a failing batch past its window: the next batch is tried at once, not a minute
+        // later (the outbox of a receiver gone for good drains into the dead letters at its own pace).
+        const expired = failing && rows.every((r, i) => results[i]?.retryable !== true || now >= deadlineOf(r))
+        if (expired) down.tryNow()
         // Forgotten first: a delivery the outbox could not forget would go again with the failed rows' retry.
         const forgotten = yield* Effect.exit(store.markDelivered(delivered))
         if (Exit.isFailure(forgotten)) {
           unacknowledged.add(store.markDelivered(delivered))
           return yield* Effect.failCause(forgotten.cause)
         }
+        if (delivered.length > 0)
+          yield* down.delivered(
+            now,
+            Effect.map(store.sinkBacklog(sink.name), ({ pending }) => pending + delivered.length).pipe(
+              Effect.orElseSucceed(() => delivered.length)
+            )
+          )
         for (let i = 0; i < rows.length; i++) {
           const row = rows[i]!
-          const error = results[i]
-          if (error === undefined) continue
+          const failure = results[i]
+          if (failure === undefined) continue
           yield* Metric.update(Metric.withAttributes(Metrics.sinkFailures, { sink: sink.name }), 1)
           const about = Effect.annotateLogs({ sink: sink.name, source: row.source, reference: row.reference })
-          if (row.attempts + 1 >= sink.maxAttempts) {
+          if (!failure.retryable || now >= deadlineOf(row)) {
+            const error = failure.retryable
+              ? `${failure.message} (retried for ${SinkOutage.formatSpan(window)}, the sink's retry.window)`
+              : failure.message
             yield* store.deadLetter(row, error)
+            yield* Metric.update(deadLetters, 1)
             yield* warnings
-              .log("dead-letter", "Error", `delivery failed ${row.attempts + 1} times; moved to dead letters: ${error}`)
+              .log(
+                failure.retryable ? "window" : "refused",
+                "Error",
+                `delivery failed ${row.attempts + 1} time${row.attempts === 0 ? "" : "s"}; moved to dead letters: ${error}`
+              )
               .pipe(about)
           } else {
-            const retryAt = Date.now() + retryDelayMillis(row.attempts + 1)
+            const retryAt = probeAt ?? now + SinkOutage.retryDelayMillis(row.attempts + 1)
             looks.dueAt(retryAt)
-            yield* store.markAttemptFailed(row.id, error, retryAt)
-            if (whole === undefined)
-              yield* warnings.log("retry", "Warn", `delivery failed, will retry: ${error}`).pipe(about)
+            yield* store.markAttemptFailed(row.id, failure.message, retryAt, down.since() ?? now)
+            if (!failing)
+              yield* warnings.log("retry", "Warn", `delivery failed, will retry: ${failure.message}`).pipe(about)
           }
         }
         yield* Metric.update(Metric.withAttributes(Metrics.sinkDelivered, { sink: sink.name }), delivered.length)
         yield* measureAfter(rows.length >= sink.batchSize && delivered.length === rows.length)
-        return delivered.length > 0
+        return delivered.length > 0 || expired
       })
     )
     const inFlight = yield* BatchesInFlight

@@ -6,7 +6,7 @@
 import { Array as Arr, Effect, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import * as QueuedRecord from "./QueuedRecord.ts"
-import type { Sink } from "./Sink.ts"
+import { type DeliveryResult, permanent, retryable, type Sink } from "./Sink.ts"
 
 /** The sql sink, on the state store's SQL client. */
 export const make = (options: { readonly name: string }) =>
@@ -28,10 +28,10 @@ export const make = (options: { readonly name: string }) =>
       name: options.name,
       type: "sql",
       batchSize: 256,
-      maxAttempts: 10,
       deliver: (records) =>
         Effect.gen(function* () {
-          // Each record decoded for its columns; one that does not decode fails alone, with the reason.
+          // Each record decoded for its columns; one that does not decode fails alone, with the reason
+          // (dead-lettered at once); a write the database refused is retried.
           const decoded = records.map(QueuedRecord.decode)
           const rows = records.flatMap((q, i) => {
             const r = decoded[i]!
@@ -51,15 +51,15 @@ export const make = (options: { readonly name: string }) =>
                   }
                 ]
           })
-          const written: string | undefined = Arr.isArrayNonEmpty(rows)
+          const written: DeliveryResult = Arr.isArrayNonEmpty(rows)
             ? yield* sql`INSERT INTO warden_verdicts ${sql.insert(rows)} ON CONFLICT DO NOTHING`.pipe(
                 Effect.match({
                   onSuccess: () => undefined,
-                  onFailure: (error) => `cannot write warden_verdicts: ${error.message}`
+                  onFailure: (error) => retryable(`cannot write warden_verdicts: ${error.message}`)
                 })
               )
             : undefined
-          return decoded.map((r) => (Result.isFailure(r) ? r.failure : written))
+          return decoded.map((r) => (Result.isFailure(r) ? permanent(r.failure) : written))
         })
     }
     return sink

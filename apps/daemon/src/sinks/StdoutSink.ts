@@ -9,7 +9,7 @@ import { Effect, Result } from "effect"
 import { inert } from "../domain/TerminalText.ts"
 import type { VerdictRecord } from "../domain/VerdictRecord.ts"
 import * as QueuedRecord from "./QueuedRecord.ts"
-import type { Sink } from "./Sink.ts"
+import { type DeliveryResult, permanent, retryable, type Sink } from "./Sink.ts"
 
 /** The output format: `auto` is `pretty` on a terminal and `json` otherwise. */
 export type Format = "auto" | "json" | "pretty"
@@ -70,12 +70,11 @@ export const make = (options: { readonly name: string; readonly format: Format }
     name: options.name,
     type: "stdout",
     batchSize: 256,
-    maxAttempts: 3,
     deliver: (records) =>
-      Effect.callback<ReadonlyArray<string | undefined>>((resume) => {
+      Effect.callback<ReadonlyArray<DeliveryResult>>((resume) => {
         // json: the recorded text, escaped for a terminal (the same JSON value: C1 and hidden characters
         // as \u escapes); pretty: each record decoded, and one that does not decode is not printed but
-        // fails with the reason (retried, then dead-lettered).
+        // fails with the reason (dead-lettered at once: it will not decode later either).
         const lines: Array<string> = []
         const unreadable = records.map((r) => {
           if (!pretty) {
@@ -83,18 +82,18 @@ export const make = (options: { readonly name: string; readonly format: Format }
             return undefined
           }
           const decoded = QueuedRecord.decode(r)
-          if (Result.isFailure(decoded)) return decoded.failure
+          if (Result.isFailure(decoded)) return permanent(decoded.failure)
           lines.push(prettyLine(decoded.success, colour))
           return undefined
         })
-        const results = (error: string | undefined) => unreadable.map((problem) => problem ?? error)
+        const results = (error: DeliveryResult) => unreadable.map((problem) => problem ?? error)
         if (lines.length === 0) return resume(Effect.succeed(results(undefined)))
         if (pretty && !headed) {
           headed = true
           lines.unshift(prettyHeader(colour))
         }
         process.stdout.write(`${lines.join("\n")}\n`, (error) =>
-          resume(Effect.succeed(results(error ? String(error.message) : undefined)))
+          resume(Effect.succeed(results(error ? retryable(String(error.message)) : undefined)))
         )
       })
   }

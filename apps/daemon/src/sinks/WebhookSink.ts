@@ -11,14 +11,16 @@
  *   secret is used as its UTF-8 bytes (give receivers `whsec_` + its base64).
  * Kept for one more release beside them: `X-Warden-Signature: sha256=<hex HMAC-SHA256 of the body>`
  * (deprecated: it has no timestamp, so it cannot stop a replay). `X-Warden-Delivery` names the
- * delivery (`source/reference/version`). A 2xx is delivered; anything else is retried with backoff
- * by the sink worker and ends in the dead-letter table after `maxAttempts`. Requests go through
+ * delivery (`source/reference/version`). A 2xx is delivered. A 4xx other than 408 and 429 is the
+ * receiver refusing the record: a permanent failure, dead-lettered at once. Anything else (no answer,
+ * a timeout, a 5xx, a 408 or 429, a 3xx: redirects are not followed) is retried with backoff by the
+ * sink worker for the sink's `retry.window`. Requests go through
  * `HTTP_PROXY`/`HTTPS_PROXY` when set, `NO_PROXY` honoured (the API client's pool, `HttpDispatcher`).
  */
 import { createHash, createHmac } from "node:crypto"
 import { HttpDispatcher } from "@warden/transport"
 import { Clock, Effect, Redacted } from "effect"
-import type { Sink } from "./Sink.ts"
+import { type DeliveryResult, permanent, retryable, type Sink } from "./Sink.ts"
 
 /** The deprecated `X-Warden-Signature` value of a body (kept one release beside Standard Webhooks). */
 export const signature = (secret: Redacted.Redacted<string>, body: string): string =>
@@ -46,12 +48,19 @@ export const standardHeaders = (
   "webhook-signature": `v1,${createHmac("sha256", signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`
 })
 
+/** What an HTTP status means for a delivery: delivered, refused for good, or worth trying again. */
+export const resultOf = (status: number): DeliveryResult =>
+  status >= 200 && status < 300
+    ? undefined
+    : status >= 400 && status < 500 && status !== 408 && status !== 429
+      ? permanent(`HTTP ${status}: the receiver refused the record`)
+      : retryable(`HTTP ${status}`)
+
 /** The webhook sink. */
 export const make = (options: {
   readonly name: string
   readonly url: string
   readonly secret: Redacted.Redacted<string> | undefined
-  readonly maxAttempts: number
   readonly timeoutMillis?: number
 }): Sink => {
   // One keep-alive pool per sink, through the environment's proxy when one is set.
@@ -61,7 +70,6 @@ export const make = (options: {
     name: options.name,
     type: "webhook",
     batchSize: 64,
-    maxAttempts: options.maxAttempts,
     deliver: (records) =>
       Effect.forEach(
         records,
@@ -101,8 +109,8 @@ export const make = (options: {
               })
             ),
             Effect.match({
-              onSuccess: (status) => (status >= 200 && status < 300 ? undefined : `HTTP ${status}`),
-              onFailure: (error) => `no answer: ${error instanceof Error ? error.message : String(error)}`
+              onSuccess: resultOf,
+              onFailure: (error) => retryable(`no answer: ${error instanceof Error ? error.message : String(error)}`)
             })
           )
         },

@@ -7,11 +7,13 @@
  * the previous one committed): on PostgreSQL, concurrent transactions may commit their identity values
  * out of order, and a reader that went past seq 10 before seq 9 committed would never read 9. One
  * writer at a time keeps commit order and seq order the same; it is also a group commit, so a burst of
- * small requests costs one fsync per round rather than one each.
+ * small requests costs one commit per round rather than one each. Each round is durable (on SQLite,
+ * SqliteClient.durable's shared fsync) before its callers are answered.
  */
 import { Array as Arr, Context, Deferred, Effect, Exit, Layer, Queue, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
+import { durable } from "./SqliteClient.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
 /** One item to keep: its source, reference, author, and its event as JSON text. */
@@ -92,14 +94,10 @@ const make = Effect.gen(function* () {
     Effect.forever(
       Effect.gen(function* () {
         const round = yield* Queue.takeAll(queue)
-        const exit = yield* Effect.exit(
-          sql.withTransaction(
-            insert(
-              round.flatMap((p) => p.rows),
-              Date.now()
-            )
-          )
-        )
+        // Durable before the answer (a 202 survives a power loss, not only a killed process): on SQLite the
+        // WAL's group fsync, off the event loop, shared with the checkpoints' (SqliteClient.durable).
+        const rows = round.flatMap((p) => p.rows)
+        const exit = yield* Effect.exit(durable(sql, sql.withTransaction(insert(rows, Date.now()))))
         if (Exit.isSuccess(exit)) signals.intake.ring()
         for (const pending of round) Deferred.doneUnsafe(pending.done, exit)
       })

@@ -301,7 +301,7 @@ const indexItemsByStatusAndAge = Effect.gen(function* () {
 })
 
 /** Column names of warden_items (SQLite's table_info, PostgreSQL's catalogue). */
-const decodeColumns = Rows.decode("warden_items columns", Schema.Struct({ name: Schema.String }))
+const decodeColumns = Rows.decode("a table's columns", Schema.Struct({ name: Schema.String }))
 
 /**
  * The rule that matched each item version (issue 36): the console's Outcome column and decision page
@@ -311,15 +311,21 @@ const decodeColumns = Rows.decode("warden_items columns", Schema.Struct({ name: 
  * them is not known. Adding a nullable column rewrites no row on either database. The column is added
  * only when absent, so a state where another migration added it already goes on.
  */
+/** Whether `table` has a column `name` (a migration that adds one runs again on a state that has it). */
+const hasColumn = (table: string, name: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const listed = sql.onDialectOrElse({
+      pg: () => sql`SELECT column_name AS name FROM information_schema.columns
+          WHERE table_schema = current_schema() AND table_name = ${table}`,
+      orElse: () => sql`SELECT name FROM pragma_table_info(${table})`
+    })
+    return (yield* decodeColumns(yield* listed)).some((c) => c.name === name)
+  })
+
 const addItemsRule = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const listed = sql.onDialectOrElse({
-    pg: () => sql`SELECT column_name AS name FROM information_schema.columns
-        WHERE table_schema = current_schema() AND table_name = 'warden_items'`,
-    orElse: () => sql`SELECT name FROM pragma_table_info('warden_items')`
-  })
-  const columns = yield* decodeColumns(yield* listed)
-  if (columns.some((c) => c.name === "rule")) return
+  if (yield* hasColumn("warden_items", "rule")) return
   yield* sql`ALTER TABLE warden_items ADD COLUMN rule TEXT`
   yield* sql`UPDATE warden_items SET rule = (SELECT MIN(a.rule) FROM warden_actions a
       WHERE a.source = warden_items.source AND a.reference = warden_items.reference
@@ -435,6 +441,18 @@ const createAudit = Effect.gen(function* () {
 })
 
 /**
+ * When each queued delivery first failed (issue 38): a sink retries a record for its `retry.window`
+ * from then, and `/readyz` says since when a sink fails. Queued rows of an older daemon have none
+ * (their window starts at their next failure). Indexed by sink, for `/readyz` and the pipeline page.
+ */
+const addOutboxFirstFailed = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  if (!(yield* hasColumn("warden_outbox", "first_failed_at")))
+    yield* sql`ALTER TABLE warden_outbox ADD COLUMN first_failed_at BIGINT`
+  yield* sql`CREATE INDEX IF NOT EXISTS warden_outbox_failing ON warden_outbox (sink, first_failed_at)`
+})
+
+/**
  * The intake of push sources (issue 39): items an HTTP client was answered 202 for, kept until the
  * daemon committed the checkpoint past them (their verdicts recorded). `seq` orders a source's items;
  * the author's identifier and name are kept for erasure (an author's or a reference's pending items go
@@ -477,6 +495,7 @@ export const migrations = {
   "0014_strikes": createStrikes,
   "0015_moderators": createModerators,
   "0016_audit": createAudit,
+  "0017_outbox_first_failed": addOutboxFirstFailed,
   "0018_intake": createIntake
 } as const
 

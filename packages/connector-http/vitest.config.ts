@@ -1,0 +1,3 @@
+import { wardenVitest } from "@warden/vitest-config"
+
+export default wardenVitest()
