@@ -75,7 +75,7 @@ describe("warden config check", () => {
     expect(printed.sources[0].config.maxItemsPerPoll).toBe(100)
     expect(printed.sinks.find((s: { type: string }) => s.type === "webhook")).toMatchObject({
       secret: "<redacted>",
-      retry: { window: "1d" }
+      retry: { window: "12h" }
     })
   })
 

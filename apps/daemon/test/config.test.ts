@@ -154,6 +154,26 @@ describe("loadConfig: warnings", () => {
     expect(r.success.warnings).toEqual([{ path: "sources", message: "no sources: `warden run` needs at least one" }])
   })
 
+  it("sink settings whose meaning changed: log.content without a content sink, a webhook's maxAttempts", async () => {
+    const sinkWarnings = async (text: string) => {
+      const r = await check(write(`${api}sources:\n${source()}${text}`))
+      if (r._tag === "Failure") throw new Error(r.failure.message)
+      return r.success.warnings.map((w) => `${w.path}: ${w.message}`)
+    }
+    expect(
+      await sinkWarnings(
+        "log:\n  content: true\nsinks:\n  - type: webhook\n    url: https://hooks.example.com/in\n    maxAttempts: 8\n"
+      )
+    ).toEqual([
+      "log.content: governs the logs only: no sink's records carry the content text unless its entry says content: true",
+      "sinks.0.maxAttempts: ignored: a failed delivery is retried for the sink's retry.window (default 24 hours)"
+    ])
+    // The text asked for where it is now set: no warning.
+    expect(
+      await sinkWarnings("log:\n  content: true\nsinks:\n  - type: jsonl\n    path: v.jsonl\n    content: true\n")
+    ).toEqual([])
+  })
+
   describe("cluster settings that cannot work as written", () => {
     const postgres = "state:\n  postgres: postgres://warden@db.internal/warden\n"
     const clusterWarnings = async (text: string) => {

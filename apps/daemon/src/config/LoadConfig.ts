@@ -675,6 +675,22 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       }
     }
 
+    // 8. sink settings whose meaning changed (issue 38): said once, where they are written
+    if (decoded.ok) {
+      const { sinks, log } = decoded.value
+      if (log.content && !sinks.some((s) => s.content))
+        warnings.push({
+          path: "log.content",
+          message: "governs the logs only: no sink's records carry the content text unless its entry says content: true"
+        })
+      for (const [i, sink] of sinks.entries())
+        if (sink.type === "webhook" && sink.maxAttempts !== undefined)
+          warnings.push({
+            path: `sinks.${i}.maxAttempts`,
+            message: "ignored: a failed delivery is retried for the sink's retry.window (default 24 hours)"
+          })
+    }
+
     if (rawSources.length === 0)
       warnings.push({ path: "sources", message: "no sources: `warden run` needs at least one" })
 
