@@ -59,7 +59,9 @@ describe("loadConfig: the valid example", () => {
     expect(feed.rules[0]).toMatchObject({ name: "audit-threats", actions: [], sinks: ["audit"] })
     expect(config.sinks.map((s) => s.name)).toEqual(["stdout", "audit", "webhook"])
     const webhook = config.sinks[2]!
-    expect(webhook.type === "webhook" && Redacted.value(webhook.secret!)).toBe("whsec-test-value")
+    expect(webhook.type).toBe("webhook")
+    const { secret } = webhook.config as { secret: Redacted.Redacted<string> }
+    expect(Redacted.value(secret)).toBe("whsec-test-value")
     expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
     expect(Redacted.value(config.admin.token!)).toBe(env.WARDEN_TEST_ADMIN_TOKEN)
     expect(config.cluster.runnerAddress).toEqual({ host: "127.0.0.1", port: 34431 })
@@ -94,7 +96,14 @@ describe("loadConfig: the valid example", () => {
     expect(Duration.toMillis(config.api.timeout)).toBe(3000)
     expect(config.api.retry.maxAttempts).toBe(5)
     expect(config.sinks).toEqual([
-      { type: "stdout", name: "stdout", format: "auto", content: false, retry: { window: Duration.hours(24) } }
+      {
+        type: "stdout",
+        module: undefined,
+        name: "stdout",
+        content: false,
+        retry: { window: Duration.hours(24) },
+        config: { format: "auto" }
+      }
     ])
     expect(config.state).toEqual({ _tag: "Sqlite", filename: join(dir, ".warden/state.db") })
     expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
@@ -251,7 +260,7 @@ describe("loadConfig: broken files", () => {
     [
       "an unknown connector type",
       `${api}sources:\n${source("", "nosuch")}`,
-      "sources.0.type: unknown connector type 'nosuch' (first-party types: rss, discord, youtube, nats; type 'nosuch' would be the npm package @warden/connector-nosuch"
+      "sources.0.type: unknown connector type 'nosuch' (first-party types: rss, discord, youtube, nats, http; type 'nosuch' would be the npm package @warden/connector-nosuch"
     ],
     [
       "an action the connector cannot do",
@@ -281,7 +290,7 @@ describe("loadConfig: broken files", () => {
     [
       "an unknown sink type",
       `${api}sinks:\n  - type: kafka\n`,
-      "sinks.0.type: expected one of stdout, jsonl, webhook, sql"
+      "sinks.0.type: unknown sink type 'kafka' (built in: stdout, jsonl, webhook, sql; type 'kafka' would be the npm package @warden/sink-kafka; a third-party sink is loaded with `module: ./path.js`)"
     ],
     ["a bad duration", `${api}  timeout: 10 parsecs\n`, "api.timeout: expected a duration such as"],
     [

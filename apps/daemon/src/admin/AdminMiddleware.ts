@@ -17,11 +17,13 @@ import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type HttpApiEndpoint, HttpApiError, type HttpApiGroup } from "effect/http-api"
 import { AdminAuth, AdminCaller, type Caller, InputValidation } from "./AdminApi.ts"
 import { AdminRefused, answering } from "./AdminError.ts"
-import type { PublicProbe } from "./AdminServer.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
 import { Moderators, type ModeratorsShape } from "./Moderators.ts"
 import * as Permissions from "./Permissions.ts"
 import * as RequestInput from "./RequestInput.ts"
+
+/** A probe `admin.public` may open: `healthz`, `readyz`, `metrics`. */
+export type PublicProbe = "healthz" | "readyz" | "metrics"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 

@@ -40,7 +40,7 @@ import * as StrikePolicy from "../domain/StrikePolicy.ts"
 import { AdminApi } from "./AdminApi.ts"
 import { AdminRefused, badParameter, envelopeResponse } from "./AdminError.ts"
 import * as AdminHandlers from "./AdminHandlers.ts"
-import { authLayer, badlyEncodedParameter, inputLayer, tooLarge } from "./AdminMiddleware.ts"
+import { authLayer, badlyEncodedParameter, inputLayer, type PublicProbe, tooLarge } from "./AdminMiddleware.ts"
 import * as ClusterRoute from "./ClusterRoute.ts"
 import * as ConsoleRoutes from "./ConsoleRoutes.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
@@ -73,8 +73,7 @@ export interface AdminOptions {
   readonly review?: ReviewRoutes.ReviewOptions | undefined
 }
 
-/** A probe `admin.public` may open: `healthz`, `readyz`, `metrics`. */
-export type PublicProbe = "healthz" | "readyz" | "metrics"
+export type { PublicProbe }
 
 /** The running admin API. */
 export class AdminServer extends Context.Service<

@@ -19,6 +19,7 @@ import { ItemStore } from "../state/ItemStore.ts"
 import * as StateHealth from "../state/StateHealth.ts"
 import * as Analyse from "./Analyse.ts"
 import type * as BatchEvent from "./BatchEvent.ts"
+import type { Handling } from "./Handling.ts"
 import * as Dedupe from "./Dedupe.ts"
 import type { EngineError } from "./EngineError.ts"
 import { FeedbackService } from "./FeedbackService.ts"
@@ -45,21 +46,6 @@ export interface Summary {
 export interface ProcessorOptions extends Recording.RecordOptions {
   /** v1 items analysed at once within a batch. */
   readonly concurrency: number
-}
-
-/** How a batch is processed: normally, or without the API (failure mode allow/reject). */
-export type Degraded = "allow" | "reject" | undefined
-
-/** How a batch came to be sent, and so how it is processed. */
-export interface Handling {
-  /** Recorded without the API (the source's failure mode, past its delay). */
-  readonly degraded?: Degraded
-  /**
-   * The batch re-sends stored versions that have no verdict (the source's re-analysis sweep): one
-   * whose item has had a newer version recorded since the sweep read it is stale, and left alone
-   * (Dedupe.plan), never recorded again as the newest.
-   */
-  readonly reanalysis?: boolean | undefined
 }
 
 /** The batch processor. */

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto"
 import { Clock, Effect } from "effect"
 import * as BatchEvent from "./BatchEvent.ts"
-import type { Handling } from "./BatchProcessor.ts"
+import type { Handling } from "./Handling.ts"
 
 /** One partition's message (ItemBatch's `Process` payload). */
 export interface BatchMessage {

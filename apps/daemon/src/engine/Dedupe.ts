@@ -8,7 +8,7 @@
  */
 import type { LatestVersion } from "../domain/ItemVersion.ts"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
-import type { Handling } from "./BatchProcessor.ts"
+import type { Handling } from "./Handling.ts"
 import type * as BatchEvent from "./BatchEvent.ts"
 import * as ContentHash from "./ContentHash.ts"
 
