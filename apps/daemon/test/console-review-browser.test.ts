@@ -473,8 +473,13 @@ describe("the Author page: three strikes decaying, an upheld appeal removes one"
     await page.getByRole("link", { name: "Ada Lovelace" }).click()
     await page.locator("p.explanation").waitFor()
     expect(await focused(page)).toMatch(/^H1 Author/u)
+    // Back on the Review page, it opens its stream, then reads the queue again: an appeal filed before
+    // both are done is simply in the list it reads (the flake: no "Show 1 new" then). Wait for them.
+    const reread = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/review")
     await page.goBack()
     await waitFor(async () => (await focused(page)).startsWith("BUTTON"), 10_000, "focus back on the appeal's row")
+    await reread
+    await page.getByText("Live: decisions by other moderators").waitFor()
     // A second appeal while focus is in the queue: it waits behind "Show 1 new", announced.
     const [second] = query<{ reference: string }>(
       stateFile,
