@@ -7,6 +7,7 @@
  * a socket runner of one cluster (`ClusterRunner`): the pipeline code does not know which runner it is
  * on, so the multi-runner mode only swaps the cluster layer and spreads a source over more partitions.
  */
+import type { SinkStore } from "@warden/sink"
 import { LegacyBatch } from "@warden/legacy"
 import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
 import { AnalyzeV1, FeedbackV1 } from "@warden/v1"
@@ -30,6 +31,8 @@ import { SinkList } from "./sinks/SinkList.ts"
 import * as SinkWorker from "./sinks/SinkWorker.ts"
 import * as AuthorBackfill from "./state/AuthorBackfill.ts"
 import { Erasure } from "./state/Erasure.ts"
+import * as SinkStoresModule from "./state/SinkStores.ts"
+import { SinkStores } from "./state/SinkStores.ts"
 import { type StateLocation, sqlLayer } from "./state/StateSql.ts"
 import * as StateStore from "./state/StateStore.ts"
 
@@ -44,6 +47,8 @@ export interface DaemonSpec {
   readonly sinks: Layer.Layer<SinkList, unknown, SqlClient.SqlClient>
   readonly sinkNames: ReadonlyArray<string>
   readonly admin: Admin.AdminOptions | undefined
+  /** The sinks' tables erasure and retention rewrite (their `stores`); default the sql sink's. */
+  readonly sinkStores?: ReadonlyArray<SinkStore.SinkStore> | undefined
   /** The sinks whose records carry the content text (their entry says `content: true`); default none. */
   readonly contentSinks?: ReadonlyArray<string> | undefined
   readonly pipeline?: Partial<Pipeline.PipelineOptions>
@@ -266,6 +271,7 @@ export const layer = (spec: DaemonSpec) => {
     // (built here) and its entity managers (built with the entities, in `work`) log through this.
     Layer.provide(ClusterStorageLogs.layer),
     Layer.provideMerge(Erasure.layer),
+    Layer.provide(Layer.succeed(SinkStores, SinkStoresModule.unique(spec.sinkStores ?? []))),
     Layer.provide(spec.sinks.pipe(Layer.provide(sql))),
     Layer.provideMerge(review),
     Layer.provideMerge(feedback),

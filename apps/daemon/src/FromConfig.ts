@@ -4,18 +4,14 @@
  */
 import { randomBytes } from "node:crypto"
 import type { Connector } from "@warden/connector"
-import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
-import type { SqlClient } from "effect/sql"
+import { Sink as Plugin } from "@warden/sink"
+import { Duration, Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { type Checked, defaultRunnerAddress, toApiConfigInput } from "./config/index.ts"
 import type * as Daemon from "./Daemon.ts"
 import type { SourceSpec } from "./engine/Pipeline.ts"
-import * as JsonlSink from "./sinks/JsonlSink.ts"
-import type { Sink as SinkEntry } from "./config/WardenConfig.ts"
-import type { Sink } from "./sinks/Sink.ts"
+import * as PluginSink from "./sinks/PluginSink.ts"
 import { SinkList } from "./sinks/SinkList.ts"
-import * as SqlSink from "./sinks/SqlSink.ts"
-import * as StdoutSink from "./sinks/StdoutSink.ts"
-import * as WebhookSink from "./sinks/WebhookSink.ts"
 
 /** The spec, and whether the admin token was generated (then it must be shown to the operator once). */
 export interface FromConfig {
@@ -63,32 +59,23 @@ export const specOf = (checked: Checked): FromConfig => {
       config: source.config
     }
   })
-  /** The sink an entry describes; its retry window is set from the shared `retry` key below. */
-  const made = (sink: SinkEntry, i: number): Effect.Effect<Sink, unknown, SqlClient.SqlClient | Scope.Scope> => {
-    switch (sink.type) {
-      case "stdout":
-        return Effect.succeed(StdoutSink.make({ name: sink.name, format: sink.format }))
-      case "jsonl":
-        // A file that cannot be opened fails the start, naming `sinks.N.path` (StartupFailure).
-        return JsonlSink.make({ name: sink.name, path: sink.path, setting: `sinks.${i}.path` })
-      case "webhook":
-        return Effect.succeed(
-          WebhookSink.make({
-            name: sink.name,
-            url: sink.url,
-            secret: sink.secret,
-            timeoutMillis: millis(sink.timeout)
-          })
-        )
-      case "sql":
-        return Effect.orDie(SqlSink.make({ name: sink.name }))
-    }
-  }
+  // Each sink made from its decoded config with the daemon as its host, its own migrations run first
+  // on the state database (in its namespace); its retry window from the shared `retry` key. A sink
+  // that cannot start fails the start naming its setting (StartupFailure).
   const sinks = Layer.effect(
     SinkList,
-    Effect.forEach(config.sinks, (sink, i) =>
-      Effect.map(made(sink, i), (made): Sink => ({ ...made, retryWindowMillis: millis(sink.retry.window) }))
-    )
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return yield* Effect.forEach(config.sinks, (sink, i) => {
+        const plugin = checked.sinks.get(sink.name)!
+        return Plugin.migrate(plugin).pipe(
+          Effect.andThen(
+            PluginSink.make(plugin, sink.config, { name: sink.name, setting: (field) => `sinks.${i}.${field}`, sql })
+          ),
+          Effect.map((made) => ({ ...made, retryWindowMillis: millis(sink.retry.window) }))
+        )
+      })
+    })
   )
   const token = config.admin.token ?? Redacted.make(randomBytes(18).toString("base64url"), { label: "admin token" })
   return {
@@ -102,6 +89,7 @@ export const specOf = (checked: Checked): FromConfig => {
       sources,
       sinks,
       sinkNames: config.sinks.map((s) => s.name),
+      sinkStores: [...checked.sinks.values()].flatMap((plugin) => plugin.stores),
       admin: {
         host: config.admin.listen.host,
         port: config.admin.listen.port,

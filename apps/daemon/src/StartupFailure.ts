@@ -10,6 +10,7 @@
 import { dirname, resolve } from "node:path"
 import { Cause } from "effect"
 import type { WardenConfig } from "./config/index.ts"
+import { sinkPath } from "./config/WardenConfig.ts"
 import { errorsIn } from "./state/ErrorChain.ts"
 import { describeErrno } from "./state/Errno.ts"
 import * as StateProblem from "./state/StateProblem.ts"
@@ -31,7 +32,10 @@ const within = (a: string, b: string) => a === b || b.startsWith(`${a}/`)
 /** The setting whose file or directory `path` is (a sink's path, the SQLite file), if any. */
 const settingOfPath = (config: WardenConfig, path: string): string | undefined => {
   const base = dirname(config.path)
-  const hit = config.sinks.findIndex((s) => s.type === "jsonl" && within(path, resolve(base, s.path)))
+  const hit = config.sinks.findIndex((s) => {
+    const file = sinkPath(s)
+    return file !== undefined && within(path, resolve(base, file))
+  })
   if (hit >= 0) return `sinks.${hit}.path`
   if (config.state._tag === "Sqlite" && within(path, resolve(base, config.state.filename))) return "state.sqlite"
   return undefined
@@ -91,6 +95,9 @@ export const describe = (cause: Cause.Cause<unknown>, config: WardenConfig): Sta
     const found = StateProblem.find(cause, "state.postgres")
     if (found !== undefined) return make("state.postgres", found.text.slice("state.postgres: ".length), 1)
   }
+  // A sink that could not start and says which of its settings (`sinks.2.subject`).
+  const sinkError = errors.find((e) => e._tag === "SinkError")
+  if (sinkError !== undefined) return make(str(sinkError.setting), str(sinkError.message) ?? "cannot start", 78)
   // Nothing names a setting: the innermost message, which says most.
   const innermost = [...errors].reverse().find((e) => str(e.message) !== undefined && str(e.message) !== "")
   return make(undefined, `cannot start: ${str(innermost?.message) ?? String(Cause.squash(cause))}`, 1)

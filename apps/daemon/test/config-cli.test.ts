@@ -75,7 +75,7 @@ describe("warden config check", () => {
     expect(printed.sources[0].config.maxItemsPerPoll).toBe(100)
     expect(printed.sinks.find((s: { type: string }) => s.type === "webhook")).toMatchObject({
       secret: "<redacted>",
-      retry: { window: "1d" }
+      retry: { window: "12h" }
     })
   })
 
@@ -152,6 +152,68 @@ describe("warden config check", () => {
     const r = await warden(["config", "check", `${fixtures}plugin-secrets.yaml`])
     expect(r.code).toBe(0)
     expect(r.stderr).not.toMatch(/has no act|not checked/)
+  })
+
+  it("finds sinks like connectors: a package by type, a module path; decodes their keys with their schema, warns of inline secrets and never shows one", async () => {
+    const f = `${fixtures}sink-plugins.yaml`
+    const r = await warden(["config", "check", f])
+    expect(r.code).toBe(78)
+    expect(r.stderr.trim().split("\n")).toEqual([
+      `${f}:9:14: sinks.0.subject: a subject such as warden.verdicts or warden.{source} (no wildcards)`,
+      `${f}:13:13: sinks.1.apiKey: expected a value with a length of at least 8`,
+      `${f}:14:11: sinks.2.type: unknown sink type 'kafka' (built in: stdout, jsonl, webhook, sql; type 'kafka' would be the npm package @warden/sink-kafka; a third-party sink is loaded with \`module: ./path.js\`)`,
+      `warning: ${f}:4:10: sources: no sources: \`warden run\` needs at least one`,
+      `warning: ${f}:10:12: sinks.0.token: secret written inline; prefer \${env:NAME} or \${file:path}`,
+      `warning: ${f}:13:13: sinks.1.apiKey: secret written inline; prefer \${env:NAME} or \${file:path}`,
+      `${f}: 3 problems, 3 warnings`
+    ])
+    expect(r.stdout + r.stderr).not.toContain("nats-token-inline")
+
+    const ok = `${fixtures}sink-plugins-ok.yaml`
+    const checked = await warden(["config", "check", ok])
+    expect(checked.code).toBe(0)
+    expect(checked.stdout).toContain("sinks: 2: bus (nats), ledger")
+    const printed = await warden(["config", "print", ok])
+    expect(printed.code).toBe(0)
+    const shown = parse(printed.stdout)
+    // The NATS token (Redacted by its schema) and the plugin's plain-string secret (marked in its schema).
+    expect(shown.sinks).toEqual([
+      {
+        type: "nats",
+        name: "bus",
+        content: false,
+        retry: { window: "1d" },
+        servers: ["nats://127.0.0.1:4222"],
+        subject: "warden.verdicts.{source}",
+        token: "<redacted>",
+        timeout: "5s"
+      },
+      {
+        type: "ledger",
+        module: "./plugins/ledger-sink.mjs",
+        name: "ledger",
+        content: false,
+        retry: { window: "1d" },
+        ledger: "main",
+        apiKey: "<redacted>"
+      }
+    ])
+    expect(printed.stdout).not.toContain("ledger-key-written-inline")
+    // `config schema --config` documents the module sink's own keys, its secret writeOnly.
+    const schema = JSON.parse((await warden(["config", "schema", "--config", ok])).stdout)
+    const variants = schema.properties.sinks.items.anyOf as Array<{ properties: Record<string, any> }>
+    expect(variants.map((v) => v.properties.type?.enum?.[0] ?? v.properties.module?.enum?.[0] ?? "module")).toEqual([
+      "stdout",
+      "jsonl",
+      "webhook",
+      "sql",
+      "nats",
+      "./plugins/ledger-sink.mjs",
+      "module"
+    ])
+    expect(variants[5]!.properties.apiKey).toMatchObject({ type: "string", writeOnly: true })
+    expect(variants[4]!.properties.token).toMatchObject({ writeOnly: true })
+    expect(printed.stdout).not.toContain(env.WARDEN_TEST_ADMIN_TOKEN)
   })
 
   it("exits 78 for a file that does not exist", async () => {

@@ -59,7 +59,9 @@ describe("loadConfig: the valid example", () => {
     expect(feed.rules[0]).toMatchObject({ name: "audit-threats", actions: [], sinks: ["audit"] })
     expect(config.sinks.map((s) => s.name)).toEqual(["stdout", "audit", "webhook"])
     const webhook = config.sinks[2]!
-    expect(webhook.type === "webhook" && Redacted.value(webhook.secret!)).toBe("whsec-test-value")
+    expect(webhook.type).toBe("webhook")
+    const { secret } = webhook.config as { secret: Redacted.Redacted<string> }
+    expect(Redacted.value(secret)).toBe("whsec-test-value")
     expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
     expect(Redacted.value(config.admin.token!)).toBe(env.WARDEN_TEST_ADMIN_TOKEN)
     expect(config.cluster.runnerAddress).toEqual({ host: "127.0.0.1", port: 34431 })
@@ -94,7 +96,14 @@ describe("loadConfig: the valid example", () => {
     expect(Duration.toMillis(config.api.timeout)).toBe(3000)
     expect(config.api.retry.maxAttempts).toBe(5)
     expect(config.sinks).toEqual([
-      { type: "stdout", name: "stdout", format: "auto", content: false, retry: { window: Duration.hours(24) } }
+      {
+        type: "stdout",
+        module: undefined,
+        name: "stdout",
+        content: false,
+        retry: { window: Duration.hours(24) },
+        config: { format: "auto" }
+      }
     ])
     expect(config.state).toEqual({ _tag: "Sqlite", filename: join(dir, ".warden/state.db") })
     expect(config.admin.listen).toEqual({ host: "127.0.0.1", port: 8787 })
@@ -143,6 +152,26 @@ describe("loadConfig: warnings", () => {
     const r = await check(write(api))
     if (r._tag === "Failure") throw new Error(r.failure.message)
     expect(r.success.warnings).toEqual([{ path: "sources", message: "no sources: `warden run` needs at least one" }])
+  })
+
+  it("sink settings whose meaning changed: log.content without a content sink, a webhook's maxAttempts", async () => {
+    const sinkWarnings = async (text: string) => {
+      const r = await check(write(`${api}sources:\n${source()}${text}`))
+      if (r._tag === "Failure") throw new Error(r.failure.message)
+      return r.success.warnings.map((w) => `${w.path}: ${w.message}`)
+    }
+    expect(
+      await sinkWarnings(
+        "log:\n  content: true\nsinks:\n  - type: webhook\n    url: https://hooks.example.com/in\n    maxAttempts: 8\n"
+      )
+    ).toEqual([
+      "log.content: governs the logs only: no sink's records carry the content text unless its entry says content: true",
+      "sinks.0.maxAttempts: ignored: a failed delivery is retried for the sink's retry.window (default 24 hours)"
+    ])
+    // The text asked for where it is now set: no warning.
+    expect(
+      await sinkWarnings("log:\n  content: true\nsinks:\n  - type: jsonl\n    path: v.jsonl\n    content: true\n")
+    ).toEqual([])
   })
 
   describe("cluster settings that cannot work as written", () => {
@@ -231,7 +260,7 @@ describe("loadConfig: broken files", () => {
     [
       "an unknown connector type",
       `${api}sources:\n${source("", "nosuch")}`,
-      "sources.0.type: unknown connector type 'nosuch' (first-party types: rss, discord, youtube, nats; type 'nosuch' would be the npm package @warden/connector-nosuch"
+      "sources.0.type: unknown connector type 'nosuch' (first-party types: rss, discord, youtube, nats, http; type 'nosuch' would be the npm package @warden/connector-nosuch"
     ],
     [
       "an action the connector cannot do",
@@ -261,7 +290,7 @@ describe("loadConfig: broken files", () => {
     [
       "an unknown sink type",
       `${api}sinks:\n  - type: kafka\n`,
-      "sinks.0.type: expected one of stdout, jsonl, webhook, sql"
+      "sinks.0.type: unknown sink type 'kafka' (built in: stdout, jsonl, webhook, sql; type 'kafka' would be the npm package @warden/sink-kafka; a third-party sink is loaded with `module: ./path.js`)"
     ],
     ["a bad duration", `${api}  timeout: 10 parsecs\n`, "api.timeout: expected a duration such as"],
     [

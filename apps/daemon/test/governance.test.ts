@@ -46,9 +46,8 @@ beforeAll(async () => {
         rules: [{ name: "remove", when: { recommendedAction: ["REMOVE"] }, actions: ["hide"] }]
       })
     ],
-    sinks: [{ type: "sql" }],
-    // verdict records then carry the text: the sql sink's table holds a copy to erase
-    log: { content: true }
+    // The sql sink's records carry the text: its table holds a copy to erase.
+    sinks: [{ type: "sql", content: true }]
   })
   const checked = await Effect.runPromise(checkConfig(config, { env: {} }))
   const { spec } = specOf(checked)

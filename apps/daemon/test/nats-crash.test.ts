@@ -1,8 +1,11 @@
 /**
- * The NATS JetStream source end to end, with the daemon as a real process and a real nats-server:
- * 2,000 messages published, the daemon killed -9 mid-run and started again, nats-server restarted
- * mid-run. At the end every item is in the state exactly once (one version), and the durable consumer
- * has nothing pending: each message was acknowledged once recorded, whatever was redelivered.
+ * NATS JetStream both ways end to end, with the daemon as a real process and a real nats-server: 2,000
+ * messages published, read by the NATS source, their verdicts published back by the NATS sink; the
+ * daemon killed -9 mid-run and started again, nats-server restarted mid-run. At the end every item is
+ * in the state exactly once (one version), the durable consumer has nothing pending (each message
+ * acknowledged once recorded, whatever was redelivered), and every verdict record is in the verdicts
+ * stream exactly once (the outbox redelivered what the killed daemon had published unacknowledged;
+ * JetStream dropped those repeats by `Nats-Msg-Id`).
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -18,7 +21,7 @@ const N = 2000
 const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 const SUBJECT = "comments.new"
 
-describe("a NATS source through kill -9 of the daemon and a restart of nats-server", () => {
+describe("a NATS source and sink through kill -9 of the daemon and a restart of nats-server", () => {
   let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
   let nats: NatsServer.NatsServer
   const dir = mkdtempSync(join(tmpdir(), "warden-nats-crash-"))
@@ -28,6 +31,7 @@ describe("a NATS source through kill -9 of the daemon and a restart of nats-serv
     sandbox = await Sandbox.startPromise()
     nats = await NatsServer.start()
     await NatsServer.createStream(nats.url, { name: "COMMENTS", subjects: ["comments.>"] })
+    await NatsServer.createStream(nats.url, { name: "VERDICTS", subjects: ["verdicts.>"] })
     await NatsServer.publish(
       nats.url,
       SUBJECT,
@@ -64,6 +68,9 @@ describe("a NATS source through kill -9 of the daemon and a restart of nats-serv
             retry: { initial: "100 millis", max: "1 second" }
           }
         }
+      ],
+      sinks: [
+        { name: "verdicts", type: "nats", servers: [nats.url], subject: "verdicts.{source}", stream: "VERDICTS" }
       ],
       admin: { listen: "127.0.0.1:0" },
       log: { format: "json" }
@@ -107,7 +114,8 @@ describe("a NATS source through kill -9 of the daemon and a restart of nats-serv
       async () => {
         if (recorded() < N) return false
         const info = await consumer()
-        return info.num_pending === 0 && info.num_ack_pending === 0
+        const outbox = Number(StateDb.query<{ n: number }>(state, "SELECT COUNT(*) AS n FROM warden_outbox")[0]?.n)
+        return info.num_pending === 0 && info.num_ack_pending === 0 && outbox === 0
       },
       180_000,
       `all ${N} items recorded and acknowledged (have ${recorded()})\n${second.stderr().slice(-2000)}`
@@ -131,5 +139,12 @@ describe("a NATS source through kill -9 of the daemon and a restart of nats-serv
     expect(info.num_pending).toBe(0)
     expect(info.num_ack_pending).toBe(0)
     expect(info.delivered.stream_seq).toBe(N)
+    // Every verdict record published once, none dead-lettered.
+    const published = await NatsServer.messages(nats.url, "VERDICTS")
+    expect(published.length).toBe(N)
+    expect(new Set(published.map((m) => m.msgId))).toEqual(
+      new Set(Array.from({ length: N }, (_, i) => `bus/nats:COMMENTS/c-${i}/1`))
+    )
+    expect(StateDb.query<{ n: number }>(state, "SELECT COUNT(*) AS n FROM warden_dead_letters")[0]?.n).toBe(0)
   }, 400_000)
 })

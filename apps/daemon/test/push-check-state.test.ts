@@ -70,6 +70,16 @@ for (const [backend, fresh] of stateBackends()) {
               // it was received once, for the pipeline (whose dedupe will find it recorded)
               expect(yield* intake.after("site", 0, 10)).toHaveLength(1)
 
+              // a kind the source does not analyse: the failure mode at once, nothing received
+              const started2 = Date.now()
+              const username = yield* host.check(
+                { reference: "u-1", content: { type: "username", username: "x" } },
+                2_000
+              )
+              expect(username).toMatchObject({ decision: "review", decidedBy: "failureMode" })
+              expect(Date.now() - started2).toBeLessThan(500)
+              expect(yield* intake.after("site", 0, 10)).toHaveLength(1)
+
               // an edit recorded under the reference is not the checked content's decision: the deadline decides
               yield* items.recordItems([recorded("c-3", "a newer text", 2)])
               const other = yield* host.check(text("c-3", "the older text"), 200)

@@ -4,15 +4,13 @@
  * dead letter; the worker logs one WARN line when the sink starts failing and one INFO line when it
  * delivers again, finds the receiver within a minute of its return, and `/readyz`'s report says the
  * sink is degraded meanwhile without making the daemon unready. A 400 dead-letters its record at once;
- * the retry window ending dead-letters what still fails.
+ * the retry window ending dead-letters what still fails. On SQLite: on PostgreSQL these runs hung
+ * (`Date.now()` following the TestClock under the pg pool; not investigated yet).
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Logger } from "effect"
+import { Clock, Effect, Logger } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Readiness from "../src/admin/Readiness.ts"
 import * as SinkOutage from "../src/sinks/SinkOutage.ts"
@@ -20,10 +18,13 @@ import * as SinkWorker from "../src/sinks/SinkWorker.ts"
 import * as WebhookSink from "../src/sinks/WebhookSink.ts"
 import { ItemStore } from "../src/state/ItemStore.ts"
 import { OutboxStore } from "../src/state/OutboxStore.ts"
-import * as SqliteClient from "../src/state/SqliteClient.ts"
-import * as StateStore from "../src/state/StateStore.ts"
+import type { StateLocation } from "../src/Daemon.ts"
 import { itemRecord, verdictRecord } from "./support/ItemRecords.ts"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { bodyOf } from "./support/LoopbackServer.ts"
+import { type OnState, onFreshState } from "./support/StateBackends.ts"
 import { adjustTo, dateNowFollowsTestClock, eventually } from "./support/TestTime.ts"
 
 /**
@@ -77,37 +78,37 @@ const capture = (lines: Array<string>) =>
   ])
 
 /**
- * Records three verdicts for sink `hook` on a fresh state file and starts its worker on the TestClock
- * (with `Date.now()` following it); `test` gets the TestClock time the worker started at.
+ * Records three verdicts for sink `hook` on a fresh state (`fresh`) and starts its worker on the
+ * TestClock (with `Date.now()` following it); `test` gets the TestClock time the worker started at.
+ * The worker is stopped with the state (its last drain, which waits on the clock, then fails at once).
  */
-const withHook = <A, E, R>(windowMillis: number, url: string, test: (start: number) => Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    yield* dateNowFollowsTestClock
-    const store = yield* ItemStore
-    for (const [i, ref] of ["a", "b", "c"].entries()) {
-      const r = verdictRecord(ref)
-      yield* store.recordItems([
-        {
-          item: itemRecord("s", ref, 1, { verdict: r.verdict, analysedAt: r.analysedAt, createdAt: i }),
-          sinks: ["hook"],
-          payload: JSON.stringify(r)
-        }
-      ])
-    }
-    const start = yield* Clock.currentTimeMillis
-    const sink = { ...WebhookSink.make({ name: "hook", url, secret: undefined }), retryWindowMillis: windowMillis }
-    yield* Effect.forkScoped(SinkWorker.run(sink))
-    return yield* test(start)
-  }).pipe(
-    Effect.provide(
-      StateStore.layer.pipe(
-        Layer.provideMerge(
-          SqliteClient.layer({ filename: join(mkdtempSync(join(tmpdir(), "warden-outage-")), "state.db") })
-        ),
-        Layer.orDie
-      )
-    )
-  )
+const withHook = <A, E>(
+  fresh: () => Promise<StateLocation>,
+  windowMillis: number,
+  url: string,
+  test: (start: number) => Effect.Effect<A, E, OnState>
+) =>
+  onFreshState(
+    fresh,
+    Effect.gen(function* () {
+      yield* dateNowFollowsTestClock
+      const store = yield* ItemStore
+      for (const [i, ref] of ["a", "b", "c"].entries()) {
+        const r = verdictRecord(ref)
+        yield* store.recordItems([
+          {
+            item: itemRecord("s", ref, 1, { verdict: r.verdict, analysedAt: r.analysedAt, createdAt: i }),
+            sinks: ["hook"],
+            payload: JSON.stringify(r)
+          }
+        ])
+      }
+      const start = yield* Clock.currentTimeMillis
+      const sink = { ...WebhookSink.make({ name: "hook", url, secret: undefined }), retryWindowMillis: windowMillis }
+      yield* Effect.forkScoped(SinkWorker.run(sink))
+      return yield* test(start)
+    })
+  ).pipe(Effect.orDie)
 
 const outboxRows = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.map(
@@ -132,6 +133,12 @@ const tries = (until: number): Array<number> => {
   return at
 }
 
+/** A fresh SQLite state file. */
+const fresh = async (): Promise<StateLocation> => ({
+  _tag: "sqlite",
+  filename: join(mkdtempSync(join(tmpdir(), "warden-outage-")), "state.db")
+})
+
 describe("a webhook receiver down for a deploy, on the TestClock", () => {
   it.effect(
     "down 10 minutes: nothing lost, no dead letter, found within a minute of its return; one failing line, one recovered line; /readyz degraded but ready",
@@ -140,7 +147,7 @@ describe("a webhook receiver down for a deploy, on the TestClock", () => {
       return Effect.gen(function* () {
         const hook = yield* receiver
         yield* Effect.promise(hook.down)
-        yield* withHook(24 * 3_600_000, hook.url, (start) =>
+        yield* withHook(fresh, 24 * 3_600_000, hook.url, (start) =>
           Effect.gen(function* () {
             const schedule = tries(10 * 60_000)
             // Each try of the failing sink: all three records in one batch, one more attempt each.
@@ -205,7 +212,7 @@ describe("a webhook receiver down for a deploy, on the TestClock", () => {
     return Effect.gen(function* () {
       const hook = yield* receiver
       hook.answer((reference) => (reference === "b" ? 400 : 204))
-      yield* withHook(24 * 3_600_000, hook.url, () =>
+      yield* withHook(fresh, 24 * 3_600_000, hook.url, () =>
         Effect.gen(function* () {
           yield* eventually(
             Effect.map(outboxRows, (rows) => rows.length === 0),
@@ -223,7 +230,7 @@ describe("a webhook receiver down for a deploy, on the TestClock", () => {
     Effect.gen(function* () {
       const hook = yield* receiver
       hook.answer(() => 503)
-      yield* withHook(10_000, hook.url, (start) =>
+      yield* withHook(fresh, 10_000, hook.url, (start) =>
         Effect.gen(function* () {
           const schedule = tries(10_000)
           for (const [n, at] of schedule.slice(0, -1).entries()) {

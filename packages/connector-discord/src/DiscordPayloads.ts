@@ -159,7 +159,5 @@ export const decode = <S extends Schema.Top & { readonly DecodingServices: never
   input: unknown
 ): { readonly ok: true; readonly value: S["Type"] } | { readonly ok: false; readonly message: string } => {
   const result = Schema.decodeUnknownResult(schema, { errors: "all" })(input)
-  return Result.isSuccess(result)
-    ? { ok: true, value: result.success }
-    : { ok: false, message: result.failure.message }
+  return Result.isSuccess(result) ? { ok: true, value: result.success } : { ok: false, message: result.failure.message }
 }

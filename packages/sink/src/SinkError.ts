@@ -13,5 +13,7 @@ export class SinkError extends Schema.TaggedError<SinkError>()("SinkError", {
   sink: Schema.String,
   message: Schema.String,
   /** The config path of the field at fault, as the host names it (`sinks[2].path`). */
-  setting: Schema.optionalKey(Schema.String)
+  setting: Schema.optionalKey(Schema.String),
+  /** The underlying error (a system error with its `code` and `path`), for the host to describe. */
+  cause: Schema.optionalKey(Schema.Unknown)
 }) {}

@@ -1,12 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigField, DeliveryResult, Sink } from "@warden/sink"
-import { Conformance } from "@warden/sink/testing"
+import { Conformance, HttpReceiver } from "@warden/sink/testing"
 import { Effect, Schema } from "effect"
 import { sink } from "../examples/HttpSink.ts"
-import * as Receiver from "./fixtures/Receiver.ts"
 
 const harness = (dedupe: boolean) =>
-  Effect.map(Receiver.make({ dedupe }), (receiver) => ({ config: { url: receiver.url }, downstream: receiver }))
+  Effect.map(HttpReceiver.make({ idHeader: "idempotency-key", dedupe }), (receiver) => ({
+    config: { url: receiver.url },
+    downstream: receiver
+  }))
 
 /** The kit fails a sink that breaks the contract, naming what it saw (it is not a test that cannot fail). */
 describe("the sink conformance kit", () => {

@@ -5,6 +5,7 @@
  * - an operator: `@warden/daemon` + `@warden/connector-rss` -> `warden config check`, `warden source
  *   preview` on a feed served on loopback; the daemon's declarations type-check a program embedding it; `type: discord` refused naming its package, then loaded once
  *   the Discord tarball is installed; the same for `type: nats` (and its `/testing` helpers load) and `type: http`;
+ *   a sink of `type: nats` the same way, which then delivers a short run's verdicts to a nats-server once each;
  * - a plugin author: a connector built against the packed `@warden/connector` in its own folder, with
  *   its own `effect` at another 4.x release, loaded by `module:` (config check and preview); the SDK's
  *   shipped change-log example built there too and run by `warden run` against `warden sandbox`,
@@ -35,6 +36,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { basename, delimiter, dirname, join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import { NatsServer } from "@warden/connector-nats/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 /** The other 4.x release of Effect the user's folders have (the workspace builds against 4.1.0). */
@@ -245,6 +247,20 @@ describe("an operator installs the daemon with npm", () => {
     expect(r.code).toBe(0)
     return r
   }
+  /** `warden run --config FILE` of the installed daemon, in the background: its exit and its last stderr. */
+  const startRun = (file: string) => {
+    const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["run", "--config", file], {
+      cwd: daemon,
+      env: { ...env, WARDEN_API_KEY: "sandbox-standard-key" },
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    let stderr = ""
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    return { child, exited, stderr: () => stderr.slice(-3000) }
+  }
   /** `warden source preview ARGS --limit 3 --timeout TIMEOUT`, which must exit 0: the events it printed. */
   const preview = async (args: ReadonlyArray<string>, timeout: string): Promise<Array<any>> => {
     const r = await warden(["source", "preview", ...args, "--limit", "3", "--timeout", timeout])
@@ -268,7 +284,8 @@ describe("an operator installs the daemon with npm", () => {
         "@warden/transport",
         "@warden/v1",
         "@warden/legacy",
-        "@warden/sandbox"
+        "@warden/sandbox",
+        "@warden/sink"
       ].map(tgz)
     )
   })
@@ -342,6 +359,60 @@ describe("an operator installs the daemon with npm", () => {
     // its test helpers ship built too
     await ok(process.execPath, ["--input-type=module", "-e", 'await import("@warden/connector-nats/testing")'], daemon)
   })
+
+  it("installs the NATS sink from its tarball next to the daemon: config check names it, then a short run delivers every verdict to nats-server once", async () => {
+    const server = await NatsServer.start()
+    const sandbox = startSandbox(daemon)
+    try {
+      await NatsServer.createStream(server.url, { name: "VERDICTS", subjects: ["warden.verdicts.>"] })
+      const state = join(daemon, "nats-sink-state.db")
+      writeFileSync(
+        join(daemon, "nats-sink.yaml"),
+        `api:\n  apiKey: \${env:WARDEN_API_KEY}\n  baseUrl: ${await sandbox.url}\nstate:\n  sqlite: ${state}
+sources:
+  - id: blog
+    type: rss
+    channelId: 0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c
+    config:
+      feeds: [${feedUrl}]
+sinks:
+  - name: bus
+    type: nats
+    servers: [${server.url}]
+    subject: warden.verdicts.{source}
+    stream: VERDICTS
+admin:
+  listen: 127.0.0.1:0
+`
+      )
+      const missing = await warden(["config", "check", "nats-sink.yaml"])
+      expect(missing.code).toBe(78)
+      expect(missing.stderr).toContain(
+        "sinks.0.type: sink type 'nats' is the npm package @warden/sink-nats, which is not installed: run `npm install @warden/sink-nats`"
+      )
+      // The sink's own dependency on the NATS connector's connection comes from its tarball too.
+      await npmInstall(daemon, ["@warden/sink-nats", "@warden/connector-nats"].map(tgz))
+      expect((await checkPasses("nats-sink.yaml")).stdout).toContain("bus (nats)")
+      expect(copiesOf(daemon, "effect")).toHaveLength(1)
+
+      const { child, exited, stderr } = startRun("nats-sink.yaml")
+      let stored: ReadonlyArray<NatsServer.StoredMessage> = []
+      const deadline = Date.now() + 60_000
+      while (stored.length < 3 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200))
+        stored = await NatsServer.messages(server.url, "VERDICTS")
+      }
+      child.kill("SIGTERM")
+      expect(await exited, stderr()).toBe(0)
+      stored = await NatsServer.messages(server.url, "VERDICTS")
+      expect(stored.map((m) => m.subject)).toEqual(Array(3).fill("warden.verdicts.blog"))
+      expect(new Set(stored.map((m) => m.msgId)).size).toBe(3)
+      for (const m of stored) expect(JSON.parse(m.data)).toMatchObject({ source: "blog", status: "analysed" })
+    } finally {
+      sandbox.child.kill("SIGTERM")
+      await server.close()
+    }
+  }, 180_000)
 
   it("installs the http connector from its tarball next to the daemon: config check accepts an http source", () =>
     refusedThenLoaded(
@@ -466,19 +537,7 @@ log:
         )
         const items = () =>
           stateRows<{ reference: string; version: number }>(state, "SELECT reference, version FROM warden_items")
-        const start = () => {
-          const child = spawn(join(daemon, "node_modules", ".bin", "warden"), ["run", "--config", "changelog.yaml"], {
-            cwd: daemon,
-            env: { ...env, WARDEN_API_KEY: "sandbox-standard-key" },
-            stdio: ["ignore", "ignore", "pipe"]
-          })
-          let stderr = ""
-          child.stderr!.on("data", (chunk: Buffer) => {
-            stderr += chunk.toString()
-          })
-          const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-          return { child, exited, stderr: () => stderr.slice(-3000) }
-        }
+        const start = () => startRun("changelog.yaml")
 
         const first = start()
         await waitFor(

@@ -12,6 +12,7 @@ import { Transport } from "@warden/transport"
 import { Duration, Effect, Exit } from "effect"
 import { SqlClient } from "effect/sql"
 import { toApiConfigInput, type WardenConfig } from "../config/index.ts"
+import { sinkPath } from "../config/WardenConfig.ts"
 import { sqlLayer } from "../state/StateSql.ts"
 import * as StartupFailure from "../StartupFailure.ts"
 import * as Writable from "./Writable.ts"
@@ -39,9 +40,10 @@ const failed = (setting: string, what: string, problem: string, exitCode: 1 | 78
 /** The files the daemon would create or append to. */
 const files = (config: WardenConfig): Array<Probe> => {
   const base = dirname(config.path)
-  const targets: Array<[string, string]> = config.sinks.flatMap((s, i) =>
-    s.type === "jsonl" ? [[`sinks.${i}.path`, resolve(base, s.path)] as [string, string]] : []
-  )
+  const targets: Array<[string, string]> = config.sinks.flatMap((s, i) => {
+    const file = sinkPath(s)
+    return file === undefined ? [] : [[`sinks.${i}.path`, resolve(base, file)] as [string, string]]
+  })
   if (config.state._tag === "Sqlite" && config.state.filename !== ":memory:")
     targets.push(["state.sqlite", resolve(base, config.state.filename)])
   return targets.map(([setting, file]) => {

@@ -8,10 +8,12 @@
 import { readFile } from "node:fs/promises"
 import { dirname, resolve as resolvePath } from "node:path"
 import { Connector, type ConnectorRegistry } from "@warden/connector"
+import { Sink as SinkPlugin, type SinkRegistry } from "@warden/sink"
 import { Effect, JsonSchema, Schema } from "effect"
 import { parse } from "yaml"
 import { ConfigError, type ConfigProblem } from "./ConfigError.ts"
 import * as Connectors from "./Connectors.ts"
+import * as Sinks from "./Sinks.ts"
 import { WardenConfigFile } from "./WardenConfig.ts"
 
 type Json = Record<string, any>
@@ -30,7 +32,12 @@ export interface Plugin {
  * (exactly one of `type`/`module`, at most one of `sqlite`/`postgres`, `action` when `mode: reject`)
  * are added by hand; `api` and `api.apiKey` are optional because `WARDEN_*` variables may supply them.
  */
-export const make = (connectors: ReadonlyArray<Connector.Connector>, plugins: ReadonlyArray<Plugin> = []): Json => {
+export const make = (
+  connectors: ReadonlyArray<Connector.Connector>,
+  plugins: ReadonlyArray<Plugin> = [],
+  sinks: ReadonlyArray<SinkPlugin.Sink> = Sinks.BUILTINS,
+  sinkModules: ReadonlyArray<{ readonly module: string; readonly sink: SinkPlugin.Sink }> = []
+): Json => {
   const doc = Schema.toJsonSchemaDocument(WardenConfigFile, { onExcessProperty: "error" })
   const root = structuredClone(doc.schema) as Json
   const defs: Json = { ...(structuredClone(doc.definitions) as Json) }
@@ -69,6 +76,38 @@ export const make = (connectors: ReadonlyArray<Connector.Connector>, plugins: Re
     add(plugin.connector, "module", plugin.module, `module-${i}-${plugin.connector.type}`)
   if (branches.length > 0) source.allOf = branches
 
+  // Sinks: one variant per known sink (its type, the settings every sink has, its own keys from its
+  // config schema), and one for a `module:` plugin, whose keys only the plugin knows.
+  const entry = root.properties.sinks.items as Json
+  const base = Object.fromEntries(
+    Object.entries(entry.properties as Json).filter(([k]) => k !== "type" && k !== "module")
+  )
+  const variant = (sink: SinkPlugin.Sink, key: "type" | "module", value: string): Json => {
+    const { $schema: _, $defs, ...schema } = SinkPlugin.configJsonSchema(sink) as Json
+    for (const [def, body] of Object.entries(($defs ?? {}) as Json)) defs[def] = body
+    return {
+      type: "object",
+      properties: { [key]: { type: "string", enum: [value] }, ...base, ...(schema.properties ?? {}) },
+      required: [key, ...(schema.required ?? [])],
+      additionalProperties: false
+    }
+  }
+  const known = sinkModules.map((m) => m.module)
+  root.properties.sinks.items = {
+    anyOf: [
+      ...sinks.map((sink) => variant(sink, "type", sink.type)),
+      ...sinkModules.map(({ module, sink }) => variant(sink, "module", module)),
+      {
+        type: "object",
+        properties: { module: entry.properties.module, ...base },
+        required: ["module"],
+        not: {
+          anyOf: [{ required: ["type"] }, ...(known.length > 0 ? [{ properties: { module: { enum: known } } }] : [])]
+        }
+      }
+    ]
+  }
+
   return {
     $schema: JsonSchema.META_SCHEMA_URI_DRAFT_2020_12,
     $id: "https://warden.dev/schemas/warden-config.json",
@@ -84,8 +123,16 @@ export const installedConnectors: Effect.Effect<ReadonlyArray<Connector.Connecto
   (found) => found.flatMap((o) => (o._tag === "Some" ? [o.value] : []))
 )
 
-/** The JSON Schema of the config file with every installed connector's config. */
-export const document: Effect.Effect<Json> = Effect.map(installedConnectors, make)
+/** The built-in sinks and those of {@link Sinks.KNOWN_TYPES} that are installed. */
+export const installedSinks: Effect.Effect<ReadonlyArray<SinkPlugin.Sink>> = Effect.map(
+  Effect.forEach(Sinks.KNOWN_TYPES, (type) => Effect.option(Sinks.resolve(process.cwd(), { type }))),
+  (found) => [...Sinks.BUILTINS, ...found.flatMap((o) => (o._tag === "Some" ? [o.value] : []))]
+)
+
+/** The JSON Schema of the config file with every installed connector's and sink's config. */
+export const document: Effect.Effect<Json> = Effect.map(Effect.zip(installedConnectors, installedSinks), ([c, s]) =>
+  make(c, [], s)
+)
 
 interface Reference {
   readonly path: string
@@ -109,9 +156,23 @@ const references = (document: unknown): Array<Reference> => {
   })
 }
 
+/** The `module:` and other `type:` references of a config file's sinks, read leniently, each with its path. */
+const sinkReferences = (document: unknown): Array<{ readonly path: string; readonly ref: SinkRegistry.SinkRef }> => {
+  const sinks = typeof document === "object" && document !== null ? (document as Json).sinks : undefined
+  if (!Array.isArray(sinks)) return []
+  return sinks.flatMap((sink, i): Array<{ readonly path: string; readonly ref: SinkRegistry.SinkRef }> => {
+    if (typeof sink !== "object" || sink === null) return []
+    const { type, module } = sink as Json
+    if (typeof module === "string") return [{ path: `sinks.${i}.module`, ref: { module } }]
+    if (typeof type === "string" && !Sinks.BUILTINS.some((s) => s.type === type) && !Sinks.KNOWN_TYPES.includes(type))
+      return [{ path: `sinks.${i}.type`, ref: { type } }]
+    return []
+  })
+}
+
 /**
  * The JSON Schema with every installed connector's config and the config of each `module:` plugin
- * (and `type:` package beyond the first-party ones) the sources of `file` name. Fails with the
+ * (and `type:` package beyond the first-party ones) the sources and sinks of `file` name. Fails with the
  * problems when the file cannot be read or parsed, or a plugin cannot be loaded.
  */
 export const documentFor = Effect.fn("ConfigJsonSchema.documentFor")(function* (file: string) {
@@ -136,6 +197,17 @@ export const documentFor = Effect.fn("ConfigJsonSchema.documentFor")(function* (
       if (!plugins.some((p) => p.module === ref.module)) plugins.push({ module: ref.module, connector })
     } else if (!connectors.some((c) => c.type === connector.type)) connectors.push(connector)
   }
+  const sinks = [...(yield* installedSinks)]
+  const sinkModules: Array<{ module: string; sink: SinkPlugin.Sink }> = []
+  for (const { path, ref } of sinkReferences(document)) {
+    const sink = yield* Sinks.resolve(baseDirectory, ref).pipe(
+      Effect.catch((error) => Effect.sync(() => void problems.push({ path, message: error.message })))
+    )
+    if (sink === undefined) continue
+    if ("module" in ref) {
+      if (!sinkModules.some((m) => m.module === ref.module)) sinkModules.push({ module: ref.module, sink })
+    } else if (!sinks.some((s) => s.type === sink.type)) sinks.push(sink)
+  }
   if (problems.length > 0) return yield* fail(problems)
-  return make(connectors, plugins)
+  return make(connectors, plugins, sinks, sinkModules)
 })

@@ -13,8 +13,8 @@ import { type Connector, ConnectorRegistry } from "@warden/connector"
 import { Effect, type Layer } from "effect"
 import { suggest } from "./internal/Problems.ts"
 
-/** Packages a connector must share with the daemon: the runtime and the SDK its values come from. */
-const SHARED = /^(?:effect|@warden\/connector)(?:\/.*)?$/u
+/** Packages a plugin (connector or sink) must share with the daemon: the runtime and the SDKs its values come from. */
+const SHARED = /^(?:effect|@warden\/connector|@warden\/sink)(?:\/.*)?$/u
 
 let sharing = false
 

@@ -7,6 +7,8 @@
 import { readFile } from "node:fs/promises"
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path"
 import { ConfigField, type Connector } from "@warden/connector"
+import type { Sink as SinkPlugin } from "@warden/sink"
+import * as JsonlSink from "../sinks/JsonlSink.ts"
 import { ApiEnv, REGION_BASE_URL } from "@warden/transport"
 import { Duration, Effect, Schema } from "effect"
 import { type Document, isNode, LineCounter, parseDocument } from "yaml"
@@ -17,6 +19,7 @@ import * as Connectors from "./Connectors.ts"
 import { fromIssue } from "./internal/Problems.ts"
 import * as RuleChecks from "./RuleChecks.ts"
 import * as SecretRef from "./SecretRef.ts"
+import * as Sinks from "./Sinks.ts"
 import * as SourceShape from "./SourceShape.ts"
 import {
   AuthorsSection,
@@ -24,6 +27,7 @@ import {
   DEFAULT_STATE_DIR,
   Rule,
   type RuleAction,
+  SINK_KEYS,
   type Sink,
   SinkEntry,
   type Source,
@@ -57,6 +61,8 @@ export interface Checked {
   readonly warnings: ReadonlyArray<ConfigProblem>
   /** The connector of each source, by source id. */
   readonly connectors: ReadonlyMap<string, Connector.Connector>
+  /** The sink (built in or a plugin) of each sink entry, by sink name. */
+  readonly sinks: ReadonlyMap<string, SinkPlugin.Sink>
 }
 
 /** `api` keys filled from the environment (the transport's `ApiEnv`) when the file leaves them out. */
@@ -93,12 +99,19 @@ const BASE_URL_KEY = { global: "baseUrl", "us-east": "baseUrlUsEast", "us-west":
 const BASE_URL_ENV = REGION_BASE_URL
 
 /** Paths of secrets: written inline they work, but `config check` warns. */
+/** The value at `path` in a value as written (`undefined` when not there). */
+const valueAt = (value: unknown, path: ReadonlyArray<string | number>): unknown =>
+  path.reduce<unknown>(
+    (v, k) => (Array.isArray(v) && typeof k === "number" ? v[k] : isRecord(v) ? v[String(k)] : undefined),
+    value
+  )
+
 /** The warning on a secret whose value is in the file itself. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: the reference syntax, shown to the user
 const INLINE_SECRET = "secret written inline; prefer ${env:NAME} or ${file:path}"
 
 const isSecretPath = (path: string): boolean =>
-  /^(api\.apiKey|api\.legacyApiKey|state\.postgres|admin\.token|sinks\.\d+\.secret|moderators\.\d+\.token)$/u.test(path)
+  /^(api\.apiKey|api\.legacyApiKey|state\.postgres|admin\.token|moderators\.\d+\.token)$/u.test(path)
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -445,10 +458,61 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       : document.sinks === undefined
         ? [{ type: "stdout" }]
         : []
-    const sinkNames: Array<string | undefined> = rawSinks.map((s, i) => {
-      const d = decode(SinkEntry, s, ["sinks", i], "error", whole)
-      return d.ok ? (d.value.name ?? d.value.type) : undefined
-    })
+    // Each sink found (built in, package or module) and its own keys decoded by its schema, as a
+    // source's connector is: problems name `sinks.N.<key>`, its secrets are warned about when inline
+    // and never shown in a problem.
+    const sinkPlugins = new Map<number, SinkPlugin.Sink>()
+    const sinkConfigs = new Map<number, unknown>()
+    const sinkNames: Array<string | undefined> = []
+    for (let i = 0; i < rawSinks.length; i++) {
+      const at = `sinks.${i}`
+      const d = decode(SinkEntry, rawSinks[i], ["sinks", i], "error", whole)
+      if (!d.ok) {
+        sinkNames.push(undefined)
+        continue
+      }
+      const entry = d.value
+      const ref = entry.type !== undefined ? { type: entry.type } : { module: entry.module! }
+      const plugin = yield* Sinks.resolve(baseDirectory, ref).pipe(
+        Effect.catch((error) =>
+          Effect.sync(
+            () => void problems.push({ path: `${at}.${"type" in ref ? "type" : "module"}`, message: error.message })
+          )
+        )
+      )
+      sinkNames.push(entry.name ?? plugin?.type ?? entry.type)
+      if (plugin === undefined) continue
+      sinkPlugins.set(i, plugin)
+      const own = (value: unknown) =>
+        isRecord(value) ? Object.fromEntries(Object.entries(value).filter(([k]) => !SINK_KEYS.includes(k))) : {}
+      const rawEntry = Array.isArray(raw.sinks) ? raw.sinks[i] : undefined
+      const secrets: Array<string> = []
+      for (const secretAt of ConfigField.secretValues(plugin.configSchema, own(rawEntry))) {
+        const p = [at, ...secretAt].join(".")
+        if (!resolved.referenced.has(p)) warnings.push({ path: p, message: INLINE_SECRET })
+        const value = valueAt(own(rawSinks[i]), secretAt)
+        if (typeof value === "string" && value !== "") secrets.push(value)
+      }
+      const config = decode(plugin.configSchema, own(rawSinks[i]), ["sinks", i], "error", whole)
+      // The jsonl file, relative to the config file's directory (the daemon's own sink: it reads no host path).
+      const value =
+        config.ok && plugin === JsonlSink.sink && isRecord(config.value) && typeof config.value.path === "string"
+          ? {
+              ...config.value,
+              path: isAbsolute(config.value.path) ? config.value.path : resolvePath(baseDirectory, config.value.path)
+            }
+          : config.ok
+            ? config.value
+            : undefined
+      if (config.ok) sinkConfigs.set(i, value)
+      else
+        problems.push(
+          ...config.problems.map((p) => ({
+            ...p,
+            message: secrets.reduce((m, secret) => m.replaceAll(secret, "<redacted>"), p.message)
+          }))
+        )
+    }
     sinkNames.forEach((name, i) => {
       if (name !== undefined && sinkNames.indexOf(name) !== i) {
         problems.push({
@@ -611,6 +675,22 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       }
     }
 
+    // 8. sink settings whose meaning changed (issue 38): said once, where they are written
+    if (decoded.ok) {
+      const { sinks, log } = decoded.value
+      if (log.content && !sinks.some((s) => s.content))
+        warnings.push({
+          path: "log.content",
+          message: "governs the logs only: no sink's records carry the content text unless its entry says content: true"
+        })
+      for (const [i, sink] of sinks.entries())
+        if (sink.type === "webhook" && sink.maxAttempts !== undefined)
+          warnings.push({
+            path: `sinks.${i}.maxAttempts`,
+            message: "ignored: a failed delivery is retried for the sink's retry.window (default 24 hours)"
+          })
+    }
+
     if (rawSources.length === 0)
       warnings.push({ path: "sources", message: "no sources: `warden run` needs at least one" })
 
@@ -651,9 +731,17 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
                   : absolute(DEFAULT_SQLITE)
           }
     const sources: Array<Source> = file_.sources.map((s, i) => ({ ...s, config: sourceConfigs.get(i) }))
-    const sinks: Array<Sink> = file_.sinks.map((s) =>
-      s.type === "jsonl" ? { ...s, name: s.name ?? s.type, path: absolute(s.path) } : { ...s, name: s.name ?? s.type }
-    )
+    const sinks: Array<Sink> = file_.sinks.map((s, i) => {
+      const type = sinkPlugins.get(i)!.type
+      return {
+        type,
+        module: s.module,
+        name: s.name ?? type,
+        content: s.content,
+        retry: s.retry,
+        config: sinkConfigs.get(i)
+      }
+    })
     const config: WardenConfig = {
       path,
       dataDir,
@@ -668,7 +756,8 @@ const check = (file: string, options: Options): Effect.Effect<Checked, ConfigErr
       moderators: file_.moderators,
       authors: file_.authors
     }
-    return { config, warnings: sortByPosition(yaml, lines, file, warnings), connectors }
+    const plugins = new Map(sinks.map((sink, i) => [sink.name, sinkPlugins.get(i)!]))
+    return { config, warnings: sortByPosition(yaml, lines, file, warnings), connectors, sinks: plugins }
   })
 
 /**

@@ -232,42 +232,54 @@ export const SinkBase = Schema.Struct({
   }).pipe(withDefault({}))
 })
 
-/** Verdicts printed on stdout. */
-export const StdoutSink = Schema.Struct({
-  type: Schema.Literal("stdout"),
-  ...SinkBase.fields,
-  format: Schema.Literals(["auto", "json", "pretty"]).pipe(withDefault("auto"))
-})
+/** The keys of a sink entry that are the daemon's; the others are the sink's own, decoded by its schema. */
+export const SINK_KEYS: ReadonlyArray<string> = ["type", "module", ...Object.keys(SinkBase.fields)]
 
-/** Verdicts appended to a JSON-lines file (relative paths are against the config file's directory). */
-export const JsonlSink = Schema.Struct({
-  type: Schema.Literal("jsonl"),
-  ...SinkBase.fields,
-  path: Schema.String.check(Schema.isNonEmpty())
-})
+/**
+ * A sink as written: `type` (built in: stdout, jsonl, webhook, sql; any other the installed package
+ * `@warden/sink-<type>`) or `module` (a plugin file), the settings every sink has, and the sink's own
+ * keys, decoded by the sink's config schema once it is found (LoadConfig).
+ */
+export const SinkEntry = Schema.StructWithRest(
+  Schema.Struct({
+    type: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[a-z0-9][a-z0-9-]*$/u))),
+    module: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
+    ...SinkBase.fields
+  }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+).check(
+  Schema.makeFilter(
+    (s) =>
+      (s.type === undefined) !== (s.module === undefined) || {
+        path: ["type"],
+        issue: "set exactly one of type (a built-in sink or an installed one) or module (a plugin file)"
+      },
+    { toJsonSchema: () => ({ oneOf: [{ required: ["type"] }, { required: ["module"] }] }) }
+  )
+)
 
-/** Verdicts POSTed to a URL, signed with HMAC-SHA256 of `secret` when given. */
-export const WebhookSink = Schema.Struct({
-  type: Schema.Literal("webhook"),
-  ...SinkBase.fields,
-  url: HttpUrl,
-  secret: Schema.optionalKey(Secret),
-  /** Accepted so older files load, and ignored: a delivery is retried for `retry.window`. */
-  maxAttempts: Schema.optionalKey(IntBetween(1, 100)),
-  timeout: durationWithDefault("10 seconds", "100 millis")
-})
+/**
+ * A sink, decoded: `type` is its sink's (also for a `module:` one), `name` defaults to it, `config`
+ * holds its own keys decoded by its schema.
+ */
+export interface Sink {
+  readonly type: string
+  readonly module?: string | undefined
+  readonly name: string
+  readonly content: boolean
+  readonly retry: { readonly window: Duration.Duration }
+  readonly config: unknown
+}
 
-/** Verdicts written to a table of the state store. */
-export const SqlSink = Schema.Struct({
-  type: Schema.Literal("sql"),
-  ...SinkBase.fields
-})
-
-/** A sink as written. */
-export const SinkEntry = Schema.Union([StdoutSink, JsonlSink, WebhookSink, SqlSink])
-
-/** A sink, decoded: `name` defaults to its type. */
-export type Sink = typeof SinkEntry.Type & { readonly name: string }
+/** The file a sink writes (a jsonl sink's `path`), for the checks and messages that name it. */
+export const sinkPath = (sink: Sink): string | undefined => {
+  const config = sink.config
+  return sink.type === "jsonl" && typeof config === "object" && config !== null && "path" in config
+    ? typeof config.path === "string"
+      ? config.path
+      : undefined
+    : undefined
+}
 
 // ------------------------------------------------------------------------------------ admin/log/cluster
 

@@ -160,7 +160,10 @@ export const rowsOf = (root: Json, path: ReadonlyArray<string>): Array<Row> => {
   }
   if (Array.isArray(node.anyOf)) {
     // a list of variants told apart by `type` (the sinks): the shared keys once, then each variant's own
-    const variants: Array<Json> = node.anyOf.map((v: Json) => resolve(root, v))
+    // (a `module:` sink's variant has no `type`: its keys are the plugin's, not documented here)
+    const variants: Array<Json> = node.anyOf
+      .map((v: Json) => resolve(root, v))
+      .filter((v: Json) => v.properties?.type !== undefined)
     const first: Json = variants[0] ?? { properties: {} }
     const types = variants.map((v: Json) => String(v.properties.type.enum?.[0] ?? v.properties.type.const))
     rows.push({

@@ -64,6 +64,8 @@ export const make = (settings: SourceSettings) =>
 
     const check = Effect.fn("PushIntake.check")(function* (item: PushHost.PushItem, deadlineMillis: number) {
       const until = Date.now() + deadlineMillis
+      // A kind the source does not analyse (`analyse`) is never recorded: no verdict will come to wait for.
+      if (!settings.analyse.has(item.content.type)) return CheckDecision.byFailureMode(settings, item.reference)
       const hash = ContentHash.of(item.content)
       const look = recordOf(item.reference, hash)
       // The same content recorded before (by this runner or another): its decision, no second analysis.

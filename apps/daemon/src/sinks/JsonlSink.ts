@@ -11,10 +11,11 @@
  * and goes again.
  */
 import { type FileHandle, open } from "node:fs/promises"
-import { Effect } from "effect"
+import { DeliveryResult, Sink as Plugin, SinkError } from "@warden/sink"
+import { Effect, Schema } from "effect"
 import * as Directories from "../state/Directories.ts"
 import { codeOf, describeErrno } from "../state/Errno.ts"
-import { retryable, type Sink } from "./Sink.ts"
+import * as PluginSink from "./PluginSink.ts"
 
 /** A jsonl sink's settings. */
 export interface Options {
@@ -46,8 +47,15 @@ const lastLineEnd = async (handle: FileHandle): Promise<number> => {
   return 0
 }
 
+/** The jsonl sink's config (besides `type`, `name` and `content`). */
+export const Config = Schema.Struct({
+  path: Schema.String.check(Schema.isNonEmpty()).annotate({
+    description: "The file verdicts are appended to (relative: to the config file's directory)"
+  })
+})
+
 /** The jsonl sink, holding its file open for the scope's lifetime. Fails when the file cannot be opened. */
-export const make = (options: Options) =>
+export const openFile = (options: Options) =>
   Effect.gen(function* () {
     yield* Directories.ensureParentOf(options.path)
     const handle = yield* Effect.acquireRelease(
@@ -108,21 +116,40 @@ export const make = (options: Options) =>
       const what = `cannot write ${options.path}: ${describeErrno(code, error instanceof Error ? error.message : String(error))}${code === undefined ? "" : ` (${code})`}`
       return options.setting === undefined ? what : `${options.setting}: ${what}`
     }
-    const sink: Sink = {
-      name: options.name,
-      type: "jsonl",
-      batchSize: 512,
+    const deliverer: Plugin.Deliverer = {
+      // The batch lands whole or not at all: one result for all its records.
       deliver: (records) =>
         Effect.tryPromise(() => append(records.map((r) => `${r.json}\n`).join(""))).pipe(
           Effect.match({
-            onSuccess: () => records.map(() => undefined),
-            onFailure: (error) => {
-              // A write that failed (a full disk, an I/O error) may work later: retried.
-              const problem = retryable(failure(error.cause ?? error))
-              return records.map(() => problem)
-            }
+            onSuccess: () => DeliveryResult.all(records.length, DeliveryResult.delivered),
+            onFailure: (error) =>
+              DeliveryResult.all(records.length, DeliveryResult.retryable(failure(error.cause ?? error)))
           })
         )
     }
-    return sink
+    return deliverer
   })
+
+/** The jsonl sink, declared with the sink SDK: a file that cannot be opened fails the start, naming `path`. */
+export const sink = Plugin.make({
+  type: "jsonl",
+  configSchema: Config,
+  delivery: "at-least-once",
+  batchSize: 512,
+  make: (config, host) =>
+    openFile({ name: host.name, path: config.path, setting: host.setting("path") }).pipe(
+      Effect.mapError(
+        (error) =>
+          new SinkError({
+            sink: "jsonl",
+            setting: host.setting("path"),
+            message: `cannot open ${config.path}: ${error instanceof Error ? error.message : String(error)}`,
+            cause: error
+          })
+      )
+    )
+})
+
+/** The jsonl sink as the worker drives it (tests'). */
+export const make = (options: Options) =>
+  Effect.map(openFile(options), (deliverer) => PluginSink.of(sink, deliverer, { name: options.name }))

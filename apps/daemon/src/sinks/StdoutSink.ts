@@ -5,11 +5,14 @@
  * (`TerminalText`): a comment, a reference or an error can hold an ESC or a C1 control.
  */
 import { styleText } from "node:util"
-import { Effect, Result } from "effect"
+import { DeliveryResult, Sink as Plugin } from "@warden/sink"
+import { Effect, Result, Schema } from "effect"
+import { withDefault } from "../config/internal/Schemas.ts"
 import { inert } from "../domain/TerminalText.ts"
 import type { VerdictRecord } from "../domain/VerdictRecord.ts"
+import * as PluginSink from "./PluginSink.ts"
 import * as QueuedRecord from "./QueuedRecord.ts"
-import { type DeliveryResult, permanent, retryable, type Sink } from "./Sink.ts"
+import type { Sink } from "./Sink.ts"
 
 /** The output format: `auto` is `pretty` on a terminal and `json` otherwise. */
 export type Format = "auto" | "json" | "pretty"
@@ -60,21 +63,25 @@ export const prettyLine = (r: VerdictRecord, colour: boolean): string => {
   return `${head}${verdict}${didSomething ? c("red", doneText) : doneText}${item}${text}`
 }
 
-/** The stdout sink. */
-export const make = (options: { readonly name: string; readonly format: Format }): Sink => {
+/** The stdout sink's config (besides `type`, `name` and `content`). */
+export const Config = Schema.Struct({
+  format: Schema.Literals(["auto", "json", "pretty"]).pipe(withDefault("auto")).annotate({
+    description: "json: one JSON line per verdict; pretty: one line for a person; auto: pretty on a terminal"
+  })
+})
+
+/** Writes records to stdout; a record pretty mode cannot read is refused for good, a failed write for now. */
+const deliverer = (options: { readonly format: Format }): Plugin.Deliverer => {
   const pretty = options.format === "pretty" || (options.format === "auto" && process.stdout.isTTY === true)
   const colour = pretty
   /** Whether the column header was printed (once, above the first line). */
   let headed = false
   return {
-    name: options.name,
-    type: "stdout",
-    batchSize: 256,
     deliver: (records) =>
-      Effect.callback<ReadonlyArray<DeliveryResult>>((resume) => {
+      Effect.callback<ReadonlyArray<DeliveryResult.DeliveryResult>>((resume) => {
         // json: the recorded text, escaped for a terminal (the same JSON value: C1 and hidden characters
         // as \u escapes); pretty: each record decoded, and one that does not decode is not printed but
-        // fails with the reason (dead-lettered at once: it will not decode later either).
+        // refused with the reason (dead-lettered).
         const lines: Array<string> = []
         const unreadable = records.map((r) => {
           if (!pretty) {
@@ -82,19 +89,35 @@ export const make = (options: { readonly name: string; readonly format: Format }
             return undefined
           }
           const decoded = QueuedRecord.decode(r)
-          if (Result.isFailure(decoded)) return permanent(decoded.failure)
+          if (Result.isFailure(decoded)) return DeliveryResult.permanent(decoded.failure)
           lines.push(prettyLine(decoded.success, colour))
           return undefined
         })
-        const results = (error: DeliveryResult) => unreadable.map((problem) => problem ?? error)
+        const results = (error: string | undefined) =>
+          unreadable.map(
+            (problem) => problem ?? (error === undefined ? DeliveryResult.delivered : DeliveryResult.retryable(error))
+          )
         if (lines.length === 0) return resume(Effect.succeed(results(undefined)))
         if (pretty && !headed) {
           headed = true
           lines.unshift(prettyHeader(colour))
         }
         process.stdout.write(`${lines.join("\n")}\n`, (error) =>
-          resume(Effect.succeed(results(error ? retryable(String(error.message)) : undefined)))
+          resume(Effect.succeed(results(error ? String(error.message) : undefined)))
         )
       })
   }
 }
+
+/** The stdout sink, declared with the sink SDK. */
+export const sink = Plugin.make({
+  type: "stdout",
+  configSchema: Config,
+  delivery: "at-least-once",
+  batchSize: 256,
+  make: (config) => Effect.succeed(deliverer(config))
+})
+
+/** The stdout sink as the worker drives it (the demo's, tests'). */
+export const make = (options: { readonly name: string; readonly format: Format }): Sink =>
+  PluginSink.of(sink, deliverer(options), { name: options.name })

@@ -19,8 +19,11 @@
  */
 import { createHash, createHmac } from "node:crypto"
 import { HttpDispatcher } from "@warden/transport"
-import { Clock, Effect, Redacted } from "effect"
-import { type DeliveryResult, permanent, retryable, type Sink } from "./Sink.ts"
+import { ConfigField, DeliveryResult, Sink as Plugin } from "@warden/sink"
+import { Clock, Duration, Effect, Redacted, Schema } from "effect"
+import { durationWithDefault, HttpUrl, IntBetween, Secret } from "../config/internal/Schemas.ts"
+import * as PluginSink from "./PluginSink.ts"
+import type { Sink } from "./Sink.ts"
 
 /** The deprecated `X-Warden-Signature` value of a body (kept one release beside Standard Webhooks). */
 export const signature = (secret: Redacted.Redacted<string>, body: string): string =>
@@ -48,28 +51,38 @@ export const standardHeaders = (
   "webhook-signature": `v1,${createHmac("sha256", signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`
 })
 
-/** What an HTTP status means for a delivery: delivered, refused for good, or worth trying again. */
-export const resultOf = (status: number): DeliveryResult =>
-  status >= 200 && status < 300
-    ? undefined
-    : status >= 400 && status < 500 && status !== 408 && status !== 429
-      ? permanent(`HTTP ${status}: the receiver refused the record`)
-      : retryable(`HTTP ${status}`)
+/** The webhook sink's config (besides `type`, `name` and `content`). */
+export const Config = Schema.Struct({
+  url: HttpUrl.annotate({ description: "Where each verdict is POSTed as JSON" }),
+  secret: Schema.optionalKey(
+    ConfigField.secret(Secret, {
+      description: "Signs each request (Standard Webhooks: whsec_ and base64, or any text)"
+    })
+  ),
+  /** Accepted so older files load, and ignored: a delivery is retried for `retry.window`. */
+  maxAttempts: Schema.optionalKey(IntBetween(1, 100)),
+  timeout: durationWithDefault("10 seconds", "100 millis")
+})
 
-/** The webhook sink. */
-export const make = (options: {
-  readonly name: string
+/** What an HTTP status means for a delivery: delivered, refused for good, or worth trying again. */
+export const resultOf = (status: number): DeliveryResult.DeliveryResult =>
+  status >= 200 && status < 300
+    ? DeliveryResult.delivered
+    : status >= 400 && status < 500 && status !== 408 && status !== 429
+      ? DeliveryResult.permanent(`HTTP ${status}: the receiver refused the record`)
+      : DeliveryResult.retryable(`HTTP ${status}`)
+
+/** POSTs each record, 8 at once, on one keep-alive pool (closed with the scope when one is given). */
+const deliverer = (options: {
   readonly url: string
   readonly secret: Redacted.Redacted<string> | undefined
-  readonly timeoutMillis?: number
-}): Sink => {
+  readonly timeoutMillis?: number | undefined
+}): Plugin.Deliverer & { readonly close: () => Promise<void> } => {
   // One keep-alive pool per sink, through the environment's proxy when one is set.
   const dispatcher = HttpDispatcher.makeUnsafe()
   const target = new URL(options.url)
   return {
-    name: options.name,
-    type: "webhook",
-    batchSize: 64,
+    close: () => dispatcher.destroy(),
     deliver: (records) =>
       Effect.forEach(
         records,
@@ -110,7 +123,8 @@ export const make = (options: {
             ),
             Effect.match({
               onSuccess: resultOf,
-              onFailure: (error) => retryable(`no answer: ${error instanceof Error ? error.message : String(error)}`)
+              onFailure: (error) =>
+                DeliveryResult.retryable(`no answer: ${error instanceof Error ? error.message : String(error)}`)
             })
           )
         },
@@ -118,3 +132,27 @@ export const make = (options: {
       )
   }
 }
+
+/** The webhook sink, declared with the sink SDK; its pool is closed with the sink's scope. */
+export const sink = Plugin.make({
+  type: "webhook",
+  configSchema: Config,
+  // A receiver drops repeats by `webhook-id` (the same on every redelivery of a record).
+  delivery: "at-least-once",
+  batchSize: 64,
+  make: (config) =>
+    Effect.acquireRelease(
+      Effect.sync(() =>
+        deliverer({ url: config.url, secret: config.secret, timeoutMillis: Duration.toMillis(config.timeout) })
+      ),
+      (d) => Effect.promise(() => d.close().catch(() => undefined))
+    )
+})
+
+/** The webhook sink as the worker drives it (tests'). */
+export const make = (options: {
+  readonly name: string
+  readonly url: string
+  readonly secret: Redacted.Redacted<string> | undefined
+  readonly timeoutMillis?: number
+}): Sink => PluginSink.of(sink, deliverer(options), { name: options.name })

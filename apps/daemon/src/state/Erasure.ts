@@ -16,6 +16,7 @@
  * author's id only as its SHA-256.
  */
 import { createHash, randomUUID } from "node:crypto"
+import type { SinkStore } from "@warden/sink"
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Like from "./internal/Like.ts"
@@ -24,6 +25,7 @@ import { AuditStore } from "./AuditStore.ts"
 import { AuthorStore, partsOf } from "./AuthorStore.ts"
 import { authorOf } from "./ItemAuthor.ts"
 import { ItemStore } from "./ItemStore.ts"
+import { SinkStores } from "./SinkStores.ts"
 
 /** Which item versions to erase. */
 export type Selector =
@@ -57,7 +59,7 @@ export interface Counts {
   readonly deadLetters: number
   readonly sourceDeadLetters: number
   readonly feedback: number
-  /** Rows of the `sql` sink's `warden_verdicts`. */
+  /** Rows of the sinks' tables: the `sql` sink's `warden_verdicts` and any a sink declares (`stores`). */
   readonly sqlSink: number
   /** Processed cluster messages that carried the items (unprocessed ones are work in flight). */
   readonly clusterMessages: number
@@ -149,13 +151,14 @@ const decodeKeyEvents = Rows.decode(
 /** Whether a table exists: COUNT(*) of the catalogue. */
 const decodeTableCount = Rows.decodeCount("the catalogue (information_schema.tables, sqlite_master)")
 
-/** A JSON payload column and the row's id (`''` for `warden_verdicts`, rewritten by its item key). */
+/** A JSON payload column and the row's id. */
 const PayloadRow = Schema.Struct({ payload: Schema.String, id: Schema.String })
 const decodePayloads = {
   warden_outbox: Rows.decode("warden_outbox", PayloadRow),
-  warden_dead_letters: Rows.decode("warden_dead_letters", PayloadRow),
-  warden_verdicts: Rows.decode("warden_verdicts", PayloadRow)
+  warden_dead_letters: Rows.decode("warden_dead_letters", PayloadRow)
 }
+/** A record column of a sink's table, rewritten by its item key. */
+const RecordRow = Schema.Struct({ payload: Schema.String })
 
 const make = Effect.gen(function* () {
   // The store runs the migrations (and, on SQLite, turns secure_delete on) before this is used.
@@ -163,6 +166,7 @@ const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const audits = yield* AuditStore
   const authors = yield* AuthorStore
+  const stores = yield* SinkStores
 
   const tableExists = (name: string) =>
     sql
@@ -181,8 +185,7 @@ const make = Effect.gen(function* () {
   const rewritePayloads = (table: keyof typeof decodePayloads, column: string, key: Key) =>
     Effect.gen(function* () {
       const rows = yield* decodePayloads[table](
-        yield* sql`SELECT ${sql(column)} AS payload,
-          ${table === "warden_verdicts" ? sql`''` : sql`id`} AS id FROM ${sql(table)}
+        yield* sql`SELECT ${sql(column)} AS payload, id FROM ${sql(table)}
         WHERE source = ${key.source} AND reference = ${key.reference} AND version = ${key.version}`
       )
       let changed = 0
@@ -190,12 +193,41 @@ const make = Effect.gen(function* () {
         const stripped = withoutContent(row.payload)
         if (stripped === row.payload) continue
         changed += 1
-        if (table === "warden_verdicts")
-          yield* sql`UPDATE warden_verdicts SET record = ${stripped}
-            WHERE source = ${key.source} AND reference = ${key.reference} AND version = ${key.version}`
-        else yield* sql`UPDATE ${sql(table)} SET ${sql(column)} = ${stripped} WHERE id = ${row.id}`
+        yield* sql`UPDATE ${sql(table)} SET ${sql(column)} = ${stripped} WHERE id = ${row.id}`
       }
       return changed
+    })
+
+  /**
+   * Erases one item version from a sink's table, as its store declares: each record column rewritten
+   * without content and author, each content and author column set to NULL. Counts the rows changed.
+   */
+  const eraseStore = (store: SinkStore.SinkStore, key: Key) =>
+    Effect.gen(function* () {
+      const where = sql`source = ${key.source} AND reference = ${key.reference} AND version = ${key.version}`
+      const changed = new Set<string>()
+      for (const column of store.records ?? []) {
+        const rows = yield* Rows.decode(
+          store.table,
+          RecordRow
+        )(yield* sql`SELECT ${sql(column)} AS payload FROM ${sql(store.table)} WHERE ${where}`)
+        for (const row of rows) {
+          const stripped = withoutContent(row.payload)
+          if (stripped === row.payload) continue
+          changed.add(row.payload)
+          yield* sql`UPDATE ${sql(store.table)} SET ${sql(column)} = ${stripped}
+            WHERE ${where} AND ${sql(column)} = ${row.payload}`
+        }
+      }
+      const nulled = [...(store.content ?? []), ...(store.author ?? [])]
+      let cleared = 0
+      if (nulled.length > 0) {
+        const rows = yield* sql<{ one: number }>`UPDATE ${sql(store.table)}
+          SET ${sql.update(Object.fromEntries(nulled.map((c) => [c, null])))}
+          WHERE ${where} AND ${sql.or(nulled.map((c) => sql`${sql(c)} IS NOT NULL`))} RETURNING 1 AS one`
+        cleared = rows.length
+      }
+      return Math.max(changed.size, cleared)
     })
 
   /** Erases the content of item versions (one transaction); counts what changed. */
@@ -203,7 +235,7 @@ const make = Effect.gen(function* () {
     sql.withTransaction(
       Effect.gen(function* () {
         const counts = { ...ZERO }
-        const sqlSink = yield* tableExists("warden_verdicts")
+        const sinkTables = yield* Effect.filter(stores, (store) => tableExists(store.table))
         const cluster = options.clusterMessages && (yield* tableExists("cluster_messages"))
         const now = new Date().toISOString()
         const references = new Map<string, { source: string; reference: string }>()
@@ -223,7 +255,7 @@ const make = Effect.gen(function* () {
           counts.segments += segments.length
           counts.outbox += yield* rewritePayloads("warden_outbox", "payload", key)
           counts.deadLetters += yield* rewritePayloads("warden_dead_letters", "payload", key)
-          if (sqlSink) counts.sqlSink += yield* rewritePayloads("warden_verdicts", "record", key)
+          for (const store of sinkTables) counts.sqlSink += yield* eraseStore(store, key)
           const feedback = yield* sql<{
             one: number
           }>`UPDATE warden_feedback SET request = ${erasedEvent(key.reference)}

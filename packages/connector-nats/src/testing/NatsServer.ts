@@ -156,3 +156,30 @@ export const publish = (url: string, subject: string, bodies: ReadonlyArray<unkn
 /** The server's view of a consumer (`num_ack_pending`, `num_pending`, `delivered`...). */
 export const consumerInfo = (url: string, stream: string, durable: string, token?: string): Promise<ConsumerInfo> =>
   withConnection(url, async (nc) => (await jetstreamManager(nc)).consumers.info(stream, durable), token)
+
+/** A message stored in a stream, as a test reads it back. */
+export interface StoredMessage {
+  readonly seq: number
+  readonly subject: string
+  /** Its `Nats-Msg-Id` header (`""` when it has none). */
+  readonly msgId: string
+  readonly data: string
+}
+
+/** Every message `stream` stores, in order (read one by one: for tests' few thousands). */
+export const messages = (url: string, stream: string, token?: string): Promise<ReadonlyArray<StoredMessage>> =>
+  withConnection(
+    url,
+    async (nc) => {
+      const manager = await jetstreamManager(nc)
+      const { state } = await manager.streams.info(stream)
+      const out: Array<StoredMessage> = []
+      for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq++) {
+        const m = await manager.streams.getMessage(stream, { seq })
+        if (m !== null)
+          out.push({ seq, subject: m.subject, msgId: m.header.get("Nats-Msg-Id") ?? "", data: m.string() })
+      }
+      return out
+    },
+    token
+  )

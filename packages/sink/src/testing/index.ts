@@ -9,3 +9,6 @@ export * as Conformance from "./Conformance.ts"
 
 /** Vitest registration of the checks. */
 export { describeConformance } from "./Vitest.ts"
+
+/** A loopback HTTP receiver for the harness of an HTTP sink. */
+export * as HttpReceiver from "./HttpReceiver.ts"

@@ -5,7 +5,7 @@
  * line naming the setting, exit 78 when the file is at fault, 1 when the machine or a service is. `warden config schema [--config F]`: prints the JSON Schema of the file, with
  * the config of the plugins F names.
  */
-import { ConfigDuration } from "@warden/connector"
+import { ConfigDuration, ConfigField } from "@warden/connector"
 import { Config, Console, Duration, Effect, Option, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { stringify } from "yaml"
@@ -107,15 +107,46 @@ export const printable = (value: unknown): unknown => {
   return value
 }
 
+/** A shallow-per-level copy of plain objects and arrays (Redacted values and durations kept as they are). */
+const structuredCloneSafe = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(structuredCloneSafe)
+    : typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
+      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, structuredCloneSafe(v)]))
+      : value
+
+/** Replaces the string at `path` of a copied config with `<redacted>`. */
+const redactAt = (value: unknown, path: ReadonlyArray<string | number>): void => {
+  let node = value
+  for (const key of path.slice(0, -1))
+    node = typeof node === "object" && node !== null ? Reflect.get(node, key) : undefined
+  const last = path.at(-1)
+  if (last !== undefined && typeof node === "object" && node !== null) Reflect.set(node, last, "<redacted>")
+}
+
 const print = Command.make("print", { file: fileArgument }, ({ file }) =>
   Effect.gen(function* () {
     const checked = yield* checkConfig(file).pipe(Effect.catchTag("ConfigError", (error) => invalidConfig(error)))
-    const { path, dataDir, state, api, ...rest } = checked.config
-    // In the file's own shape: `state.dir` and `sqlite` or `postgres`, not the decoded union.
+    const { path, dataDir, state, api, sinks, ...rest } = checked.config
+    // In the file's own shape: `state.dir` and `sqlite` or `postgres`, not the decoded union; a sink's
+    // own keys beside `type` and `name`, with the fields its schema marks secret redacted.
     const view = {
       api,
       state: state._tag === "Sqlite" ? { dir: dataDir, sqlite: state.filename } : { dir: dataDir, postgres: state.url },
-      ...rest
+      ...rest,
+      sinks: sinks.map((sink) => {
+        const plugin = checked.sinks.get(sink.name)
+        const own = structuredCloneSafe(sink.config)
+        if (plugin !== undefined) for (const at of ConfigField.secretValues(plugin.configSchema, own)) redactAt(own, at)
+        return {
+          type: sink.type,
+          ...(sink.module === undefined ? {} : { module: sink.module }),
+          name: sink.name,
+          content: sink.content,
+          retry: sink.retry,
+          ...(typeof own === "object" && own !== null ? own : {})
+        }
+      })
     }
     yield* Console.log(`# effective configuration of ${path}: defaults filled, secrets redacted`)
     yield* Console.log(stringify(printable(view), { lineWidth: 0 }).trimEnd())

@@ -14,6 +14,7 @@ import { Console, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql"
 import { Command, Flag } from "effect/cli"
 import { checkConfig, formatProblem } from "../../config/index.ts"
+import { SinkStores, unique } from "../../state/SinkStores.ts"
 import { authorSelector, Erasure, type Erased, type Selector, type UsernamePlan } from "../../state/Erasure.ts"
 import * as StateStore from "../../state/StateStore.ts"
 import { operator } from "../Operator.ts"
@@ -105,6 +106,9 @@ export const erase = Command.make(
         effect.pipe(
           Effect.provide(
             Erasure.layer.pipe(
+              Layer.provide(
+                Layer.succeed(SinkStores, unique([...checked.sinks.values()].flatMap((plugin) => plugin.stores)))
+              ),
               Layer.provideMerge(StateStore.layer),
               Layer.provideMerge(StateFromConfig.sql(checked.config.state))
             )
