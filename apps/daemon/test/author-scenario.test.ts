@@ -59,6 +59,13 @@ const everyRow = Effect.gen(function* () {
   return text
 })
 
+/** Batch messages effect/cluster has not marked processed yet. */
+const inFlight = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM cluster_messages WHERE processed = FALSE`
+  return Number(rows[0]?.n ?? 0)
+})
+
 const scenario = (location: () => Promise<StateLocation>) =>
   Effect.gen(function* () {
     const state = yield* Effect.promise(location)
@@ -231,6 +238,17 @@ describe("issue 37's scenario on postgres", () => {
           const { state, daemon } = yield* scenario(fresh)
           const rows = everyRow.pipe(Effect.provide(sqlLayer(state)), Effect.scoped)
           for (const marker of MARKERS) expect(yield* rows).toContain(marker)
+          // A batch message still in flight keeps its events until it is processed (erasure leaves work in
+          // flight alone, docs/operations.md): the record may commit a moment before its message is marked
+          // processed. The scenario erases a quiet pipeline, as the issue's operator does.
+          yield* passUntil(
+            inFlight.pipe(
+              Effect.provide(sqlLayer(state)),
+              Effect.scoped,
+              Effect.map((n) => n === 0)
+            ),
+            "no batch message in flight"
+          )
           const erased = yield* daemon.call(`/api/authors/${encodeURIComponent(KEY)}`, { method: "DELETE" })
           expect(erased.status).toBe(200)
           expect(erased.body.counts).toMatchObject({ items: 3, strikes: 3 })
@@ -240,6 +258,6 @@ describe("issue 37's scenario on postgres", () => {
           expect((yield* daemon.call(`/api/authors/${encodeURIComponent(KEY)}`)).status).toBe(404)
         })
       ),
-    120_000
+    240_000
   )
 })
