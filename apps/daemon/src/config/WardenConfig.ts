@@ -20,7 +20,7 @@ import {
   PositiveNumber,
   Secret,
   withDefault
-} from "./internal/Schemas.ts"
+} from "../domain/internal/Schemas.ts"
 import { Rule, VerdictWhen } from "../domain/Rule.ts"
 
 // ---------------------------------------------------------------------------------------------- api
