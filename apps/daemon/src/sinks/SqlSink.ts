@@ -6,7 +6,7 @@
  * retention rewrite its `record` column without the content and the author.
  */
 import { DeliveryResult, Sink as Plugin, SinkError } from "@warden/sink"
-import { Array as Arr, Effect, Result, Schema } from "effect"
+import { Array as Arr, Clock, Effect, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PluginSink from "./PluginSink.ts"
 import * as QueuedRecord from "./QueuedRecord.ts"
@@ -32,6 +32,7 @@ const createVerdicts = Effect.gen(function* () {
 const deliverer = (sql: SqlClient.SqlClient): Plugin.Deliverer => ({
   deliver: (records) =>
     Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
       // Each record decoded for its columns; one that does not decode fails alone, with the reason.
       const decoded = records.map(QueuedRecord.decode)
       const rows = records.flatMap((q, i) => {
@@ -48,7 +49,7 @@ const deliverer = (sql: SqlClient.SqlClient): Plugin.Deliverer => ({
                 severity: r.success.verdict?.severity ?? null,
                 recommended_action: r.success.verdict?.recommendedAction ?? null,
                 record: q.json,
-                recorded_at: Date.now()
+                recorded_at: now
               }
             ]
       })
