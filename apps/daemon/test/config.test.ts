@@ -154,6 +154,25 @@ describe("loadConfig: warnings", () => {
     expect(r.success.warnings).toEqual([{ path: "sources", message: "no sources: `warden run` needs at least one" }])
   })
 
+  it("warns on each secret of the file itself written inline (fields marked secret in its schema), not on references", async () => {
+    const r = await check(
+      write(
+        "api:\n  apiKey: sk-inline-123456\n  baseUrl: https://api.example.com\n  legacyApiKey: legacy-inline\n" +
+          "  legacyBaseUrl: https://legacy.example.com\n" +
+          "admin:\n  token: admin-inline-token\n" +
+          "moderators:\n  - name: ana\n    role: moderator\n    token: ana-token-0123456789\n" +
+          `  - name: ben\n    role: moderator\n    token: \${env:WARDEN_TEST_ADMIN_TOKEN}\n` +
+          `sources:\n${source()}`
+      )
+    )
+    if (r._tag === "Failure") throw new Error(r.failure.message)
+    expect(r.success.warnings.map((w) => `${w.path}: ${w.message}`)).toEqual(
+      ["api.apiKey", "api.legacyApiKey", "admin.token", "moderators.0.token"].map(
+        (path) => `${path}: secret written inline; prefer \${env:NAME} or \${file:path}`
+      )
+    )
+  })
+
   it("sink settings whose meaning changed: log.content without a content sink, a webhook's maxAttempts", async () => {
     const sinkWarnings = async (text: string) => {
       const r = await check(write(`${api}sources:\n${source()}${text}`))

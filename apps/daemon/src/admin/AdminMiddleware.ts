@@ -117,7 +117,7 @@ export const authLayer = (options: {
           return yield* Effect.provideService(httpEffect, AdminCaller, who)
         })
       // Both schemes are the same check: it reads the raw header and cookie itself.
-      return { bearer: check, session: check } as never
+      return AdminAuth.of({ bearer: check, session: check })
     })
   )
 
@@ -220,28 +220,29 @@ export const badlyEncodedParameter = (
 }
 
 /** `InputValidation`. */
-export const inputLayer = Layer.succeed(InputValidation, ((
-  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>,
-  context: { readonly endpoint: HttpApiEndpoint.Top }
-) =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    // The rest of an oversized body is not read: the connection closes after the answer.
-    if (Number(request.headers["content-length"] ?? 0) > MAX_BODY) {
-      yield* HttpEffect.appendPreResponseHandler((_, res) =>
-        Effect.succeed(HttpServerResponse.setHeader(res, "connection", "close"))
+export const inputLayer = Layer.succeed(
+  InputValidation,
+  InputValidation.of((httpEffect, context) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      // The rest of an oversized body is not read: the connection closes after the answer.
+      if (Number(request.headers["content-length"] ?? 0) > MAX_BODY) {
+        yield* HttpEffect.appendPreResponseHandler((_, res) =>
+          Effect.succeed(HttpServerResponse.setHeader(res, "connection", "close"))
+        )
+        return yield* answering(Effect.fail(tooLarge))
+      }
+      const unsupported = unsupportedMediaType(context.endpoint, request)
+      if (unsupported !== undefined) return yield* answering(Effect.fail(unsupported))
+      const url = new URL(request.url, "http://admin")
+      yield* answering(RequestInput.query(url.searchParams, declaredQuery(context.endpoint)))
+      return yield* httpEffect.pipe(
+        Effect.catch((error) =>
+          HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body" && error.kind !== "ResponseHeaders"
+            ? answering(Effect.fail(badInput(error)))
+            : Effect.fail(error)
+        )
       )
-      return yield* answering(Effect.fail(tooLarge))
-    }
-    const unsupported = unsupportedMediaType(context.endpoint, request)
-    if (unsupported !== undefined) return yield* answering(Effect.fail(unsupported))
-    const url = new URL(request.url, "http://admin")
-    yield* answering(RequestInput.query(url.searchParams, declaredQuery(context.endpoint)))
-    return yield* httpEffect.pipe(
-      Effect.catch((error) =>
-        HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body" && error.kind !== "ResponseHeaders"
-          ? answering(Effect.fail(badInput(error)))
-          : Effect.fail(error)
-      )
-    )
-  })) as never)
+    })
+  )
+)

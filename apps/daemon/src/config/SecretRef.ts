@@ -37,7 +37,7 @@ export interface Resolved {
   readonly referenced: ReadonlySet<string>
   /**
    * Dotted paths of the values that were one reference alone (`${env:N}`): where the schema wants a
-   * number or a boolean, such a value is read as one (`LoadConfig`), as the operator meant.
+   * number or a boolean, such a value is read as one (`internal/Decode`), as the operator meant.
    */
   readonly whole: ReadonlySet<string>
 }

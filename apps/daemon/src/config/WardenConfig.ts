@@ -20,10 +20,16 @@ import {
   PositiveNumber,
   Secret,
   withDefault
-} from "./internal/Schemas.ts"
+} from "../domain/internal/Schemas.ts"
 import { Rule, VerdictWhen } from "../domain/Rule.ts"
 
 // ---------------------------------------------------------------------------------------------- api
+
+/**
+ * A secret of the file itself, marked as the connectors' and sinks' are (`ConfigField.secret`): the
+ * mark is what `config check` reads to warn when one is written inline.
+ */
+const ConfigSecret = ConfigField.secret(Secret)
 
 /** A region of the API. */
 export const Region = Schema.Literals(["global", "us-east", "us-west"])
@@ -85,14 +91,14 @@ export type Regions = typeof Regions.Type
 
 /** The `api` section: everything `@warden/transport`'s `ApiConfig` knows. */
 export const ApiSection = Schema.Struct({
-  apiKey: Secret,
+  apiKey: ConfigSecret,
   keyKind: Schema.Literals(["standard", "reseller"]).pipe(withDefault("standard")),
   region: Region.pipe(withDefault("global")),
   baseUrl: Schema.optionalKey(HttpUrl),
   baseUrlUsEast: Schema.optionalKey(HttpUrl),
   baseUrlUsWest: Schema.optionalKey(HttpUrl),
   legacyBaseUrl: Schema.optionalKey(HttpUrl),
-  legacyApiKey: Schema.optionalKey(Secret),
+  legacyApiKey: Schema.optionalKey(ConfigSecret),
   timeout: durationWithDefault(ApiConfig.DEFAULT_TIMEOUT, "100 millis"),
   retry: Retry.pipe(withDefault({})),
   quotas: Quotas.pipe(withDefault({})),
@@ -108,7 +114,7 @@ export type ApiSection = typeof ApiSection.Type
 export const StateSection = Schema.Struct({
   dir: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
   sqlite: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
-  postgres: Schema.optionalKey(Secret)
+  postgres: Schema.optionalKey(ConfigSecret)
 }).check(
   Schema.makeFilter(
     (s) => !(s.sqlite !== undefined && s.postgres !== undefined) || "set exactly one of sqlite, postgres",
@@ -238,7 +244,7 @@ export const SINK_KEYS: ReadonlyArray<string> = ["type", "module", ...Object.key
 /**
  * A sink as written: `type` (built in: stdout, jsonl, webhook, sql; any other the installed package
  * `@warden/sink-<type>`) or `module` (a plugin file), the settings every sink has, and the sink's own
- * keys, decoded by the sink's config schema once it is found (LoadConfig).
+ * keys, decoded by the sink's config schema once it is found (SinkChecks).
  */
 export const SinkEntry = Schema.StructWithRest(
   Schema.Struct({
@@ -286,7 +292,7 @@ export const sinkPath = (sink: Sink): string | undefined => {
 /** The admin HTTP server. */
 export const AdminSection = Schema.Struct({
   listen: hostPortWithDefault("127.0.0.1:8787"),
-  token: Schema.optionalKey(Secret),
+  token: Schema.optionalKey(ConfigSecret),
   public: Schema.Array(Schema.Literals(["healthz", "readyz", "metrics"])).pipe(withDefault([]))
 })
 /** @see {@link AdminSection} */

@@ -12,11 +12,11 @@
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import * as ConfigJsonSchema from "../config/ConfigJsonSchema.ts"
-import { ENV_FALLBACKS } from "../config/LoadConfig.ts"
+import { ENV_FALLBACKS } from "../config/EnvFallbacks.ts"
 
 type Json = { readonly [key: string]: any }
 
-/** The config keys a `WARDEN_*` variable fills when the file leaves them out (`LoadConfig`). */
+/** The config keys a `WARDEN_*` variable fills when the file leaves them out (`EnvFallbacks`). */
 export { ENV_FALLBACKS }
 
 /** The sections of the document whose table is generated: heading name -> path in the schema. */

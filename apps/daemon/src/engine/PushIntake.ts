@@ -9,7 +9,7 @@
  * pipeline runs a push source as it runs any other.
  */
 import { type Checkpoint, type ConnectorError, PushHost, type SourceEvent } from "@warden/connector"
-import { Effect, Option, Schema, Stream } from "effect"
+import { Clock, Effect, Option, Schema, Stream } from "effect"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
 import { IntakeStore, type LatestRecord } from "../state/IntakeStore.ts"
 import * as RecordedSignal from "../state/RecordedSignal.ts"
@@ -63,7 +63,7 @@ export const make = (settings: SourceSettings) =>
       )
 
     const check = Effect.fn("PushIntake.check")(function* (item: PushHost.PushItem, deadlineMillis: number) {
-      const until = Date.now() + deadlineMillis
+      const until = (yield* Clock.currentTimeMillis) + deadlineMillis
       // A kind the source does not analyse (`analyse`) is never recorded: no verdict will come to wait for.
       if (!settings.analyse.has(item.content.type)) return CheckDecision.byFailureMode(settings, item.reference)
       const hash = ContentHash.of(item.content)

@@ -7,7 +7,7 @@
 import { styleText } from "node:util"
 import { DeliveryResult, Sink as Plugin } from "@warden/sink"
 import { Effect, Result, Schema } from "effect"
-import { withDefault } from "../config/internal/Schemas.ts"
+import { withDefault } from "../domain/internal/Schemas.ts"
 import { inert } from "../domain/TerminalText.ts"
 import type { VerdictRecord } from "../domain/VerdictRecord.ts"
 import * as PluginSink from "./PluginSink.ts"

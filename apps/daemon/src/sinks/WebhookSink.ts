@@ -21,7 +21,7 @@ import { createHash, createHmac } from "node:crypto"
 import { HttpDispatcher } from "@warden/transport"
 import { ConfigField, DeliveryResult, Sink as Plugin } from "@warden/sink"
 import { Clock, Duration, Effect, Redacted, Schema } from "effect"
-import { durationWithDefault, HttpUrl, IntBetween, Secret } from "../config/internal/Schemas.ts"
+import { durationWithDefault, HttpUrl, IntBetween, Secret } from "../domain/internal/Schemas.ts"
 import * as PluginSink from "./PluginSink.ts"
 import type { Sink } from "./Sink.ts"
 

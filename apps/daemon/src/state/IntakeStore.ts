@@ -10,7 +10,7 @@
  * small requests costs one commit per round rather than one each. Each round is durable (on SQLite,
  * SqliteClient.durable's shared fsync) before its callers are answered.
  */
-import { Array as Arr, Context, Deferred, Effect, Exit, Layer, Queue, Schema } from "effect"
+import { Array as Arr, Clock, Context, Deferred, Effect, Exit, Layer, Queue, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 import { durable } from "./SqliteClient.ts"
@@ -97,7 +97,8 @@ const make = Effect.gen(function* () {
         // Durable before the answer (a 202 survives a power loss, not only a killed process): on SQLite the
         // WAL's group fsync, off the event loop, shared with the checkpoints' (SqliteClient.durable).
         const rows = round.flatMap((p) => p.rows)
-        const exit = yield* Effect.exit(durable(sql, sql.withTransaction(insert(rows, Date.now()))))
+        const now = yield* Clock.currentTimeMillis
+        const exit = yield* Effect.exit(durable(sql, sql.withTransaction(insert(rows, now))))
         if (Exit.isSuccess(exit)) signals.intake.ring()
         for (const pending of round) Deferred.doneUnsafe(pending.done, exit)
       })

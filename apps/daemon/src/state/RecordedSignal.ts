@@ -7,7 +7,7 @@
  * A record of another process (a second runner on PostgreSQL) announces nothing here: a waiting check
  * also looks on its own, every `lookEveryMillis`.
  */
-import { Deferred, Effect, Exit, Option } from "effect"
+import { Clock, Deferred, Effect, Exit, Option } from "effect"
 
 /** The key of an item: its source and reference. */
 export const keyOf = (source: string, reference: string): string => `${source}\u001f${reference}`
@@ -17,7 +17,7 @@ export interface RecordedSignal {
   /** Wakes the checks waiting on these items (synchronous; call it after the commit). */
   readonly announce: (keys: Iterable<string>) => void
   /**
-   * Runs `look` until it finds something or `untilMillis` (`Date.now()` milliseconds) passes: again at
+   * Runs `look` until it finds something or `untilMillis` (`Clock` milliseconds) passes: again at
    * once when the item is announced, else every `lookEveryMillis`. An announcement between a look and
    * the wait after it is not lost (the waiter is registered before each look).
    */
@@ -61,7 +61,7 @@ export const make = (): RecordedSignal => {
           const deferred = register(key)
           const next = yield* Effect.gen(function* () {
             const found = yield* look
-            const left = untilMillis - Date.now()
+            const left = untilMillis - (yield* Clock.currentTimeMillis)
             if (Option.isSome(found) || left <= 0) return { done: true as const, found }
             yield* Effect.raceFirst(Deferred.await(deferred), Effect.sleep(Math.min(left, lookEveryMillis)))
             return { done: false as const, found }

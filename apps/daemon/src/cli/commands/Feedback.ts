@@ -5,6 +5,7 @@
  * `--reference R` can join it as a second source without changing the rest.
  */
 import { readFile } from "node:fs/promises"
+import type { Confidence, ImageClassificationName, TextClassificationName } from "@warden/core/client"
 import { FeedbackV1 } from "@warden/v1"
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -41,6 +42,30 @@ const split = (value: Option.Option<string>) =>
       .filter((x) => x !== "")
   )
 
+/**
+ * The feedback fields the flags set, each left out when its flag is. Classification names are typed as
+ * the client's open names (`name`: the cast core documents for a name it may not know): the client
+ * validates them, and refuses a malformed one with its field path.
+ */
+const feedbackFields = <C extends string>(
+  f: {
+    readonly add: Option.Option<string>
+    readonly remove: Option.Option<string>
+    readonly notes: Option.Option<string>
+    readonly confidence: Option.Option<Confidence>
+  },
+  name: (written: string) => C
+) => {
+  const add = Option.map(split(f.add), (names) => names.map(name))
+  const remove = Option.map(split(f.remove), (names) => names.map(name))
+  return {
+    ...(Option.isSome(add) ? { classificationsToAdd: add.value } : {}),
+    ...(Option.isSome(remove) ? { classificationsToRemove: remove.value } : {}),
+    ...(Option.isSome(f.notes) ? { notes: f.notes.value } : {}),
+    ...(Option.isSome(f.confidence) ? { confidence: f.confidence.value } : {})
+  }
+}
+
 /** Where the original analyze body comes from: only `--request FILE` for now. */
 const originalBody = (request: Option.Option<string>) =>
   Option.match(request, {
@@ -68,19 +93,19 @@ const make = (kind: "text" | "image") =>
       runWith(
         FeedbackV1.FeedbackV1.layer.pipe(Layer.provide(transportFor(f as Connection, "v1"))),
         Effect.gen(function* () {
-          const input: Record<string, unknown> = { analyzeRequest: yield* originalBody(f.request) }
-          const add = split(f.add)
-          const remove = split(f.remove)
-          if (Option.isSome(add)) input.classificationsToAdd = add.value
-          if (Option.isSome(remove)) input.classificationsToRemove = remove.value
-          if (Option.isSome(f.notes)) input.notes = f.notes.value
-          if (Option.isSome(f.confidence)) input.confidence = f.confidence.value
-          if (kind === "image" && f.ocrIssue) input.ocrIssue = true
+          const analyzeRequest = yield* originalBody(f.request)
           const client = yield* FeedbackV1.FeedbackV1
           const sent =
             kind === "text"
-              ? yield* client.textWithRequest(input as never)
-              : yield* client.imageWithRequest(input as never)
+              ? yield* client.textWithRequest({
+                  analyzeRequest,
+                  ...feedbackFields(f, (s) => s as TextClassificationName)
+                })
+              : yield* client.imageWithRequest({
+                  analyzeRequest,
+                  ...feedbackFields(f, (s) => s as ImageClassificationName),
+                  ...(f.ocrIssue ? { ocrIssue: true } : {})
+                })
           yield* Console.log(
             JSON.stringify(f.withRequest ? { request: sent.request, response: sent.response } : sent.response)
           )
