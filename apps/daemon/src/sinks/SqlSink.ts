@@ -32,7 +32,6 @@ const createVerdicts = Effect.gen(function* () {
 const deliverer = (sql: SqlClient.SqlClient): Plugin.Deliverer => ({
   deliver: (records) =>
     Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
       // Each record decoded for its columns; one that does not decode fails alone, with the reason.
       const decoded = records.map(QueuedRecord.decode)
       const now = yield* Clock.currentTimeMillis
