@@ -67,6 +67,9 @@ const decodeItemRows = Rows.decode(
   "warden_feedback",
   Row.mapFields((fields) => ({ ...fields, reference: Schema.String }))
 )
+/** The highest `seq` taken for a version's origin (BIGINT: a string on PostgreSQL). */
+const decodeLastSeq = Rows.decode("warden_feedback", Schema.Struct({ seq: Schema.NullOr(Rows.Int) }))
+
 const toEntry = (r: typeof Row.Type): FeedbackEntry => ({
   source: r.source,
   version: r.version,
@@ -83,18 +86,34 @@ const make = Effect.gen(function* () {
   return FeedbackStore.of({
     recordFeedback: Effect.fn("FeedbackStore.recordFeedback")(function* (row: FeedbackInput) {
       const now = yield* Clock.currentTimeMillis
-      yield* sql`INSERT INTO warden_feedback ${sql.insert({
-        source: row.source,
-        reference: row.reference,
-        version: row.version,
-        origin: row.origin,
-        seq: now,
-        feedback_id: row.feedbackId ?? null,
-        request: row.request,
-        status: row.status,
-        error: row.error ?? null,
-        created_at: now
-      })} ON CONFLICT DO NOTHING`
+      // `seq` tells apart the attempts of one origin on one version: the time, or, when another attempt
+      // took that millisecond (a failed send and its resend in one tick, two runners), the next free one.
+      // A plain ON CONFLICT DO NOTHING on the time dropped the second attempt's row silently.
+      let seq = now
+      // Bounded: only the primary key can refuse the row, and each retry takes the key past the highest.
+      for (let tries = 0; tries < 100; tries++) {
+        const inserted = yield* sql`INSERT INTO warden_feedback ${sql.insert({
+          source: row.source,
+          reference: row.reference,
+          version: row.version,
+          origin: row.origin,
+          seq,
+          feedback_id: row.feedbackId ?? null,
+          request: row.request,
+          status: row.status,
+          error: row.error ?? null,
+          created_at: now
+        })} ON CONFLICT DO NOTHING RETURNING 1 AS one`
+        if (inserted.length > 0) return
+        const [last] = yield* decodeLastSeq(
+          yield* sql`SELECT MAX(seq) AS seq FROM warden_feedback WHERE source = ${row.source}
+            AND reference = ${row.reference} AND version = ${row.version} AND origin = ${row.origin}`
+        )
+        seq = Math.max(seq, last?.seq ?? seq) + 1
+      }
+      return yield* Effect.die(
+        new Error(`warden_feedback: no free seq for ${row.source} ${row.reference} after 100 tries`)
+      )
     }),
     hasFeedback: Effect.fn("FeedbackStore.hasFeedback")(function* (
       source: string,
