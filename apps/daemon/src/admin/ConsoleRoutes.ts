@@ -15,7 +15,7 @@
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { DecisionStore } from "../state/DecisionStore.ts"
-import { DecisionFilters } from "./AdminApi.ts"
+import { DecisionFilters } from "./DecisionsApi.ts"
 import { checkedFilters } from "./AdminHandlers.ts"
 import * as DecisionView from "./DecisionView.ts"
 import { ActionStore } from "../state/ActionStore.ts"
