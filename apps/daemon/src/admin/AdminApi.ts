@@ -1,7 +1,7 @@
 /**
  * The admin API, declared once as an Effect `HttpApi` (as `@warden/core` declares the Content Analysis
  * API): every route the console and operators call, with its query, path, body, success and error
- * schemas. `AdminServer` serves it with `HttpApiBuilder` (handlers in `AdminHandlers.ts`) and its
+ * schemas. `AdminServer` serves it with `HttpApiBuilder` (handlers in `AdminHandlers.ts` and the route modules it and `AdminServer` compose) and its
  * OpenAPI document at `/api/openapi.json`.
  *
  * Not in here, served beside it by `AdminServer` (`ConsoleRoutes.ts`), each for a reason HttpApi has
