@@ -1,6 +1,6 @@
 /**
  * What the admin API answers, as the console reads it: the types are the admin API's own schemas
- * (`src/admin/AdminApi.ts`, imported as types only: nothing of them is bundled), so a field renamed
+ * (`src/admin/*Api.ts` and `ItemSchemas.ts`, imported as types only: nothing of them is bundled), so a field renamed
  * there fails the console's typecheck instead of showing blanks.
  */
 import {
@@ -9,50 +9,53 @@ import {
   SEVERITIES as SEVERITY_NAMES,
   TEXT_CLASSIFICATIONS
 } from "@warden/core/client"
-import type * as AdminApi from "../../src/admin/AdminApi.ts"
+import type * as ConsoleApi from "../../src/admin/ConsoleApi.ts"
+import type * as DecisionsApi from "../../src/admin/DecisionsApi.ts"
+import type * as ItemSchemas from "../../src/admin/ItemSchemas.ts"
+import type * as ReviewApi from "../../src/admin/ReviewApi.ts"
 import type { Verdict as StoredVerdict } from "../../src/domain/Verdict.ts"
 
 /** A recorded item version (a version of `GET /api/decisions/{reference}`). */
-export type Decision = typeof AdminApi.Decision.Type
+export type Decision = typeof DecisionsApi.Decision.Type
 
 /** A row of `GET /api/decisions` (and an event of its stream): a decision and its actions' outcomes. */
-export type ListedDecision = typeof AdminApi.ListedDecision.Type
+export type ListedDecision = typeof DecisionsApi.ListedDecision.Type
 
 /** What became of one action of a listed decision. */
-export type ActionOutcome = typeof AdminApi.ActionOutcome.Type
+export type ActionOutcome = typeof DecisionsApi.ActionOutcome.Type
 
 /** A row of the review queue (`GET /api/review`, and an event of its stream). */
-export type ReviewItem = typeof AdminApi.ReviewItem.Type
+export type ReviewItem = typeof ItemSchemas.ReviewItem.Type
 
 /** `GET /api/review`. */
-export type ReviewPage = typeof AdminApi.ReviewPage.Type
+export type ReviewPage = typeof ReviewApi.ReviewPage.Type
 
 /** The answer of `POST /api/decisions/{reference}/review`. */
-export type ReviewResult = typeof AdminApi.ReviewResult.Type
+export type ReviewResult = typeof ReviewApi.ReviewResult.Type
 
 /** `GET /api/authors/{author}`. */
-export type AuthorHistory = typeof AdminApi.AuthorHistory.Type
+export type AuthorHistory = typeof ReviewApi.AuthorHistory.Type
 
 /** One of an author's items on their page. */
-export type AuthorItem = typeof AdminApi.AuthorItem.Type
+export type AuthorItem = typeof ReviewApi.AuthorItem.Type
 
 /** A moderator's role: a `viewer` reads, a `moderator` decides, an `admin` also erases and replays. */
-export type Role = typeof AdminApi.Role.Type
+export type Role = typeof ConsoleApi.Role.Type
 
 /** The verdict as stored (the API gives it as JSON of this shape, or null). */
 export type Verdict = Partial<StoredVerdict>
 
 /** A platform action and its outcome. */
-export type Action = typeof AdminApi.ActionRow.Type
+export type Action = typeof ItemSchemas.ActionRow.Type
 
 /** `GET /api/decisions/{reference}`. */
-export type DecisionDetail = typeof AdminApi.DecisionDetail.Type
+export type DecisionDetail = typeof DecisionsApi.DecisionDetail.Type
 
 /** The answer of `POST /api/decisions/{reference}/moderate`. */
-export type ModerateResult = typeof AdminApi.ModerateResult.Type
+export type ModerateResult = typeof DecisionsApi.ModerateResult.Type
 
 /** Feedback the API recorded (`POST /api/feedback`). */
-export type FeedbackSent = typeof AdminApi.FeedbackSent.Type
+export type FeedbackSent = typeof ItemSchemas.FeedbackSent.Type
 
 /** A decision's verdict (an empty one when it has none). */
 export const verdictOf = (d: Pick<Decision, "verdict">): Verdict => (d.verdict ?? {}) as Verdict

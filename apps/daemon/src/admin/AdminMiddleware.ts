@@ -15,7 +15,7 @@
 import { Effect, Layer, SchemaIssue } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type HttpApiEndpoint, HttpApiError, type HttpApiGroup } from "effect/http-api"
-import { AdminAuth, AdminCaller, type Caller, InputValidation } from "./AdminApi.ts"
+import { AdminAuth, AdminCaller, type Caller, InputValidation } from "./AdminSecurity.ts"
 import { AdminRefused, answering } from "./AdminError.ts"
 import * as ConsoleSession from "./ConsoleSession.ts"
 import { Moderators, type ModeratorsShape } from "./Moderators.ts"

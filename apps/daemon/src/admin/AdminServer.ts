@@ -40,6 +40,7 @@ import * as StrikePolicy from "../domain/StrikePolicy.ts"
 import { AdminApi } from "./AdminApi.ts"
 import { AdminRefused, badParameter, envelopeResponse } from "./AdminError.ts"
 import * as AdminHandlers from "./AdminHandlers.ts"
+import type { SourceFacts } from "./DecisionsHandlers.ts"
 import { authLayer, badlyEncodedParameter, inputLayer, type PublicProbe, tooLarge } from "./AdminMiddleware.ts"
 import * as ClusterRoute from "./ClusterRoute.ts"
 import * as ConsoleRoutes from "./ConsoleRoutes.ts"
@@ -66,7 +67,7 @@ export interface AdminOptions {
   /** The configured rules of each source (what `POST /api/policy/test` replays without `rules`). */
   readonly rules?: ReadonlyMap<string, ReadonlyArray<Rule>>
   /** Each source's connector action kinds and automatic feedback (the console's Restore / Remove). */
-  readonly sources?: ReadonlyMap<string, AdminHandlers.SourceFacts>
+  readonly sources?: ReadonlyMap<string, SourceFacts>
   /** The named moderators of the config file (`moderators`); those added by the CLI are in the state. */
   readonly moderators?: ReadonlyArray<ConfiguredModerator> | undefined
   /** What the review routes know of the sources and the strike policy. */

@@ -14,7 +14,7 @@ import type { FeedbackStoreShape } from "../state/FeedbackStore.ts"
 import type { ItemStoreShape } from "../state/ItemStore.ts"
 import { itemKey, type ReviewStoreShape } from "../state/ReviewStore.ts"
 import type { Strike, StrikeStoreShape } from "../state/StrikeStore.ts"
-import type { AuthorHistory } from "./AdminApi.ts"
+import type { AuthorHistory } from "./ReviewApi.ts"
 import { outcomeOf } from "../engine/ReviewService.ts"
 
 const DAY = 86_400_000

@@ -11,7 +11,7 @@ import type { SqlError } from "effect/sql"
 import { outcomeOf } from "../engine/ReviewService.ts"
 import type { ListedDecision as StoredListed, Decision as Stored } from "../state/DecisionStore.ts"
 import { itemKey, type Review, type ReviewStoreShape } from "../state/ReviewStore.ts"
-import type { Decision, ListedDecision } from "./AdminApi.ts"
+import type { Decision, ListedDecision } from "./DecisionsApi.ts"
 
 /** What the view knows of each source's connector: whether it can act on its platform at all. */
 export type PlatformActions = ReadonlyMap<string, ReadonlyArray<string>>

@@ -18,7 +18,7 @@ import * as ActionStore from "../state/ActionStore.ts"
 import { AuditStore } from "../state/AuditStore.ts"
 import * as Rows from "../state/internal/Rows.ts"
 import { WriteSignals } from "../state/WriteSignals.ts"
-import type { ModerateResult, PlatformAction } from "./AdminApi.ts"
+import type { ModerateResult, PlatformAction } from "./DecisionsApi.ts"
 
 /** What a moderator can ask for. */
 export type Request = typeof PlatformAction.Type

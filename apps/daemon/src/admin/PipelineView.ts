@@ -7,7 +7,7 @@ import { Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Rows from "../state/internal/Rows.ts"
 import { OutboxStore } from "../state/OutboxStore.ts"
-import type { Pipeline } from "./AdminApi.ts"
+import type { Pipeline } from "./ConsoleApi.ts"
 
 /** Rows per sink (COUNT is a BIGINT string on PostgreSQL). */
 const SinkCount = Schema.Struct({ sink: Schema.String, n: Rows.Int })

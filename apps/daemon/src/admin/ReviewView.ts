@@ -13,7 +13,7 @@ import type { ActionStoreShape } from "../state/ActionStore.ts"
 import { keyOf } from "../state/AuthorStore.ts"
 import type { ItemStoreShape, StoredItem } from "../state/ItemStore.ts"
 import type { Review } from "../state/ReviewStore.ts"
-import type { ReviewItem } from "./AdminApi.ts"
+import type { ReviewItem } from "./ItemSchemas.ts"
 import * as StoredEvent from "./StoredEvent.ts"
 
 /** What the view knows of a configured source: its platform and the action kinds its connector declares. */
