@@ -10,7 +10,7 @@
 import { dirname, resolve } from "node:path"
 import { Cause } from "effect"
 import type { WardenConfig } from "./config/index.ts"
-import { sinkPath } from "./config/WardenConfig.ts"
+import { sinkPath } from "./config/SinkSection.ts"
 import { errorsIn } from "./state/ErrorChain.ts"
 import { describeErrno } from "./state/Errno.ts"
 import * as StateProblem from "./state/StateProblem.ts"

@@ -3,7 +3,7 @@
  * outside a running daemon (`warden reanalyse`, `warden state stats`, `warden source checkpoint`).
  */
 import { Layer } from "effect"
-import type { StateStore as StateConfig } from "../config/WardenConfig.ts"
+import type { StateStore as StateConfig } from "../config/StateSection.ts"
 import { sqlLayer } from "../state/StateSql.ts"
 import * as StateStore from "../state/StateStore.ts"
 

@@ -6,7 +6,7 @@
  */
 import { Characters, Limits, RESELLER_FIELD_NAMES, RESELLER_FIELDS_BY_ENDPOINT } from "@warden/core"
 import type { ConfigProblem } from "./ConfigError.ts"
-import type { SourceAnalysis } from "./WardenConfig.ts"
+import type { SourceAnalysis } from "./SourceSection.ts"
 
 /** What the checks read of one source. */
 export interface Input {

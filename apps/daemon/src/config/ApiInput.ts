@@ -3,7 +3,7 @@
  * `ApiConfig.layer(toApiConfigInput(config.api))`.
  */
 import type { ApiConfig, QuotaPolicy } from "@warden/transport"
-import { ENDPOINT_NAMES, type ApiSection } from "./WardenConfig.ts"
+import { type ApiSection, ENDPOINT_NAMES } from "./ApiSection.ts"
 
 /** Converts the decoded `api` section to the transport's input (region base URLs, failover, quotas by endpoint). */
 export const toApiConfigInput = (api: ApiSection): ApiConfig.Input => {

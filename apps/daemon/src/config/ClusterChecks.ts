@@ -6,7 +6,7 @@
  */
 import { format } from "../domain/HostPort.ts"
 import type { ConfigProblem } from "./ConfigError.ts"
-import { type ClusterSection, defaultRunnerAddress } from "./WardenConfig.ts"
+import { type ClusterSection, defaultRunnerAddress } from "./ClusterSection.ts"
 
 /** What the checks read. */
 export interface Input {

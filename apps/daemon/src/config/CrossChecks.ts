@@ -9,7 +9,8 @@ import * as ClusterChecks from "./ClusterChecks.ts"
 import type { CheckContext } from "./internal/CheckContext.ts"
 import { decode, isRecord } from "./internal/Decode.ts"
 import * as RuleChecks from "./RuleChecks.ts"
-import { AuthorsSection, type WardenConfigFile } from "./WardenConfig.ts"
+import { AuthorsSection } from "./AuthorsSection.ts"
+import type { WardenConfigFile } from "./WardenConfig.ts"
 
 const BASE_URL_KEY = { global: "baseUrl", "us-east": "baseUrlUsEast", "us-west": "baseUrlUsWest" } as const
 const BASE_URL_ENV = REGION_BASE_URL

@@ -19,15 +19,10 @@ import { read, sortByPosition } from "./internal/YamlFile.ts"
 import * as SecretRef from "./SecretRef.ts"
 import * as SinkChecks from "./SinkChecks.ts"
 import * as SourceChecks from "./SourceChecks.ts"
-import {
-  DEFAULT_SQLITE,
-  DEFAULT_STATE_DIR,
-  type Sink,
-  type Source,
-  type StateStore,
-  type WardenConfig,
-  WardenConfigFile
-} from "./WardenConfig.ts"
+import type { Sink } from "./SinkSection.ts"
+import type { Source } from "./SourceSection.ts"
+import { DEFAULT_SQLITE, DEFAULT_STATE_DIR, type StateStore } from "./StateSection.ts"
+import { type WardenConfig, WardenConfigFile } from "./WardenConfig.ts"
 
 /** Options of {@link loadConfig}. */
 export interface Options {

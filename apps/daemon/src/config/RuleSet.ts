@@ -9,7 +9,7 @@ import { Schema } from "effect"
 import type { ConfigProblem } from "./ConfigError.ts"
 import { fromIssue } from "./internal/Problems.ts"
 import * as RuleChecks from "./RuleChecks.ts"
-import { Rule } from "./WardenConfig.ts"
+import { Rule } from "../domain/Rule.ts"
 
 /** Rules as a list, or a mapping with a `rules` list (so a source's `rules:` block can be pasted as is). */
 const RuleList = Schema.Array(Rule)

@@ -11,7 +11,7 @@ import * as InlineSecrets from "./InlineSecrets.ts"
 import type { CheckContext } from "./internal/CheckContext.ts"
 import { decode, isRecord } from "./internal/Decode.ts"
 import * as Sinks from "./Sinks.ts"
-import { SINK_KEYS, SinkEntry } from "./WardenConfig.ts"
+import { SINK_KEYS, SinkEntry } from "./SinkSection.ts"
 
 /** The sinks found: each entry's sink and decoded config (by index), and each entry's name. */
 export interface Found {

@@ -14,7 +14,8 @@ import type { CheckContext } from "./internal/CheckContext.ts"
 import { decode, isRecord, keyOf } from "./internal/Decode.ts"
 import * as RuleChecks from "./RuleChecks.ts"
 import * as SourceShape from "./SourceShape.ts"
-import { Rule, type RuleAction, SourceEntry } from "./WardenConfig.ts"
+import { Rule, type RuleAction } from "../domain/Rule.ts"
+import { SourceEntry } from "./SourceSection.ts"
 
 /** The sources checked: each source's decoded connector config (by index) and connector (by id). */
 export interface Found {
