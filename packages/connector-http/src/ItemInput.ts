@@ -20,7 +20,7 @@ import { Exit, Schema } from "effect"
 import type { FieldViolation } from "./Envelope.ts"
 
 const described = <S extends Schema.Top>(schema: S, description: string): S["Rebuild"] =>
-  schema.annotate({ description } as never)
+  schema.annotate({ description })
 
 /** The posted item. */
 export const Item = Schema.Struct({

@@ -15,7 +15,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { ConnectorError, type PushHost } from "@warden/connector"
-import { Duration, Effect, Exit, type Scope } from "effect"
+import { Clock, Duration, Effect, Exit, type Scope } from "effect"
 import * as Authentication from "./Authentication.ts"
 import * as Envelope from "./Envelope.ts"
 import { type Config, hostPort } from "./HttpConfig.ts"
@@ -77,6 +77,8 @@ export const serve = (
 ): Effect.Effect<Listening, ConnectorError.ConnectorError, Scope.Scope> =>
   Effect.gen(function* () {
     const context = yield* Effect.context<never>()
+    // The request handler is Node's callback: it reads the fiber's Clock (a TestClock in tests).
+    const clock = yield* Clock.Clock
     const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromiseExitWith(context)(effect)
     const clients = Authentication.prepare(config.clients)
     const buckets = new Map(
@@ -150,10 +152,15 @@ export const serve = (
           Envelope.badRequest([{ field: "", message: `the body is over maxBodyBytes (${config.maxBodyBytes})` }], 413)
         )
       }
-      const who = Authentication.authenticate(clients, req.headers, body, Math.floor(Date.now() / 1000))
+      const who = Authentication.authenticate(
+        clients,
+        req.headers,
+        body,
+        Math.floor(clock.currentTimeMillisUnsafe() / 1000)
+      )
       if ("refused" in who) return json(res, Envelope.unauthenticated(who.refused))
       const bucket = buckets.get(who.client)
-      const wait = bucket === undefined ? 0 : bucket.take(Date.now())
+      const wait = bucket === undefined ? 0 : bucket.take(clock.currentTimeMillisUnsafe())
       if (bucket !== undefined && wait > 0) return json(res, Envelope.quota(bucket.quotaName, bucket.quotaValue, wait))
       const type = req.headers["content-type"] ?? ""
       if (!/^application\/json\b/iu.test(type))

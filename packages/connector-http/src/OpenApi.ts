@@ -14,7 +14,7 @@ type Json = Record<string, unknown>
 
 /** A schema as JSON Schema 2020-12, its definitions gathered into `defs` (referenced as `#/components/schemas/`). */
 const jsonSchema = (schema: Schema.Top, defs: Json): Json => {
-  const doc = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" } as never)
+  const doc = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
   Object.assign(defs, doc.definitions)
   return JSON.parse(JSON.stringify(doc.schema).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json
 }

@@ -198,7 +198,7 @@ export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
  * properties are rejected, as the plugins' config decoding does.
  */
 export const jsonSchema = (schema: Schema.Top): Json => {
-  const doc = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" } as never)
+  const doc = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
   return markJsonSchema(schema, {
     $schema: JsonSchema.META_SCHEMA_URI_DRAFT_2020_12,
     ...doc.schema,

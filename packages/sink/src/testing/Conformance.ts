@@ -10,8 +10,9 @@
  * @since 0.1.0
  */
 import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { Handles } from "@warden/connector/testing"
-import { Duration, Effect, Schema, type Scope } from "effect"
+import { Clock, Duration, Effect, Schema, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import * as DeliveryResult from "../DeliveryResult.ts"
 import { type Deliverer, makeDeliverer, migrate, type Sink, type SinkHost } from "../Sink.ts"
@@ -89,10 +90,16 @@ const minimalRecord = (key: { source: string; reference: string; version: number
 
 let run = 0
 
+/** When a check gives up waiting: `timeout` from now on the fiber's Clock (the loops sleep on it too). */
+const deadlineOf = (options: Options) => Effect.map(Clock.currentTimeMillis, (now) => now + timeoutOf(options))
+
+/** Whether `deadline` has passed. */
+const past = (deadline: number) => Effect.map(Clock.currentTimeMillis, (now) => now > deadline)
+
 /** `count` fresh records (a reference unique to this run and check), as the daemon would hand them over. */
 export const records = (options: Options, check: string, count: number): ReadonlyArray<SinkRecord> => {
   run += 1
-  const stamp = `${process.pid}-${Date.now().toString(36)}-${run}`
+  const stamp = `${process.pid}-${randomBytes(4).toString("hex")}-${run}`
   return Array.from({ length: count }, (_, i) => {
     const key = { source: "conformance", reference: `${check}-${stamp}-${i + 1}`, version: 1 }
     return { ...key, json: (options.record ?? minimalRecord)(key) }
@@ -161,11 +168,11 @@ const expectReceived = (
 ) =>
   Effect.gen(function* () {
     const ids = expected.map(deliveryId)
-    const deadline = Date.now() + timeoutOf(options)
+    const deadline = yield* deadlineOf(options)
     let counts = new Map<string, number>()
     while (true) {
       counts = countsOf(yield* wrap(check, "reading the receiver")(harness.downstream.received))
-      if (ids.every((id) => (counts.get(id) ?? 0) > 0) || Date.now() > deadline) break
+      if (ids.every((id) => (counts.get(id) ?? 0) > 0) || (yield* past(deadline))) break
       yield* Effect.sleep("50 millis")
     }
     const missing = ids.filter((id) => (counts.get(id) ?? 0) === 0)
@@ -282,14 +289,14 @@ export const receiverDown = (options: Options) =>
         return yield* fail(check, `with the receiver down, expected 3 × Retryable, got ${tags(down)}`)
       yield* wrap(check, "starting the receiver")(start)
       // The daemon retries with backoff: so does the kit, for the timeout.
-      const deadline = Date.now() + timeoutOf(options)
+      const deadline = yield* deadlineOf(options)
       let pending = batch
       while (pending.length > 0) {
         const results = yield* deliver(check, deliverer, pending, options)
         if (results.some((r) => r._tag === "Permanent"))
           return yield* fail(check, `once the receiver is back, expected Delivered, got ${tags(results)}`)
         pending = pending.filter((_, i) => !DeliveryResult.isDelivered(results[i]!))
-        if (pending.length > 0 && Date.now() > deadline)
+        if (pending.length > 0 && (yield* past(deadline)))
           return yield* fail(check, `once the receiver is back, still not delivered: ${tags(results)}`)
         if (pending.length > 0) yield* Effect.sleep("200 millis")
       }
@@ -411,7 +418,7 @@ export const killNine = (options: Options) =>
       // The restart: a fresh sink delivers what was not acknowledged, retrying what is refused for now.
       const deliverer = yield* makeIn(options, check, harness, host)
       let pending = batch.filter((r) => !acked.has(deliveryId(r)))
-      const deadline = Date.now() + timeoutOf(options)
+      const deadline = yield* deadlineOf(options)
       while (pending.length > 0) {
         const results = yield* deliver(check, deliverer, pending.slice(0, options.sink.batchSize), options)
         if (results.some((r) => r._tag === "Permanent"))
@@ -422,7 +429,7 @@ export const killNine = (options: Options) =>
             .flatMap((r, i) => (DeliveryResult.isDelivered(results[i]!) ? [deliveryId(r)] : []))
         )
         pending = pending.filter((r) => !done.has(deliveryId(r)))
-        if (done.size === 0 && Date.now() > deadline)
+        if (done.size === 0 && (yield* past(deadline)))
           return yield* fail(check, `redelivery after the kill: ${tags(results)}`)
       }
       yield* expectReceived(check, options, harness, batch)
