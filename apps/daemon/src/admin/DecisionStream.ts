@@ -5,17 +5,15 @@
  * only this process. Rows are matched against a window of the last {@link OVERLAP_MILLIS}, since a
  * row's `createdAt` is taken before its transaction commits; rows already sent are remembered by key.
  */
-import { Clock, Deferred, Effect, Option, Stream } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { Clock, Effect } from "effect"
 import type { SqlError } from "effect/sql"
 import type { DecisionQuery, DecisionStoreShape, ListedDecision } from "../state/DecisionStore.ts"
-import { Stopping } from "./Stopping.ts"
+import * as EventStream from "./EventStream.ts"
 
 /** How far back each poll looks for rows that committed late. */
 export const OVERLAP_MILLIS = 30_000
 /** The most rows one poll reads: a burst larger than this within the window is shown partly. */
 const POLL_LIMIT = 1000
-const KEEPALIVE_EVERY = 15
 
 const key = (d: ListedDecision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
 
@@ -32,9 +30,6 @@ export const response = (
   pollMillis = 1000
 ) =>
   Effect.gen(function* () {
-    // Read as an option so that the route's type needs no change: the admin server always provides it
-    // (a test stops a daemon with an open stream, stop-while-failing.test.ts).
-    const stopping = yield* Effect.serviceOption(Stopping)
     const seen = new Map<string, number>()
     let newest = yield* Clock.currentTimeMillis
     const poll = Effect.gen(function* () {
@@ -49,20 +44,8 @@ export const response = (
     })
     // What exists at connection time is the page the client already has: remember it, send nothing.
     yield* poll
-    let tick = 0
-    const next = Effect.gen(function* () {
-      yield* Effect.sleep(pollMillis)
-      tick++
-      const events = (yield* show(yield* poll)).map((d) => `event: decision\ndata: ${JSON.stringify(d)}\n\n`).join("")
-      return tick % KEEPALIVE_EVERY === 0 ? `${events}: keepalive\n\n` : events
-    }).pipe(Effect.orDie)
-    const body = Stream.concat(Stream.succeed("retry: 2000\n\n"), Stream.fromEffectRepeat(next)).pipe(
-      Option.isSome(stopping) ? Stream.interruptWhen(Deferred.await(stopping.value)) : (stream) => stream,
-      Stream.filter((text) => text !== ""),
-      Stream.encodeText
+    return yield* EventStream.response(
+      Effect.map(Effect.flatMap(poll, show), (rows) => EventStream.events("decision", rows)),
+      pollMillis
     )
-    return HttpServerResponse.stream(body, {
-      contentType: "text/event-stream; charset=utf-8",
-      headers: { "cache-control": "no-cache", connection: "keep-alive" }
-    })
   })

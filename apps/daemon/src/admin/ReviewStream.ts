@@ -8,17 +8,15 @@
  * and those already sent are remembered by key. It ends when the client goes away or the admin server
  * starts stopping (Stopping.ts: the browser's EventSource reconnects by itself).
  */
-import { Clock, Deferred, Effect, Option, Stream } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { Clock, Effect } from "effect"
 import type { SqlError } from "effect/sql"
 import type { Review, ReviewStoreShape } from "../state/ReviewStore.ts"
-import { Stopping } from "./Stopping.ts"
+import * as EventStream from "./EventStream.ts"
 
 /** How far back each poll looks for rows that committed late. */
 export const OVERLAP_MILLIS = 30_000
 /** The most rows of each kind one poll reads. */
 const POLL_LIMIT = 1000
-const KEEPALIVE_EVERY = 15
 
 const key = (r: Review) => `${r.source}\u001f${r.reference}\u001f${r.version}\u001f${r.kind}\u001f${r.state}`
 
@@ -36,7 +34,6 @@ export const response = (
   pollMillis = 1000
 ) =>
   Effect.gen(function* () {
-    const stopping = yield* Effect.serviceOption(Stopping)
     const seen = new Map<string, number>()
     let newest = yield* Clock.currentTimeMillis
     const wanted = (r: Review) =>
@@ -68,23 +65,11 @@ export const response = (
     })
     // What exists at connection time is the page the client already has: remember it, send nothing.
     yield* poll
-    let tick = 0
-    const event = (name: string, rows: ReadonlyArray<unknown>) =>
-      rows.map((row) => `event: ${name}\ndata: ${JSON.stringify(row)}\n\n`).join("")
-    const next = Effect.gen(function* () {
-      yield* Effect.sleep(pollMillis)
-      tick++
-      const { added, decided } = yield* poll
-      const text = event("added", yield* show(added)) + event("decided", yield* show(decided))
-      return tick % KEEPALIVE_EVERY === 0 ? `${text}: keepalive\n\n` : text
-    }).pipe(Effect.orDie)
-    const body = Stream.concat(Stream.succeed("retry: 2000\n\n"), Stream.fromEffectRepeat(next)).pipe(
-      Option.isSome(stopping) ? Stream.interruptWhen(Deferred.await(stopping.value)) : (stream) => stream,
-      Stream.filter((text) => text !== ""),
-      Stream.encodeText
+    return yield* EventStream.response(
+      Effect.gen(function* () {
+        const { added, decided } = yield* poll
+        return EventStream.events("added", yield* show(added)) + EventStream.events("decided", yield* show(decided))
+      }),
+      pollMillis
     )
-    return HttpServerResponse.stream(body, {
-      contentType: "text/event-stream; charset=utf-8",
-      headers: { "cache-control": "no-cache", connection: "keep-alive" }
-    })
   })
