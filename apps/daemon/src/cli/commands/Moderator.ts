@@ -15,7 +15,7 @@ import { hashToken } from "../../admin/Moderators.ts"
 import { type Checked, checkConfig, formatProblem, ModeratorName } from "../../config/index.ts"
 import { inert } from "../../domain/TerminalText.ts"
 import { AuditStore } from "../../state/AuditStore.ts"
-import { ModeratorStore } from "../../state/ModeratorStore.ts"
+import { ModeratorStore, type ModeratorStoreShape } from "../../state/ModeratorStore.ts"
 import * as StateStore from "../../state/StateStore.ts"
 import { operator } from "../Operator.ts"
 import { configFlag, refuser } from "../Refusal.ts"
@@ -34,6 +34,37 @@ const onState = <A, R>(checked: Checked, effect: Effect.Effect<A, SqlError.SqlEr
   effect.pipe(
     Effect.provide(StateStore.layer.pipe(Layer.provideMerge(StateFromConfig.sql(checked.config.state)))),
     Effect.catchTag("SqlError", (e) => refuse(`cannot use the state database: ${e.message}`, 1))
+  )
+
+/**
+ * Runs `change` on the moderators in one transaction with its audit row (`cli` role), written only
+ * when the change took (`true`): an add of a taken name, a disable of nobody, audits nothing.
+ */
+const changeAudited = (
+  checked: Checked,
+  audit: {
+    readonly actor: string
+    readonly action: "moderator.add" | "moderator.disable"
+    readonly detail: Record<string, unknown>
+  },
+  change: (store: ModeratorStoreShape, at: number) => Effect.Effect<boolean, SqlError.SqlError>
+) =>
+  onState(
+    checked,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const store = yield* ModeratorStore
+      const audits = yield* AuditStore
+      const at = yield* Clock.currentTimeMillis
+      return yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const changed = yield* change(store, at)
+          if (changed)
+            yield* audits.record({ at, actor: audit.actor, role: "cli", action: audit.action, detail: audit.detail })
+          return changed
+        })
+      )
+    })
   )
 
 const name = Argument.String("name").pipe(
@@ -79,22 +110,10 @@ const add = Command.make(
         )
       const token = randomBytes(24).toString("base64url")
       const by = `cli:${operator()}`
-      const added = yield* onState(
+      const added = yield* changeAudited(
         checked,
-        Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
-          const store = yield* ModeratorStore
-          const audit = yield* AuditStore
-          const at = yield* Clock.currentTimeMillis
-          return yield* sql.withTransaction(
-            Effect.gen(function* () {
-              const fresh = yield* store.add({ name, role, tokenHash: hashToken(token), createdAt: at, createdBy: by })
-              if (fresh)
-                yield* audit.record({ at, actor: by, role: "cli", action: "moderator.add", detail: { name, role } })
-              return fresh
-            })
-          )
-        })
+        { actor: by, action: "moderator.add", detail: { name, role } },
+        (store, at) => store.add({ name, role, tokenHash: hashToken(token), createdAt: at, createdBy: by })
       )
       if (!added)
         return yield* refuse(`a moderator named ${name} exists already (a name stays bound to who held it)`, 1)
@@ -162,22 +181,10 @@ const disable = Command.make(
       if (checked.config.moderators.some((m) => m.name === name))
         return yield* refuse(`${file} defines moderator ${name}: remove them from the file instead`, 1)
       const by = `cli:${operator()}`
-      const done = yield* onState(
+      const done = yield* changeAudited(
         checked,
-        Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
-          const store = yield* ModeratorStore
-          const audit = yield* AuditStore
-          const at = yield* Clock.currentTimeMillis
-          return yield* sql.withTransaction(
-            Effect.gen(function* () {
-              const disabled = yield* store.disable(name, at)
-              if (disabled)
-                yield* audit.record({ at, actor: by, role: "cli", action: "moderator.disable", detail: { name } })
-              return disabled
-            })
-          )
-        })
+        { actor: by, action: "moderator.disable", detail: { name } },
+        (store, at) => store.disable(name, at)
       )
       if (!done) return yield* refuse(`no active moderator named ${name}`, 1)
       yield* Console.log(`moderator ${name} disabled: their token and sessions no longer sign in`)
