@@ -56,13 +56,20 @@ const Item = (props: { i: AuthorItem }) => {
   </tr>`
 }
 
+/**
+ * The moment the history is as of: the series' last point, the server's now (its score is the one shown),
+ * so the chart and the words agree whatever the browser's clock says.
+ */
+const asOf = (strikes: AuthorHistory["strikes"]): number =>
+  // The server always sends 31 points (AuthorView: 30 days, then now).
+  Date.parse(strikes.series[strikes.series.length - 1]!.at)
+
 /** The author page of `authorKey`. */
 export const AuthorPage = (props: { authorKey: string }) => {
   const [found, setFound] = useState<AuthorHistory | undefined>(undefined)
   const [items, setItems] = useState<ReadonlyArray<AuthorItem>>([])
   const [cursor, setCursor] = useState<string | null>(null)
   const [problem, setProblem] = useState("")
-  const [now] = useState(Date.now())
   const table = useRef<HTMLTableElement>(null)
   const focusKey = useRef<string | undefined>(undefined)
   const heading = Focus.useHeadingFocus<HTMLHeadingElement>()
@@ -128,7 +135,7 @@ export const AuthorPage = (props: { authorKey: string }) => {
     <section aria-labelledby="h-strikes">
       <h2 id="h-strikes">Strikes</h2>
       <p class="explanation">${s.explanation.charAt(0).toUpperCase()}${s.explanation.slice(1)} (score now ${s.score.toFixed(2)}; a strike halves every ${s.halfLife}).</p>
-      <${StrikeChart} strikes=${s} now=${now} />
+      <${StrikeChart} strikes=${s} now=${asOf(s)} />
       ${
         s.list.length === 0
           ? null
