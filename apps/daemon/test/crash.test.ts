@@ -21,6 +21,19 @@ const CHANNEL = "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c"
 /** The sink's complete lines: the last one may still be being written (or cut short by a kill -9). */
 const jsonl = (file: string) => jsonlRecords<{ reference: string; version: number }>(file)
 
+const items = Array.from({ length: N }, (_, i) => ({
+  guid: `c-${i}`,
+  title: `Comment ${i}`,
+  description: i % 7 === 0 ? `You are an idiot, number ${i}` : `A perfectly fine comment number ${i}`
+}))
+/**
+ * The feed grows between runs: run k (from 0) sees the first (k + 1) / (KILLS + 1) of the items, the last
+ * run all of them. So every kill lands with work left however fast the machine is (a daemon reads a
+ * backlog on at once, as fast as the sandbox answers: with all 2,000 in the feed from the start, a fast
+ * machine had recorded them all before the 5th kill).
+ */
+const shownInRun = (k: number) => Math.round((N * (k + 1)) / (KILLS + 1))
+
 describe("kill -9 during a run", () => {
   let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
   let feed: Awaited<ReturnType<typeof startFeedServer>>
@@ -30,13 +43,7 @@ describe("kill -9 during a run", () => {
 
   beforeAll(async () => {
     sandbox = await Sandbox.startPromise({ requestLogSize: 20_000 })
-    feed = await startFeedServer(
-      Array.from({ length: N }, (_, i) => ({
-        guid: `c-${i}`,
-        title: `Comment ${i}`,
-        description: i % 7 === 0 ? `You are an idiot, number ${i}` : `A perfectly fine comment number ${i}`
-      }))
-    )
+    feed = await startFeedServer(items.slice(0, shownInRun(0)))
   })
   afterAll(async () => {
     await feed.close()
@@ -52,9 +59,7 @@ describe("kill -9 during a run", () => {
           id: "feed",
           type: "rss",
           channelId: CHANNEL,
-          // Small polls so the run spans several kills: at most 500 items/s come in, and a run is killed
-          // at most 450 ms after its first progress. (With 150 per poll, a daemon working on 4 batches
-          // at once finished all 2,000 items by the 4th run, and the 5th waited for progress in vain.)
+          // Small polls: a run's new items come in over several batches, so a kill lands mid-work.
           config: { feeds: [{ url: feed.url, id: "f" }], pollInterval: "100 millis", maxItemsPerPoll: 50 }
         }
       ],
@@ -66,25 +71,20 @@ describe("kill -9 during a run", () => {
       (await Effect.runPromise(sandbox.requests)).filter((r) => r.endpoint === "analyzeText" && r.status === 200)
     const referenceOf = (body: string) => (JSON.parse(body) as { reference: string }).reference
     const inFlightAtKill: Array<Set<string>> = []
+    const recordedAtKill: Array<number> = []
     const recordedCount = () =>
       Number(StateDb.query<{ n: number }>(state, "SELECT COUNT(*) AS n FROM warden_items")[0]?.n ?? 0)
     for (let k = 0; k < KILLS; k++) {
+      feed.setItems(items.slice(0, shownInRun(k)))
       const daemon = startDaemon(config)
       const before = recordedCount()
-      // Kill at a random moment once this run has made progress (or, late in the run, after a while).
-      // The bounds here are hang guards: at load 40-50 a daemon's start alone took 7-8 s, and 20 s to
-      // the first progress after a restart ran out in 3 of ~7 runs with nothing lost.
-      await waitFor(
-        () => recordedCount() > before || recordedCount() >= N,
-        60_000,
-        `progress before kill ${k + 1}\n${daemon.stderr()}`
-      )
-      await new Promise((r) => setTimeout(r, 50 + Math.random() * 400))
+      // Kill at a random moment of this run's work: once it has recorded between a tenth and a half of
+      // the items new to it. The bound is a hang guard: at load 40-50 a daemon's start alone took 7-8 s.
+      const target = before + Math.ceil((shownInRun(k) - before) * (0.1 + Math.random() * 0.4))
+      await waitFor(() => recordedCount() >= target, 60_000, `progress before kill ${k + 1}\n${daemon.stderr()}`)
       daemon.child.kill("SIGKILL")
       await daemon.exited
-      // Every kill lands with work left: a run that finished already would test nothing (say so, at
-      // once, rather than wait for progress that cannot come).
-      expect(recordedCount(), `the items were all recorded before kill ${k + 1}: smaller polls needed`).toBeLessThan(N)
+      recordedAtKill.push(recordedCount())
       // A call the daemon made just before dying is logged by the sandbox when it is answered:
       // wait until the log stops growing before taking the snapshot.
       let seen = -1
@@ -106,6 +106,7 @@ describe("kill -9 during a run", () => {
       inFlightAtKill.push(new Set([...called].filter((ref) => !recorded.has(ref))))
     }
     // The last run finishes the job.
+    feed.setItems(items)
     const daemon = startDaemon(config)
     await waitFor(
       () => new Set(jsonl(out).map((l) => l.reference)).size >= N,
@@ -130,7 +131,7 @@ describe("kill -9 during a run", () => {
     for (const r of await analyseCalls()) calls.set(referenceOf(r.body), (calls.get(referenceOf(r.body)) ?? 0) + 1)
     expect(calls.size).toBe(N)
     console.log(
-      `analyse calls: ${[...calls.values()].reduce((a, b) => a + b, 0)} for ${N} items; in flight at kills: ${inFlightAtKill.map((s) => s.size).join(", ")}`
+      `analyse calls: ${[...calls.values()].reduce((a, b) => a + b, 0)} for ${N} items; recorded at kills: ${recordedAtKill.join(", ")}; in flight at kills: ${inFlightAtKill.map((s) => s.size).join(", ")}`
     )
     for (const [ref, n] of calls) {
       const kills = inFlightAtKill.filter((s) => s.has(ref)).length
