@@ -177,6 +177,56 @@ describe("the Review page in Chromium: 200 held items from RSS and YouTube, work
     await page.context().close()
   })
 
+  it("filters the queue by source and by kind, kept in the address across a reload", async () => {
+    const page = await signedIn(VIC)
+    await page.locator("ol.queue button.pick").first().waitFor()
+    const sourcesShown = () =>
+      page
+        .locator("ol.queue button.pick")
+        .evaluateAll((bs) => bs.map((b) => (b as HTMLElement).dataset.key?.split("\u001f")[0]))
+    const only = (source: string) => async () => {
+      const shown = await sourcesShown()
+      return shown.length > 0 && shown.every((s) => s === source)
+    }
+    // Unfiltered, the first page (most severe, then oldest) is the forum's: its items came first.
+    expect(await only("forum")()).toBe(true)
+    await page.getByLabel("Source").selectOption("yt")
+    await waitFor(only("yt"), 10_000, "only the YouTube rows")
+    expect(new URL(page.url()).hash).toBe("#/review?source=yt")
+    // Scrolled to its end, the filtered queue is the source's 100 rows, no more.
+    await waitFor(
+      async () => {
+        await page.keyboard.press("End")
+        await page.locator("ol.queue button.pick").last().focus()
+        await page.keyboard.press("j")
+        return (
+          (await sourcesShown()).length === N && (await page.getByRole("button", { name: "Show more" }).count()) === 0
+        )
+      },
+      20_000,
+      `all ${N} YouTube rows read`
+    )
+    expect(await only("yt")()).toBe(true)
+    await page.reload()
+    await waitFor(only("yt"), 10_000, "the filter kept across a reload")
+    expect(await page.getByLabel("Source").inputValue()).toBe("yt")
+    // No appeal was filed: the appeals of this source are none.
+    await page.getByLabel("Kind").selectOption("appeal")
+    await page.getByText("Nothing to review with these filters.").waitFor()
+    expect(new URL(page.url()).hash).toBe("#/review?source=yt&kind=appeal")
+    await page.getByLabel("Kind").selectOption("item")
+    await page.getByLabel("Source").selectOption("forum")
+    await waitFor(only("forum"), 10_000, "only the forum's held items")
+    await page.getByLabel("Source").selectOption("")
+    await waitFor(
+      async () => new URL(page.url()).hash === "#/review?kind=item",
+      10_000,
+      "the address without the source"
+    )
+    expect(await only("forum")()).toBe(true)
+    await page.context().close()
+  })
+
   it("alice decides all 200 with j/k/a/r; bob's page follows live; a page without its stream is told 'already decided by alice', and catches up when it reconnects", async () => {
     const all = (await daemon.admin("/api/review?limit=500")).body.items as Array<{
       source: string

@@ -28,6 +28,7 @@ import {
   when
 } from "./model.ts"
 import { Outcome } from "./Outcome.ts"
+import { Select } from "./Select.ts"
 import { visible } from "./Visible.ts"
 
 /** The list's filters, as in its address. */
@@ -68,21 +69,6 @@ interface Page {
 let kept:
   | { readonly hash: string; readonly rows: ReadonlyArray<ListedDecision>; readonly cursor: string | null }
   | undefined
-
-const Select = (props: {
-  id: string
-  label: string
-  value: string
-  options: ReadonlyArray<string>
-  onChange: (value: string) => void
-}) => html`<div class="field">
-  <label for=${props.id}>${props.label}</label>
-  <select id=${props.id} value=${props.value}
-    onChange=${(e: Event) => props.onChange((e.target as HTMLSelectElement).value)}>
-    <option value="">All</option>
-    ${props.options.map((o) => html`<option value=${o}>${o}</option>`)}
-  </select>
-</div>`
 
 /** One decision as a row; long content is clamped to a few lines (the decision page shows it all). */
 const Row = (props: { d: ListedDecision; fresh: boolean }) => {

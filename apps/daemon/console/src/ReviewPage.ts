@@ -8,7 +8,8 @@
  * Keyboard: `j` / `k` move through the queue, `a` approves (upholds an appeal), `r` opens the reject
  * form (Enter sends, Escape cancels), `?` shows the keys. A viewer reads the queue without the
  * decision buttons or keys. Focus: the heading on arrival, the opened row on return (Focus.ts), the
- * next row after every decision (never the body); a 409 says "already decided by NAME".
+ * next row after every decision (never the body); a 409 says "already decided by NAME". Filters (one
+ * source, held items or appeals) are kept in the address (ReviewFilters.ts).
  */
 import { ApiError, api, query, signedInAs } from "./api.ts"
 import { announce } from "./Announcer.ts"
@@ -17,8 +18,10 @@ import { html, useEffect, useRef, useState } from "./html.ts"
 import type { ReviewItem, ReviewPage as Page, ReviewResult } from "./model.ts"
 import { usePendingCount } from "./PendingCount.ts"
 import { subscribe } from "./ReviewFeed.ts"
+import { admits, ReviewFilterBar, type ReviewFilters, reviewHash, unfiltered } from "./ReviewFilters.ts"
 import { ReviewItemView } from "./ReviewItemView.ts"
-import { inQueueOrder, langOfRow, rowKey, textOf, verbs, verdictOfRow } from "./ReviewQueue.ts"
+import { inQueueOrder, rowKey, verbs } from "./ReviewQueue.ts"
+import { Row, short } from "./ReviewRow.ts"
 import { visible } from "./Visible.ts"
 
 const PAGE = 50
@@ -26,8 +29,10 @@ const PAGE = 50
 const LOW_WATER = 10
 const ANNOUNCE_AFTER = 1500
 
-/** The queue as the moderator left it, to come back to from an author or a decision page. */
-let kept: { readonly rows: ReadonlyArray<ReviewItem>; readonly cursor: string | null } | undefined
+/** The queue as the moderator left it (with the filters of `hash`), to come back to from an author or a decision page. */
+let kept:
+  | { readonly hash: string; readonly rows: ReadonlyArray<ReviewItem>; readonly cursor: string | null }
+  | undefined
 
 const KEYS: ReadonlyArray<readonly [string, string]> = [
   ["j", "next item"],
@@ -37,35 +42,20 @@ const KEYS: ReadonlyArray<readonly [string, string]> = [
   ["?", "these keys"]
 ]
 
-const short = (r: ReviewItem) => {
-  const text = textOf(r).replace(/\s+/gu, " ").trim()
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text
-}
-
-/** One row of the queue: a button that selects the item (focus on it is the selection). */
-const Row = (props: { r: ReviewItem; selected: boolean; onSelect: () => void }) => {
-  const r = props.r
-  const v = verdictOfRow(r)
-  return html`<li class=${props.selected ? "selected" : ""}>
-    <button type="button" class="pick" data-key=${rowKey(r)} aria-current=${props.selected ? "true" : undefined}
-      onFocus=${props.onSelect} onClick=${props.onSelect}>
-      <span class=${`sev sev-${v.severity ?? "none"}`}>${v.severity ?? "no verdict"}</span>
-      <span class="kind">${r.kind === "appeal" ? "Appeal" : (v.type ?? r.content.type)}</span>
-      <span class="text" lang=${langOfRow(r)}>${visible(textOf(r) || r.reference)}</span>
-      <span class="muted">${visible(r.source)}</span>
-    </button>
-  </li>`
-}
-
-/** The page; the signed-in role decides whether the decision controls are offered (`signedInAs`). */
-export const ReviewPage = () => {
+/**
+ * The page; the signed-in role decides whether the decision controls are offered (`signedInAs`);
+ * `filters` are the address's, `sources` the configured ones (offered as filters).
+ */
+export const ReviewPage = (props: { sources: ReadonlyArray<string>; filters: ReviewFilters }) => {
   const canDecide = signedInAs().role !== "viewer"
-  const restored = useRef(kept)
-  const [rows, setRows] = useState<ReadonlyArray<ReviewItem>>(kept?.rows ?? [])
+  const [filters, setFilters] = useState<ReviewFilters>(props.filters)
+  const hash = reviewHash(filters)
+  const restored = useRef(kept !== undefined && kept.hash === hash ? kept : undefined)
+  const [rows, setRows] = useState<ReadonlyArray<ReviewItem>>(restored.current?.rows ?? [])
   const [held, setHeld] = useState<ReadonlyArray<ReviewItem>>([])
-  const [cursor, setCursor] = useState<string | null>(kept?.cursor ?? null)
+  const [cursor, setCursor] = useState<string | null>(restored.current?.cursor ?? null)
   const [selected, setSelected] = useState<string | undefined>(undefined)
-  const [loading, setLoading] = useState(kept === undefined)
+  const [loading, setLoading] = useState(restored.current === undefined)
   const [problem, setProblem] = useState("")
   const [result, setResult] = useState<{ ok: boolean; text: string } | undefined>(undefined)
   const [rejecting, setRejecting] = useState(false)
@@ -79,6 +69,11 @@ export const ReviewPage = () => {
   const heldNow = useRef(held)
   const cursorNow = useRef(cursor)
   const loadingMore = useRef(false)
+  const filtersNow = useRef(filters)
+  // Bumped when the filters change: a page read for the earlier ones is dropped when it comes back.
+  const generation = useRef(0)
+  // Whether the stream has opened (and the first page been asked for).
+  const opened = useRef(false)
   const focusKey = useRef<string | undefined>(undefined)
   // What changed without the moderator doing it, gathered into one announcement per burst.
   const changes = useRef({ arrived: 0, decided: 0 })
@@ -130,12 +125,33 @@ export const ReviewPage = () => {
     }
   }
 
+  /** A page of the queue with the current filters. */
+  const read = (params: { limit: number; cursor?: string }) =>
+    api<Page>(`/api/review${query({ ...filtersNow.current, ...params })}`)
+
+  /** The first page (`limit` rows, to show again as many as were shown), in place of the rows shown. */
+  const first = (limit: number) => {
+    const mine = generation.current
+    return read({ limit })
+      .then((page) => {
+        if (mine !== generation.current) return
+        putRows(page.items)
+        putCursor(page.nextCursor)
+      })
+      .catch((e) => setProblem(String(e.message ?? e)))
+      .finally(() => {
+        if (mine === generation.current) setLoading(false)
+      })
+  }
+
   const more = async () => {
     const from = cursorNow.current
     if (from === null || loadingMore.current) return
     loadingMore.current = true
+    const mine = generation.current
     try {
-      const page = await api<Page>(`/api/review${query({ limit: PAGE, cursor: from })}`)
+      const page = await read({ limit: PAGE, cursor: from })
+      if (mine !== generation.current) return
       putRows([...rowsNow.current, ...page.items.filter((r) => !known(rowKey(r)))])
       putCursor(page.nextCursor)
     } catch (e) {
@@ -146,7 +162,7 @@ export const ReviewPage = () => {
   }
 
   const arrive = (r: ReviewItem) => {
-    if (r.state !== "pending" || known(rowKey(r))) return
+    if (r.state !== "pending" || !admits(filtersNow.current, r) || known(rowKey(r))) return
     const reading = list.current?.contains(document.activeElement) === true
     if (reading || heldNow.current.length > 0) putHeld([...heldNow.current, r])
     else putRows(inQueueOrder([...rowsNow.current, r]))
@@ -191,9 +207,9 @@ export const ReviewPage = () => {
    * first rows read again; rows of that range no longer pending leave, new ones arrive as from the stream.
    */
   const reconcile = async () => {
-    const page = await api<Page>(
-      `/api/review${query({ limit: Math.min(500, Math.max(PAGE, rowsNow.current.length)) })}`
-    )
+    const mine = generation.current
+    const page = await read({ limit: Math.min(500, Math.max(PAGE, rowsNow.current.length)) })
+    if (mine !== generation.current) return
     const fresh = new Set(page.items.map(rowKey))
     const last = page.items.at(-1)
     const inRange = (r: ReviewItem) =>
@@ -206,23 +222,14 @@ export const ReviewPage = () => {
   // The stream first (what it sends is what changed after it opened), then the first page (again on
   // return: the queue may have moved); after a reconnection, the queue read again.
   useEffect(() => {
-    let opened = false
     let away = false
-    const first = () =>
-      api<Page>(`/api/review${query({ limit: Math.min(500, Math.max(PAGE, restored.current?.rows.length ?? 0)) })}`)
-        .then((page) => {
-          putRows(page.items)
-          putCursor(page.nextCursor)
-        })
-        .catch((e) => setProblem(String(e.message ?? e)))
-        .finally(() => setLoading(false))
     const stop = subscribe((e) => {
       if (e.kind === "state") {
         setLive(e.state)
-        if (!opened && e.state !== "connecting") {
-          opened = true
+        if (!opened.current && e.state !== "connecting") {
+          opened.current = true
           away = e.state === "reconnecting"
-          first()
+          first(Math.min(500, Math.max(PAGE, restored.current?.rows.length ?? 0)))
         } else if (e.state === "reconnecting") away = true
         else if (e.state === "live" && away) {
           away = false
@@ -237,8 +244,27 @@ export const ReviewPage = () => {
     }
   }, [])
 
+  // Another filter: the queue read again with it (once the stream is open: its opening reads the first
+  // page). The filters live in the address, replaced, not pushed (Back leaves the page, not a filter).
   useEffect(() => {
-    kept = { rows, cursor }
+    const current = location.hash
+    if (current !== hash && (current === "#/review" || current.startsWith("#/review?")))
+      history.replaceState(null, "", hash)
+    if (filtersNow.current === filters) return
+    filtersNow.current = filters
+    generation.current++
+    putRows([])
+    putHeld([])
+    putCursor(null)
+    setSelected(undefined)
+    setRejecting(false)
+    if (!opened.current) return
+    setLoading(true)
+    first(PAGE)
+  }, [hash])
+
+  useEffect(() => {
+    kept = { hash, rows, cursor }
     if (!loading && rows.length < LOW_WATER && cursor !== null) more()
   }, [rows, cursor, loading])
 
@@ -339,6 +365,7 @@ export const ReviewPage = () => {
     </p>
     ${problem === "" ? null : html`<p role="alert" class="problem">${problem}</p>`}
     ${result === undefined ? null : html`<p class=${`result ${result.ok ? "ok" : "problem"}`}>${visible(result.text)}</p>`}
+    <${ReviewFilterBar} filters=${filters} sources=${props.sources} onChange=${setFilters} />
     ${held.length === 0 ? null : html`<button type="button" class="new" onClick=${showNew}>Show ${held.length} new</button>`}
     <div class="review-layout">
       <ol class="queue" ref=${list} aria-label="Pending items, most severe then oldest">
@@ -347,7 +374,7 @@ export const ReviewPage = () => {
       <div class="review-panel" ref=${panel}>
         ${
           current === undefined
-            ? html`<p class="empty">${loading ? "Loading…" : "Nothing to review."}</p>`
+            ? html`<p class="empty">${loading ? "Loading…" : unfiltered(filters) ? "Nothing to review." : "Nothing to review with these filters."}</p>`
             : html`<${ReviewItemView} item=${current} canDecide=${canDecide} busy=${busy} rejecting=${rejecting}
                 onApprove=${() => decide("approve")} onReject=${() => setRejecting(true)}
                 onSend=${(note: string, cs: ReadonlyArray<string>) => decide("reject", note, cs)} onCancel=${cancelReject} />`

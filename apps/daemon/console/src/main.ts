@@ -1,6 +1,6 @@
 /**
  * The review console: a page served by the daemon's admin server. Until the browser has a session it
- * shows only the sign-in form; then the review queue (`#/review`, first in the navigation with its
+ * shows only the sign-in form; then the review queue (`#/review`, its filters in the query: `#/review?kind=appeal`, first in the navigation with its
  * pending count), the decisions list (`#/`, its filters in the query: `#/?type=HATEFUL`), a decision
  * (`#/decision/SOURCE/REF`), an author (`#/authors/PLATFORM:IDENTIFIER`) and the pipeline (`#/pipeline`). It talks
  * to nothing but the admin API of the host that served it. Every navigation moves focus to the new
@@ -15,6 +15,7 @@ import * as Focus from "./Focus.ts"
 import { html, render, useEffect, useState } from "./html.ts"
 import { usePendingCount } from "./PendingCount.ts"
 import { PipelinePage } from "./PipelinePage.ts"
+import { type ReviewFilters, reviewFiltersOf } from "./ReviewFilters.ts"
 import { ReviewPage } from "./ReviewPage.ts"
 import { SignIn } from "./SignIn.ts"
 import { visibleText } from "./Visible.ts"
@@ -23,7 +24,7 @@ type Route =
   | { page: "decisions"; filters: Filters; query: string }
   | { page: "decision"; source: string; reference: string }
   | { page: "pipeline" }
-  | { page: "review" }
+  | { page: "review"; filters: ReviewFilters; query: string }
   | { page: "author"; key: string }
 
 const routeOf = (hash: string): Route => {
@@ -32,7 +33,10 @@ const routeOf = (hash: string): Route => {
   const author = /^#\/authors\/(.+)$/u.exec(hash)
   if (author !== null) return { page: "author", key: decodeURIComponent(author[1]!) }
   if (hash === "#/pipeline") return { page: "pipeline" }
-  if (hash === "#/review") return { page: "review" }
+  if (hash === "#/review" || hash.startsWith("#/review?")) {
+    const query = hash.slice("#/review".length)
+    return { page: "review", filters: reviewFiltersOf(query), query }
+  }
   const query = hash.startsWith("#/?") ? hash.slice(2) : ""
   return { page: "decisions", filters: filtersOf(query), query }
 }
@@ -122,7 +126,7 @@ const App = () => {
         : route.page === "pipeline"
           ? html`<${PipelinePage} />`
           : route.page === "review"
-            ? html`<${ReviewPage} />`
+            ? html`<${ReviewPage} key=${route.query} sources=${sources} filters=${route.filters} />`
             : route.page === "author"
               ? html`<${AuthorPage} key=${route.key} authorKey=${route.key} />`
               : html`<${DecisionList} key=${route.query} sources=${sources} filters=${route.filters} />`
