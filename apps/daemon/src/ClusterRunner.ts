@@ -268,9 +268,12 @@ export const viewLayer = (sources: ReadonlyArray<string>, sinks: ReadonlyArray<s
       })
       const staleAfter = 3 * Duration.toMillis(reportInterval)
       if (identity.mode === "cluster") {
+        // A write of the store like any other: a database lost while nothing else of the daemon's writes
+        // (no item, the runner holding no shard yet) is the state store's one outage line all the same.
         const write = self.pipe(
           Effect.flatMap(ClusterStatus.write),
           Effect.provideService(SqlClient.SqlClient, sql),
+          health.observe("cluster status"),
           Effect.catchCause((cause) =>
             health.covers(cause) ? Effect.void : warnings.log("report", "Warn", "cluster status report failed", cause)
           )

@@ -21,6 +21,7 @@ import { Singleton } from "effect/cluster"
 import { CheckpointStore, type CheckpointStoreShape } from "../state/CheckpointStore.ts"
 import { ItemStore, type ItemStoreShape } from "../state/ItemStore.ts"
 import { SourceErrorStore } from "../state/SourceErrorStore.ts"
+import { StateHealth, type StateHealthShape } from "../state/StateHealth.ts"
 import * as ActionExecutor from "./ActionExecutor.ts"
 import * as ApiHealth from "./ApiHealth.ts"
 import * as BatchDispatch from "./BatchDispatch.ts"
@@ -76,15 +77,26 @@ export const legacyAwareBatchSize = (
 
 /**
  * Items the API answered without a verdict get one more try per start of the daemon (e.g. after the
- * API was fixed): once, not per source restart, so a still-broken API costs one call each.
+ * API was fixed): once, not per source restart, so a still-broken API costs one call each. With the
+ * state store down it is tried again at the source's next start, and says nothing: the store's one
+ * outage line (from the writes that retry) says it.
  */
-const requeueUnrecognisedOnce = (id: string, items: Pick<ItemStoreShape, "requestReanalysis">) => {
+const requeueUnrecognisedOnce = (
+  id: string,
+  items: Pick<ItemStoreShape, "requestReanalysis">,
+  health: Pick<StateHealthShape, "isProblem">
+) => {
   let requeued = false
   return Effect.suspend(() => {
     if (requeued) return Effect.void
     requeued = true
     return items.requestReanalysis("unrecognised", id).pipe(
-      Effect.catchCause((cause) => Effect.as(Effect.logWarning("re-queueing unrecognised items failed", cause), 0)),
+      Effect.catchCause((cause) => {
+        if (!health.isProblem(cause))
+          return Effect.as(Effect.logWarning("re-queueing unrecognised items failed", cause), 0)
+        requeued = false
+        return Effect.as(Effect.logDebug("re-queueing unrecognised items waits for the state store", cause), 0)
+      }),
       Effect.flatMap((queued) =>
         queued > 0
           ? Effect.logInfo(`${queued} items the API answered without a verdict are analysed again`)
@@ -221,7 +233,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         api
       })
     }
-    const requeue = requeueUnrecognisedOnce(id, items)
+    const requeue = requeueUnrecognisedOnce(id, items, yield* StateHealth)
     return yield* parts.supervisor.run(Effect.andThen(requeue, startSource(spec, options, parts)))
   }).pipe(Effect.annotateLogs({ source: spec.settings.id }))
 
