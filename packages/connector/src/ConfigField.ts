@@ -41,7 +41,7 @@ export const secret = <S extends Schema.Top>(
   schema.annotate({
     ...Secret,
     ...(options?.description === undefined ? {} : { description: options.description })
-  } as never)
+  })
 
 /** A field of a schema: its path (`"*"` for any element of an array), its description, whether secret. */
 export interface Field {

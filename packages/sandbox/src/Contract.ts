@@ -43,9 +43,12 @@ const buildRoutes = (): ReadonlyMap<string, Route> => {
         HttpApi.PayloadParseOptions
       )
       const decoder = Schema.decodeUnknownResult(payload as Schema.Codec<unknown, unknown>, options)
-      const auth: AuthScheme = middleware.has(LegacyApiKeyAuth as never)
+      // By the middleware's key: `has` wants the set's `AnyService`, whose `provides` the classes only
+      // carry as a type.
+      const uses = (service: { readonly key: string }) => [...middleware].some((m) => m.key === service.key)
+      const auth: AuthScheme = uses(LegacyApiKeyAuth)
         ? "legacyApiKey"
-        : middleware.has(ApiKeyAuth as never)
+        : uses(ApiKeyAuth)
           ? "apiKey"
           : group.identifier === "legacy"
             ? "legacyApiKey"

@@ -3,14 +3,15 @@
  * client (base64url JSON). A cursor that does not decode is a 400 naming `cursor`.
  */
 import { Effect, Schema } from "effect"
-import type { Decision, DecisionPosition } from "../state/DecisionStore.ts"
+import type { StoredDecision } from "../domain/Decision.ts"
+import type { DecisionPosition } from "../state/DecisionStore.ts"
 import { type AdminRefused, badParameter } from "./AdminError.ts"
 
 const Position = Schema.Tuple([Schema.Int, Schema.String, Schema.String, Schema.Int])
 const decodePosition = Schema.decodeUnknownOption(Schema.fromJsonString(Position))
 
 /** The cursor after `last`. */
-export const encode = (last: Decision): string =>
+export const encode = (last: StoredDecision): string =>
   Buffer.from(JSON.stringify([last.createdAt, last.source, last.reference, last.version])).toString("base64url")
 
 /** The position a cursor names (undefined: the first page). */

@@ -7,7 +7,8 @@
  */
 import { Clock, Effect } from "effect"
 import type { SqlError } from "effect/sql"
-import type { DecisionQuery, DecisionStoreShape, ListedDecision } from "../state/DecisionStore.ts"
+import type { ListedStoredDecision } from "../domain/Decision.ts"
+import type { DecisionQuery, DecisionStoreShape } from "../state/DecisionStore.ts"
 import * as EventStream from "./EventStream.ts"
 
 /** How far back each poll looks for rows that committed late. */
@@ -15,7 +16,7 @@ export const OVERLAP_MILLIS = 30_000
 /** The most rows one poll reads: a burst larger than this within the window is shown partly. */
 const POLL_LIMIT = 1000
 
-const key = (d: ListedDecision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
+const key = (d: ListedStoredDecision) => `${d.source}\u001f${d.reference}\u001f${d.version}`
 
 /**
  * The response streaming the decisions recorded from now on that match `filters`, each as `show`
@@ -26,7 +27,7 @@ const key = (d: ListedDecision) => `${d.source}\u001f${d.reference}\u001f${d.ver
 export const response = (
   store: DecisionStoreShape,
   filters: Omit<DecisionQuery, "limit" | "after" | "since">,
-  show: (rows: ReadonlyArray<ListedDecision>) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>,
+  show: (rows: ReadonlyArray<ListedStoredDecision>) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>,
   pollMillis = 1000
 ) =>
   Effect.gen(function* () {

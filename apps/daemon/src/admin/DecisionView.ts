@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
 import { outcomeOf } from "../engine/ReviewService.ts"
-import type { ListedDecision as StoredListed, Decision as Stored } from "../state/DecisionStore.ts"
+import type { ListedStoredDecision, StoredDecision } from "../domain/Decision.ts"
 import { itemKey, type Review, type ReviewStoreShape } from "../state/ReviewStore.ts"
 import type { Decision, ListedDecision } from "./DecisionsApi.ts"
 
@@ -29,7 +29,11 @@ const requestOf = (request: string | null): unknown => {
 }
 
 /** One stored decision as shown, given its item's review rows. */
-export const show = (d: Stored, reviews: ReadonlyArray<Review>, platform: PlatformActions): typeof Decision.Type => {
+export const show = (
+  d: StoredDecision,
+  reviews: ReadonlyArray<Review>,
+  platform: PlatformActions
+): typeof Decision.Type => {
   const review =
     reviews.find((r) => r.version === d.version && r.kind === "item") ?? reviews.find((r) => r.version === d.version)
   const declared = platform.get(d.source)
@@ -66,7 +70,7 @@ export const show = (d: Stored, reviews: ReadonlyArray<Review>, platform: Platfo
 /** A page of listed decisions as shown (their review rows read in one statement). */
 export const page = (
   reviews: ReviewStoreShape,
-  rows: ReadonlyArray<StoredListed>,
+  rows: ReadonlyArray<ListedStoredDecision>,
   platform: PlatformActions
 ): Effect.Effect<Array<typeof ListedDecision.Type>, SqlError.SqlError> =>
   Effect.gen(function* () {

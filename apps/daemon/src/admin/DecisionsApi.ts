@@ -5,6 +5,7 @@
 import { Confidence } from "@warden/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { ActionOutcome, DecisionFields } from "../domain/Decision.ts"
 import { Conflict, Gone, NotFound, Upstream } from "./AdminError.ts"
 import { ActionRow, FeedbackSent, ReviewItem } from "./ItemSchemas.ts"
 import { noControlCharacters } from "./RequestInput.ts"
@@ -23,27 +24,12 @@ export const DecisionReview = Schema.Struct({
 
 /** A recorded item version and its verdict: a row of `GET /api/decisions`. */
 export const Decision = Schema.Struct({
-  source: Text,
-  reference: Text,
-  version: Schema.Int,
-  status: Text,
-  contentType: Text,
-  mode: Text,
-  endpoint: Schema.NullOr(Text),
+  // The stored decision's fields (domain/Decision.ts), two of them shown otherwise in their place:
+  ...DecisionFields,
   /** The exact request body sent to the API, as JSON (feedback sends it back unchanged); null once erased. */
   request: Schema.Unknown,
-  verdict: Schema.Unknown,
-  error: Schema.Unknown,
-  segments: Schema.Number,
-  analysedAt: Schema.NullOr(Text),
+  /** When it was recorded, an ISO time. */
   createdAt: Text,
-  deletedAt: Schema.NullOr(Text),
-  /**
-   * The source's rule that matched (`failureMode` for the failure mode's action), with or without
-   * platform actions; null when none did (or, for a version recorded before the daemon kept it, when
-   * its rule took no action).
-   */
-  rule: Schema.NullOr(Text),
   /** The author (`key`: `<platform>:<identifier>`, for `GET /api/authors/{author}`); null when the event names none. */
   author: Schema.NullOr(Schema.Struct({ key: Text, username: Schema.NullOr(Text) })),
   /** The review the rule sent it to (or its appeal), null when none. */
@@ -52,13 +38,8 @@ export const Decision = Schema.Struct({
   platform: Schema.NullOr(Text)
 }).annotate({ identifier: "Decision" })
 
-/** What became of one platform action of a listed decision. */
-export const ActionOutcome = Schema.Struct({
-  rule: Text,
-  kind: Text,
-  /** `pending`, `done`, `failed` or `would-do` (a dry run). */
-  status: Text
-}).annotate({ identifier: "ActionOutcome" })
+/** What became of one platform action of a listed decision (declared with the stored decision). */
+export { ActionOutcome }
 
 /** A row of `GET /api/decisions` (and an event of its stream): the decision and its actions' outcomes. */
 export const ListedDecision = Schema.Struct({

@@ -10,7 +10,8 @@ import { SqlClient } from "effect/sql"
 import type { ActionRow } from "../domain/Action.ts"
 import { ambiguous, type FeedbackRefused, FeedbackService } from "../engine/FeedbackService.ts"
 import { ActionStore } from "../state/ActionStore.ts"
-import { type Decision, DecisionStore } from "../state/DecisionStore.ts"
+import type { StoredDecision } from "../domain/Decision.ts"
+import { DecisionStore } from "../state/DecisionStore.ts"
 import { FeedbackStore } from "../state/FeedbackStore.ts"
 import { ItemStore } from "../state/ItemStore.ts"
 import { ReviewStore } from "../state/ReviewStore.ts"
@@ -47,7 +48,7 @@ export interface SourceFacts {
 const NO_FACTS: SourceFacts = { actions: [], autoFeedback: false, dryRun: false }
 
 /** What the console may offer on an item version (nothing on an item deleted upstream or a dry run). */
-const offered = (facts: SourceFacts, actions: ReadonlyArray<ActionRow>, latest: Decision) =>
+const offered = (facts: SourceFacts, actions: ReadonlyArray<ActionRow>, latest: StoredDecision) =>
   latest.deletedAt !== null || facts.dryRun ? [] : ModeratorAction.available(facts.actions, actions, latest.version)
 
 /**

@@ -7,15 +7,13 @@
  *
  * An action run whose outcome the state store refused (its disk full, its server gone) is recorded
  * first when the store is back, not run again; while the store is down for other writes the executor
- * waits (StateHealth.pausedFor), as the sink worker does.
+ * waits (StateHealth.pausedFor). The loop is the one of the sink worker (OutboxDrainer.ts).
  */
-import { type Action, Backoff, type Source } from "@warden/connector"
+import type { Action, Backoff, Source } from "@warden/connector"
 import { Cause, Clock, Duration, Effect, Exit } from "effect"
 import type { ActionRow } from "../domain/Action.ts"
 import { ActionStore } from "../state/ActionStore.ts"
-import * as RepeatedWarnings from "../state/RepeatedWarnings.ts"
-import { StateHealth } from "../state/StateHealth.ts"
-import * as WriteSignals from "../state/WriteSignals.ts"
+import * as OutboxDrainer from "./OutboxDrainer.ts"
 
 /** Attempts before a retryable action is given up as failed. */
 export const MAX_ATTEMPTS = 8
@@ -28,7 +26,7 @@ export const retryBackoff: Backoff.Backoff = { initial: Duration.seconds(1), max
  * jitter: the attempt count lives in the action row), or the platform's retry-after when longer.
  */
 export const retryDelayMillis = (attempt: number, retryAfterMillis?: number): number =>
-  Math.max(retryAfterMillis ?? 0, Backoff.baseMillis(retryBackoff, attempt))
+  OutboxDrainer.retryDelayMillis(retryBackoff, attempt, retryAfterMillis)
 
 /**
  * What a failed `act` says: its `ActionError`, or for a defect (a connector bug: a throw, a die) a
@@ -52,20 +50,15 @@ const failureOf = (
 export const run = (sourceId: string, source: Source.Source) =>
   Effect.gen(function* () {
     const store = yield* ActionStore
-    const health = yield* StateHealth
-    const looks = yield* WriteSignals.pacer("actions", store.nextRetryAt(sourceId))
-    /** This executor's reads and records, as the state store's health counts them. */
-    const writes = `actions ${sourceId}`
-    /** Outcomes of actions run whose record the store refused: written before anything else runs. */
-    const unrecorded = health.pending(writes)
-    /** Records an action's outcome; one the store refuses is kept for {@link unrecorded}, and fails the step. */
-    const record = (write: Effect.Effect<void, unknown>) =>
-      Effect.flatMap(Effect.exit(write), (exit) => {
-        if (Exit.isSuccess(exit)) return Effect.void
-        unrecorded.add(write)
-        return Effect.failCause(exit.cause)
-      })
-    const warnings = RepeatedWarnings.make()
+    const drainer = yield* OutboxDrainer.make({
+      queue: "actions",
+      nextRetryAt: store.nextRetryAt(sourceId),
+      operation: `actions ${sourceId}`,
+      retryBackoff,
+      stepFailed: "action executor step failed",
+      annotations: { source: sourceId }
+    })
+    const record = drainer.record
     const runOne = (row: ActionRow) =>
       Effect.withSpan("ActionExecutor.act", {
         attributes: { "warden.source": sourceId, "warden.action": row.kind, "warden.reference": row.reference }
@@ -98,9 +91,7 @@ export const run = (sourceId: string, source: Source.Source) =>
           const error = failureOf(exit.cause)
           if (error.retryable && row.attempts + 1 < MAX_ATTEMPTS) {
             // The Clock's epoch milliseconds, as ActionStore compares them.
-            const retryAt =
-              (yield* Clock.currentTimeMillis) + retryDelayMillis(row.attempts + 1, error.retryAfterMillis)
-            looks.dueAt(retryAt)
+            const retryAt = drainer.retryAt(yield* Clock.currentTimeMillis, row.attempts + 1, error.retryAfterMillis)
             yield* record(store.retryAction(row, error.message, retryAt))
             return yield* log(`action failed, will retry: ${error.message}`)
           }
@@ -127,18 +118,5 @@ export const run = (sourceId: string, source: Source.Source) =>
       })
       return rows.length > 0
     })
-    return yield* unrecorded.flush.pipe(
-      Effect.andThen(health.pausedFor(writes)),
-      Effect.andThen(health.observe(writes)(step)),
-      Effect.flatMap((busy) => (busy ? Effect.void : looks.nextLook)),
-      Effect.catchCause((cause) =>
-        (health.covers(cause)
-          ? Effect.void
-          : warnings
-              .log("step", "Error", "action executor step failed", cause)
-              .pipe(Effect.annotateLogs({ source: sourceId }))
-        ).pipe(Effect.andThen(Effect.sleep("1 second")))
-      ),
-      Effect.forever
-    )
+    return yield* drainer.run(step)
   })

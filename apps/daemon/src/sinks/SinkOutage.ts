@@ -8,8 +8,9 @@
  * receiver back after a 10-minute deploy is found within a minute, and a receiver down for a day gets
  * one batch a minute, not every queued record on its own schedule.
  */
-import { Backoff } from "@warden/connector"
+import type { Backoff } from "@warden/connector"
 import { Duration, Effect } from "effect"
+import * as OutboxDrainer from "../engine/OutboxDrainer.ts"
 
 /** The longest wait between two tries of a failing sink (and between two retries of one record). */
 export const PROBE_CAP_MILLIS = 60_000
@@ -21,7 +22,7 @@ export const retryBackoff: Backoff.Backoff = { initial: Duration.millis(500), ma
  * Delay before try `attempt` (1-based) after a failure: the connector SDK's one backoff, without its
  * jitter (the attempt count lives in the outbox row, so the delay is computed, not scheduled).
  */
-export const retryDelayMillis = (attempt: number): number => Backoff.baseMillis(retryBackoff, attempt)
+export const retryDelayMillis = (attempt: number): number => OutboxDrainer.retryDelayMillis(retryBackoff, attempt)
 
 /** A span of time as people say it: `45s`, `10m 3s`, `2h 5m`. */
 export const formatSpan = (millis: number): string => {

@@ -9,16 +9,15 @@
  * when that starts and one INFO line when it delivers again (SinkOutage.ts); meanwhile it is tried one
  * batch at a time, at most a minute apart. The other failures are a line a minute (RepeatedWarnings.ts).
  * While the state store is down the worker waits: what it delivered then could not be forgotten
- * (StateHealth.ts).
+ * (StateHealth.ts). The loop is the one of the action executor (engine/OutboxDrainer.ts).
  */
-import { Clock, Effect, Exit, Layer, Metric } from "effect"
+import { Clock, Effect, Layer, Metric } from "effect"
 import { Singleton } from "effect/cluster"
 import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
 import * as Metrics from "../engine/Metrics.ts"
+import * as OutboxDrainer from "../engine/OutboxDrainer.ts"
 import { OutboxStore } from "../state/OutboxStore.ts"
-import * as RepeatedWarnings from "../state/RepeatedWarnings.ts"
 import { StateHealth } from "../state/StateHealth.ts"
-import * as WriteSignals from "../state/WriteSignals.ts"
 import { DEFAULT_RETRY_WINDOW_MILLIS, type Sink } from "./Sink.ts"
 import * as SinkOutage from "./SinkOutage.ts"
 
@@ -39,23 +38,28 @@ export const run = (sink: Sink) =>
   Effect.gen(function* () {
     const store = yield* OutboxStore
     const health = yield* StateHealth
-    const looks = yield* WriteSignals.pacer("outbox", store.nextRetryAt(sink.name))
     const backlog = Metric.withAttributes(Metrics.backlog, { sink: sink.name })
     const oldestAge = Metric.withAttributes(Metrics.sinkOldestPendingAge, { sink: sink.name })
     const deadLetters = Metric.withAttributes(Metrics.sinkDeadLetters, { sink: sink.name })
     const window = sink.retryWindowMillis ?? DEFAULT_RETRY_WINDOW_MILLIS
-    /** This sink's reads and acknowledgements, as the state store's health counts them. */
-    const acks = `sink ${sink.name}`
+    /**
+     * Rows the sink has but the outbox could not forget (the state store refused the delete) are
+     * forgotten first, before anything else is delivered, and never delivered again (`drainer.record`).
+     * Before, they stayed due, and each retry appended them to the sink again while the state's disk was
+     * full (issue 35).
+     */
+    const drainer = yield* OutboxDrainer.make({
+      queue: "outbox",
+      nextRetryAt: store.nextRetryAt(sink.name),
+      operation: `sink ${sink.name}`,
+      retryBackoff: SinkOutage.retryBackoff,
+      stepFailed: "sink worker step failed",
+      annotations: { sink: sink.name }
+    })
     /** The sink failing (its receiver down, its disk full): one line when it starts, one when it ends. */
     const down = SinkOutage.make(sink.name, window)
     /** What fails now and then while the sink is up (one record refused, a step failing): a line a minute. */
-    const warnings = RepeatedWarnings.make()
-    /**
-     * Rows the sink has but the outbox could not forget (the state store refused the delete): forgotten
-     * first, before anything else is delivered, and never delivered again. Before, they stayed due, and
-     * each retry appended them to the sink again while the state's disk was full (issue 35).
-     */
-    const unacknowledged = health.pending(acks)
+    const warnings = drainer.warnings
     /**
      * The backlog gauge, from the outbox itself: set at start (0 included, so the series exists) and
      * after every step that changed it. New rows are due at once, so a step follows every insert.
@@ -92,7 +96,7 @@ export const run = (sink: Sink) =>
         // A failing sink is tried one batch at a time, at its own pace: new records wait with the rest.
         const nextTry = down.nextTry()
         if (nextTry !== undefined && (yield* Clock.currentTimeMillis) < nextTry) {
-          looks.dueAt(nextTry)
+          drainer.dueAt(nextTry)
           if (stale) yield* measureAfter(false)
           return false
         }
@@ -133,11 +137,7 @@ export const run = (sink: Sink) =>
         const expired = failing && rows.every((r, i) => results[i]?.retryable !== true || now >= deadlineOf(r))
         if (expired) down.tryNow()
         // Forgotten first: a delivery the outbox could not forget would go again with the failed rows' retry.
-        const forgotten = yield* Effect.exit(store.markDelivered(delivered))
-        if (Exit.isFailure(forgotten)) {
-          unacknowledged.add(store.markDelivered(delivered))
-          return yield* Effect.failCause(forgotten.cause)
-        }
+        yield* drainer.record(store.markDelivered(delivered))
         if (delivered.length > 0)
           yield* down.delivered(
             now,
@@ -165,8 +165,8 @@ export const run = (sink: Sink) =>
               )
               .pipe(about)
           } else {
-            const retryAt = probeAt ?? now + SinkOutage.retryDelayMillis(row.attempts + 1)
-            looks.dueAt(retryAt)
+            if (probeAt !== undefined) drainer.dueAt(probeAt)
+            const retryAt = probeAt ?? drainer.retryAt(now, row.attempts + 1)
             yield* store.markAttemptFailed(row.id, failure.message, retryAt, down.since() ?? now)
             if (!failing)
               yield* warnings.log("retry", "Warn", `delivery failed, will retry: ${failure.message}`).pipe(about)
@@ -186,7 +186,7 @@ export const run = (sink: Sink) =>
      * Nothing is delivered while the state store is down: it could not be forgotten.
      */
     const finalDrain = Effect.gen(function* () {
-      yield* unacknowledged.flushOnce
+      yield* drainer.unrecorded.flushOnce
       yield* inFlight.settled
       if (health.problem() !== undefined) return
       let quiet = 0
@@ -209,23 +209,7 @@ export const run = (sink: Sink) =>
         ).pipe(Effect.annotateLogs({ sink: sink.name }))
       )
     )
-    // While the state store is down for other writes than its own, the worker waits: a delivery it
-    // could not then forget would be delivered again (StateHealth.pausedFor).
-    return yield* unacknowledged.flush.pipe(
-      Effect.andThen(health.pausedFor(acks)),
-      Effect.andThen(health.observe(acks)(step)),
-      Effect.flatMap((busy) => (busy ? Effect.void : looks.nextLook)),
-      Effect.catchCause((cause) =>
-        (health.covers(cause)
-          ? Effect.void
-          : warnings
-              .log("step", "Error", "sink worker step failed", cause)
-              .pipe(Effect.annotateLogs({ sink: sink.name }))
-        ).pipe(Effect.andThen(Effect.sleep("1 second")))
-      ),
-      Effect.forever,
-      Effect.onInterrupt(() => finalDrain)
-    )
+    return yield* drainer.run(step).pipe(Effect.onInterrupt(() => finalDrain))
   })
 
 /** One singleton per sink. */

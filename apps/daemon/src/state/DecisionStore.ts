@@ -4,6 +4,7 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import type { ActionOutcome, ListedStoredDecision, StoredDecision } from "../domain/Decision.ts"
 import { withoutIgnored } from "../domain/HiddenCharacters.ts"
 import * as Like from "./internal/Like.ts"
 import * as Rows from "./internal/Rows.ts"
@@ -43,41 +44,6 @@ export interface DecisionPosition {
   readonly version: number
 }
 
-/** A stored decision, as the admin API shows it. */
-export interface Decision {
-  readonly source: string
-  readonly reference: string
-  readonly version: number
-  readonly status: string
-  readonly contentType: string
-  readonly mode: string
-  readonly endpoint: string | null
-  readonly request: string | null
-  readonly verdict: unknown
-  readonly error: unknown
-  readonly segments: number
-  readonly analysedAt: string | null
-  readonly createdAt: number
-  readonly deletedAt: string | null
-  /** The rule that matched (null: none, or recorded before rules were kept with items). */
-  readonly rule: string | null
-  readonly authorKey: string | null
-  readonly authorName: string | null
-}
-
-/** What became of one platform action of a listed decision. */
-export interface ActionOutcome {
-  readonly rule: string
-  readonly kind: string
-  /** `pending`, `done`, `failed` or `would-do`. */
-  readonly status: string
-}
-
-/** A decision of the listing, with its platform actions' outcomes (the console's Outcome column). */
-export interface ListedDecision extends Decision {
-  readonly actions: ReadonlyArray<ActionOutcome>
-}
-
 const Row = Schema.Struct({
   source: Schema.String,
   reference: Schema.String,
@@ -99,7 +65,7 @@ const Row = Schema.Struct({
 })
 const decodeRows = Rows.decode("warden_items", Row)
 
-const toDecision = (row: typeof Row.Type): Decision => ({
+const toDecision = (row: typeof Row.Type): StoredDecision => ({
   source: row.source,
   reference: row.reference,
   version: row.version,
@@ -132,11 +98,14 @@ const decodeOutcomes = Rows.decode("warden_actions", OutcomeRow)
 /** The decisions listing. */
 export interface DecisionStoreShape {
   /** A page of decisions, newest first, each with its actions' outcomes. */
-  readonly decisions: (query: DecisionQuery) => Effect.Effect<ReadonlyArray<ListedDecision>, SqlError.SqlError>
+  readonly decisions: (query: DecisionQuery) => Effect.Effect<ReadonlyArray<ListedStoredDecision>, SqlError.SqlError>
   /** The statement {@link DecisionStoreShape.decisions} runs (tests read its query plan). */
   readonly decisionsStatement: (query: DecisionQuery) => Statement.Statement<object>
   /** Every version of a reference (of one source, or all), newest first. */
-  readonly decision: (reference: string, source?: string) => Effect.Effect<ReadonlyArray<Decision>, SqlError.SqlError>
+  readonly decision: (
+    reference: string,
+    source?: string
+  ) => Effect.Effect<ReadonlyArray<StoredDecision>, SqlError.SqlError>
 }
 
 const make = Effect.gen(function* () {
@@ -192,7 +161,7 @@ const make = Effect.gen(function* () {
    * The actions of a page's versions, in one statement: a seek per (source, reference) on the actions'
    * key; versions not on the page are dropped here.
    */
-  const withActions = (page: ReadonlyArray<Decision>) =>
+  const withActions = (page: ReadonlyArray<StoredDecision>) =>
     Effect.gen(function* () {
       if (page.length === 0) return []
       const rows = yield* decodeOutcomes(
@@ -208,7 +177,7 @@ const make = Effect.gen(function* () {
         byVersion.set(key, list)
       }
       return page.map(
-        (d): ListedDecision => ({
+        (d): ListedStoredDecision => ({
           ...d,
           actions: byVersion.get(`${d.source}\u001f${d.reference}\u001f${d.version}`) ?? []
         })

@@ -4,8 +4,8 @@
  * the worker does anything else, and retried until the store takes them: a delivery the outbox could
  * not forget was otherwise delivered again at every retry (issue 35: 760 to 1,520 duplicate jsonl lines
  * while an SQLite disk was full), an action run again. The sink worker and the action executor both
- * drain one (issue 40 will make them one drainer). They are kept by the store's health, per operation,
- * for the process's life (StateHealth.pending): a worker stopped and started again in the same process
+ * drain one, in their one loop (engine/OutboxDrainer.ts). They are kept by the store's health, per
+ * operation, for the process's life (StateHealth.pending): a worker stopped and started again in the same process
  * (its singleton let go while the shard locks could not be refreshed, a source restarted) finds them.
  */
 import { Effect } from "effect"

@@ -71,9 +71,9 @@ export const hostPortWithDefault = (value: string) =>
 export const withDefault =
   <S extends Schema.Top>(value: S["Encoded"]) =>
   (self: S) =>
-    (self.annotate({ default: value } as never) as unknown as S).pipe(
-      Schema.withDecodingDefaultKey(Effect.succeed(value))
-    )
+    // `annotate` gives `S["Rebuild"]`, the same schema type for every concrete `S`, which TypeScript
+    // cannot relate to a type parameter `S`: hence the one upcast-and-back.
+    (self.annotate({ default: value }) as unknown as S).pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
 
 /** An integer within bounds. */
 export const IntBetween = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
