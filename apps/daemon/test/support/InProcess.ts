@@ -6,7 +6,7 @@ import { Context, Effect, Exit, Layer, Logger, type LogLevel, Redacted, Referenc
 import { AdminServer } from "../../src/admin/AdminServer.ts"
 import type { ConfiguredModerator } from "../../src/admin/Moderators.ts"
 import * as Daemon from "../../src/Daemon.ts"
-import { buildOnTestClock, dateNowFollowsTestClock } from "./TestTime.ts"
+import { atWallTime, buildOnTestClock } from "./TestTime.ts"
 
 export const ADMIN_TOKEN = "test-admin-token"
 
@@ -83,10 +83,10 @@ export const startDaemonInProcess = async (
 
 /**
  * The daemon with its admin API on the SQLite file `where` (a fresh one by default) or the state it names, on the TestClock
- * for the rest of the scope (`buildOnTestClock`), the TestClock first set to the real time and
- * `Date.now()` following it (`dateNowFollowsTestClock`: the sinks' worker still reads the wall clock,
- * and its retries must fall due as the test moves the clock). `get(path)` answers an admin
- * route's status and body, token given.
+ * for the rest of the scope (`buildOnTestClock`), the TestClock first set to the real time (before the
+ * state opens: PostgreSQL's pool would otherwise see 56 years pass). The daemon reads time only from
+ * `Clock`, so its retries fall due as the test moves the clock. `get(path)` answers an admin route's
+ * status and body, token given.
  */
 export const daemonOnTestClock = (
   spec: Omit<Daemon.DaemonSpec, "admin" | "state">,
@@ -94,7 +94,7 @@ export const daemonOnTestClock = (
   options: { readonly moderators?: ReadonlyArray<ConfiguredModerator> } = {}
 ) =>
   Effect.gen(function* () {
-    yield* dateNowFollowsTestClock
+    yield* atWallTime
     const context = yield* buildOnTestClock(
       Daemon.layer({
         ...spec,

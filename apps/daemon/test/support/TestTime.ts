@@ -2,13 +2,11 @@
  * Time in the daemon's `@effect/vitest` tests. On the TestClock (`it.effect`) a test moves time itself
  * (`TestClock.adjust`) and asserts what happened before and at a delay; these helpers cover the rest:
  * waiting for work that is due now to land ({@link eventually}), moving the clock to an instant
- * ({@link adjustTo}), letting time pass until something starts ({@link passUntil}), and `Date.now()`
- * reading the TestClock for the code that still reads the wall clock directly
- * ({@link dateNowFollowsTestClock}).
+ * ({@link adjustTo}), letting time pass until something starts ({@link passUntil}), and the clock at the
+ * real time ({@link atWallTime}). No `Date.now()` is faked: the daemon reads time only from `Clock`.
  */
 import { Clock, Duration, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import { vi } from "vitest"
 
 /** Runs `effect` on the real clock: under `it.effect` the TestClock stands still meanwhile. */
 const onRealClock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -81,18 +79,3 @@ export const adjustTo = (millis: number) =>
  * ones other processes (or the test) write.
  */
 export const atWallTime = Effect.suspend(() => TestClock.setTime(Date.now()))
-
-/**
- * {@link atWallTime}, and `Date.now()` answering the TestClock's time for the rest of the scope, for
- * the sinks' worker (sinks/SinkWorker.ts), which still writes a retry's due time with `Date.now()`
- * while the outbox store compares it with the same: the delay then passes when the test moves the
- * TestClock, as it does in production when real time passes. `new Date()` is left alone.
- */
-export const dateNowFollowsTestClock = Effect.gen(function* () {
-  yield* atWallTime
-  const clock = yield* Clock.clockWith(Effect.succeed)
-  yield* Effect.acquireRelease(
-    Effect.sync(() => vi.spyOn(Date, "now").mockImplementation(() => clock.currentTimeMillisUnsafe())),
-    (spy) => Effect.sync(() => spy.mockRestore())
-  )
-})
