@@ -13,12 +13,34 @@
  * })
  * ```
  *
- * The mark is a plain annotation key read from the schema's AST, so it works whichever copy of
+ * A field marked {@link path} (an output file, a cursor file, a CA bundle) holds a file path: the daemon
+ * resolves a relative one against the config file's directory before decoding ({@link resolvePaths}), so
+ * the same config file names the same files wherever `warden run` is started. Its description in
+ * `warden config schema` says so.
+ *
+ * ```ts
+ * const Config = Schema.Struct({
+ *   file: ConfigField.path(Schema.String, { description: "The CSV file rows are appended to" }),
+ *   caFiles: Schema.optionalKey(Schema.Array(ConfigField.path(Schema.String)))
+ * })
+ * ```
+ *
+ * The marks are plain annotation keys read from the schema's AST, so they work whichever copy of
  * `effect` built the schema.
  *
  * @since 0.2.0
  */
+import { isAbsolute, resolve } from "node:path"
 import { JsonSchema, Schema, type SchemaAST } from "effect"
+
+/** A mark: `annotations` and the description given, on any schema. */
+const marker =
+  (annotations: Record<string, unknown>) =>
+  <S extends Schema.Top>(schema: S, options?: { readonly description?: string | undefined }): S["Rebuild"] =>
+    schema.annotate({
+      ...annotations,
+      ...(options?.description === undefined ? {} : { description: options.description })
+    })
 
 /** The annotation key that marks a secret field (in the schema's AST; the JSON Schema says `writeOnly`). */
 export const secretKey = "x-warden-secret"
@@ -34,20 +56,33 @@ export const Secret = { [secretKey]: true, writeOnly: true } as const
  * (`${env:NAME}`, `${file:path}`) rather than contain. Works on any schema (`RedactedFromValue`, a plain
  * `String`, an optional key's inner schema, an array's items).
  */
-export const secret = <S extends Schema.Top>(
-  schema: S,
-  options?: { readonly description?: string | undefined }
-): S["Rebuild"] =>
-  schema.annotate({
-    ...Secret,
-    ...(options?.description === undefined ? {} : { description: options.description })
-  })
+export const secret = marker(Secret)
 
-/** A field of a schema: its path (`"*"` for any element of an array), its description, whether secret. */
+/** The annotation key that marks a file path field (in the schema's AST; the JSON Schema's description says it). */
+export const pathKey = "x-warden-path"
+
+/** The annotations of a file path field, for `schema.annotate(ConfigField.Path)`; or use {@link path}. */
+export const Path = { [pathKey]: true } as const
+
+/**
+ * Marks a config field as a file path: a relative value is resolved against the config file's
+ * directory before the config is decoded ({@link resolvePaths}); an absolute one is kept. `~` is not
+ * expanded (a value `~/x` is the relative path `./~/x`): write the home directory out, or use
+ * `${env:HOME}/x`. Works on any string schema (an optional key's inner schema, an array's items).
+ *
+ * @since 0.2.0
+ */
+export const path = marker(Path)
+
+/**
+ * A field of a schema: its path (`"*"` for any element of an array), its description, whether secret,
+ * whether a file path ({@link path}).
+ */
 export interface Field {
   readonly path: ReadonlyArray<string>
   readonly description: string | undefined
   readonly secret: boolean
+  readonly filePath: boolean
 }
 
 /** A secret field of a schema: its path (`"*"` for any element of an array) and its description. */
@@ -76,9 +111,10 @@ export const fields = (schema: Schema.Top): ReadonlyArray<Field> => {
     if (seen.has(ast)) return
     const annotations = annotationsOf(ast)
     const secret = annotations[secretKey] === true
-    if (path.length > 0 && (!member || secret)) {
+    const filePath = annotations[pathKey] === true
+    if (path.length > 0 && (!member || secret || filePath)) {
       const description = member ? undefined : annotations.description
-      found.push({ path, description: typeof description === "string" ? description : undefined, secret })
+      found.push({ path, description: typeof description === "string" ? description : undefined, secret, filePath })
     }
     seen.add(ast)
     switch (ast._tag) {
@@ -99,7 +135,7 @@ export const fields = (schema: Schema.Top): ReadonlyArray<Field> => {
     seen.delete(ast)
   }
   walk(schema.ast, [])
-  // A union's members may name a path twice: the first description and any secret mark win.
+  // A union's members may name a path twice: the first description and any secret or path mark win.
   const byPath = new Map<string, Field>()
   for (const f of found) {
     const key = f.path.join("\u0000")
@@ -108,7 +144,12 @@ export const fields = (schema: Schema.Top): ReadonlyArray<Field> => {
       key,
       before === undefined
         ? f
-        : { ...before, description: before.description ?? f.description, secret: before.secret || f.secret }
+        : {
+            ...before,
+            description: before.description ?? f.description,
+            secret: before.secret || f.secret,
+            filePath: before.filePath || f.filePath
+          }
     )
   }
   return [...byPath.values()]
@@ -120,11 +161,11 @@ export const secretFields = (schema: Schema.Top): ReadonlyArray<SecretField> =>
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/**
- * The places in a config value (as the user wrote it) that hold a string in a secret field, each as
- * its path (`["oauth", "clientSecret"]`, `["accounts", 0, "token"]`).
- */
-export const secretValues = (schema: Schema.Top, input: unknown): ReadonlyArray<ReadonlyArray<string | number>> => {
+/** The places in `input` that hold a string in a field of `patterns` (see {@link secretValues}). */
+const stringsAt = (
+  patterns: ReadonlyArray<ReadonlyArray<string>>,
+  input: unknown
+): ReadonlyArray<ReadonlyArray<string | number>> => {
   const out: Array<ReadonlyArray<string | number>> = []
   const visit = (value: unknown, pattern: ReadonlyArray<string>, at: ReadonlyArray<string | number>): void => {
     if (pattern.length === 0) {
@@ -137,16 +178,59 @@ export const secretValues = (schema: Schema.Top, input: unknown): ReadonlyArray<
       else if (isRecord(value)) for (const [k, v] of Object.entries(value)) visit(v, rest, [...at, k])
     } else if (isRecord(value) && head in value) visit(value[head], rest, [...at, head])
   }
-  for (const field of secretFields(schema)) visit(input, field.path, [])
+  for (const pattern of patterns) visit(input, pattern, [])
   const unique = new Map(out.map((p) => [p.join("\u0000"), p]))
   return [...unique.values()]
 }
 
+/**
+ * The places in a config value (as the user wrote it) that hold a string in a secret field, each as
+ * its path (`["oauth", "clientSecret"]`, `["accounts", 0, "token"]`).
+ */
+export const secretValues = (schema: Schema.Top, input: unknown): ReadonlyArray<ReadonlyArray<string | number>> =>
+  stringsAt(
+    secretFields(schema).map((f) => f.path),
+    input
+  )
+
+/** The places in a config value (as written) that hold a string in a field marked {@link path}. */
+export const pathValues = (schema: Schema.Top, input: unknown): ReadonlyArray<ReadonlyArray<string | number>> =>
+  stringsAt(
+    fields(schema).flatMap((f) => (f.filePath ? [f.path] : [])),
+    input
+  )
+
+/**
+ * A config value (as written, before decoding) with each relative, non-empty string in a field marked
+ * {@link path} (struct keys, array and record items, at any depth) resolved against `baseDirectory`
+ * (the config file's directory). Absolute paths and every other value are kept; `~` is not expanded.
+ * Returns a copy (`input` is not changed).
+ *
+ * @since 0.2.0
+ */
+export const resolvePaths = (schema: Schema.Top, input: unknown, baseDirectory: string): unknown => {
+  const absolute = (v: unknown) => (typeof v === "string" && v !== "" && !isAbsolute(v) ? resolve(baseDirectory, v) : v)
+  return pathValues(schema, input).reduce((value, place) => updateAt(value, place, absolute), input)
+}
+
+/** `value` with `f` applied at `place`, the containers on the way copied. */
+const updateAt = (value: unknown, place: ReadonlyArray<string | number>, f: (u: unknown) => unknown): unknown => {
+  if (place.length === 0) return f(value)
+  const [head, ...rest] = place as [string | number, ...Array<string | number>]
+  if (Array.isArray(value) && typeof head === "number")
+    return value.map((v, i) => (i === head ? updateAt(v, rest, f) : v))
+  if (isRecord(value)) return { ...value, [head]: updateAt(value[head], rest, f) }
+  return value
+}
+
 type Json = Record<string, unknown>
+
+/** What the JSON Schema's description of a {@link path} field says of it (JSON Schema has no keyword for it). */
+export const PATH_NOTE = "A file path, relative to the config file's directory unless absolute."
 
 /**
  * Completes a JSON Schema generated from `schema` with what the generator drops: secret fields get
- * `writeOnly: true`, and each field's own description is kept even through a transformation
+ * `writeOnly: true`, file path fields {@link PATH_NOTE} at the end of their description, and each field's own description is kept even through a transformation
  * (`Redacted`, a default, a duration), before the type's generic one (`The poll interval. A duration
  * such as ...`). Returns a completed copy.
  */
@@ -175,6 +259,9 @@ export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
       const generic = node.description
       if (own !== undefined && generic !== own && !(typeof generic === "string" && generic.startsWith(own)))
         node.description = typeof generic === "string" ? `${own.replace(/\.$/u, "")}. ${generic}` : own
+      const said = node.description
+      if (field.filePath && !(typeof said === "string" && said.endsWith(PATH_NOTE)))
+        node.description = typeof said === "string" ? `${said.replace(/\.$/u, "")}. ${PATH_NOTE}` : PATH_NOTE
       return
     }
     const [head, ...rest] = path as [string, ...Array<string>]
@@ -188,13 +275,15 @@ export const markJsonSchema = (schema: Schema.Top, document: Json): Json => {
       }
     }
   }
-  for (const field of fields(schema)) if (field.secret || field.description !== undefined) mark(doc, field.path, field)
+  for (const field of fields(schema))
+    if (field.secret || field.filePath || field.description !== undefined) mark(doc, field.path, field)
   return doc
 }
 
 /**
  * The JSON Schema (draft 2020-12) of a plugin's config schema, for `warden config schema` and editors:
- * descriptions included, secret fields with `writeOnly: true` ({@link markJsonSchema}). Excess
+ * descriptions included, secret fields with `writeOnly: true`, file path fields said so in their
+ * description ({@link markJsonSchema}). Excess
  * properties are rejected, as the plugins' config decoding does.
  */
 export const jsonSchema = (schema: Schema.Top): Json => {

@@ -83,4 +83,66 @@ describe("ConfigField", () => {
     assert.strictEqual(json.properties.feeds.items.description, undefined)
     assert.strictEqual(json.properties.feeds.items.anyOf[0].description, "A URL")
   })
+
+  describe("path", () => {
+    const Files = Schema.Struct({
+      output: ConfigField.path(Schema.String.check(Schema.isNonEmpty()), { description: "The CSV file" }),
+      cursor: Schema.optionalKey(Schema.String.annotate(ConfigField.Path)),
+      tls: Schema.optionalKey(Schema.Struct({ caFiles: Schema.Array(ConfigField.path(Schema.String)) })),
+      byName: Schema.optionalKey(Schema.Record(Schema.String, ConfigField.path(Schema.String))),
+      either: Schema.optionalKey(Schema.Union([ConfigField.path(Schema.String), Schema.Number])),
+      url: Schema.String
+    })
+
+    it("fields marks the path fields, through optional keys, nested structs, arrays, records and unions", () => {
+      const marked = ConfigField.fields(Files).filter((f) => f.filePath)
+      assert.deepStrictEqual(
+        marked.map((f) => f.path),
+        [["output"], ["cursor"], ["tls", "caFiles", "*"], ["byName", "*"], ["either"]]
+      )
+      assert.strictEqual(marked[0]!.description, "The CSV file")
+      assert.isFalse(marked.some((f) => f.secret))
+    })
+
+    it("resolvePaths makes each relative path absolute against the base directory, and only those", () => {
+      const input = {
+        output: "out/rows.csv",
+        cursor: "/var/lib/cursor",
+        tls: { caFiles: ["ca.pem", "../shared/ca.pem", "/etc/ssl/ca.pem"] },
+        byName: { a: "a.txt" },
+        either: "e.txt",
+        url: "relative/not-a-path"
+      }
+      const before = structuredClone(input)
+      assert.deepStrictEqual(ConfigField.resolvePaths(Files, input, "/srv/warden"), {
+        output: "/srv/warden/out/rows.csv",
+        cursor: "/var/lib/cursor",
+        tls: { caFiles: ["/srv/warden/ca.pem", "/srv/shared/ca.pem", "/etc/ssl/ca.pem"] },
+        byName: { a: "/srv/warden/a.txt" },
+        either: "/srv/warden/e.txt",
+        url: "relative/not-a-path"
+      })
+      assert.deepStrictEqual(input, before)
+    })
+
+    it("resolvePaths keeps what is not a non-empty string, and does not expand ~", () => {
+      const input = { output: "", either: 3, tls: { caFiles: "not-an-array" }, cursor: "~/cursor" }
+      assert.deepStrictEqual(ConfigField.resolvePaths(Files, input, "/srv/warden"), {
+        output: "",
+        either: 3,
+        tls: { caFiles: "not-an-array" },
+        cursor: "/srv/warden/~/cursor"
+      })
+      assert.strictEqual(ConfigField.resolvePaths(Schema.Struct({ a: Schema.String }), input, "/x"), input)
+    })
+
+    it("the JSON Schema says a path field is relative to the config file's directory", () => {
+      const json = ConfigField.jsonSchema(Files) as any
+      assert.strictEqual(json.properties.output.description, `The CSV file. ${ConfigField.PATH_NOTE}`)
+      assert.strictEqual(json.properties.cursor.description, ConfigField.PATH_NOTE)
+      assert.strictEqual(json.properties.tls.properties.caFiles.items.description, ConfigField.PATH_NOTE)
+      assert.strictEqual(json.properties.url.description, undefined)
+      assert.notInclude(JSON.stringify(json), ConfigField.pathKey)
+    })
+  })
 })

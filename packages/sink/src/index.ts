@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 
-/** Annotations on config fields: `ConfigField.secret` marks a credential (the connector SDK's own). */
+/** Annotations on config fields (the connector SDK's own): `ConfigField.secret` marks a credential, `ConfigField.path` a file path. */
 export { ConfigField } from "@warden/connector"
 
 /** What became of one delivered record: delivered, retryable or permanent failure. */

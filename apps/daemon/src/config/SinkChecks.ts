@@ -1,12 +1,11 @@
 /**
  * The `sinks` section, entry by entry: each sink found (built in, package or module) and its own keys
  * decoded by its schema, as a source's connector is: problems name `sinks.N.<key>`, its secrets are
- * warned about when inline and never shown in a problem. Sink names are unique.
+ * warned about when inline and never shown in a problem, its file paths are relative to the config
+ * file's directory. Sink names are unique.
  */
-import { isAbsolute, resolve as resolvePath } from "node:path"
-import type { Sink as SinkPlugin } from "@warden/sink"
+import { ConfigField, type Sink as SinkPlugin } from "@warden/sink"
 import { Effect } from "effect"
-import * as JsonlSink from "../sinks/JsonlSink.ts"
 import * as InlineSecrets from "./InlineSecrets.ts"
 import type { CheckContext } from "./internal/CheckContext.ts"
 import { decode, isRecord } from "./internal/Decode.ts"
@@ -60,18 +59,10 @@ export const check = (context: CheckContext): Effect.Effect<Found> =>
       const written = own(Array.isArray(raw.sinks) ? raw.sinks[i] : undefined)
       warnings.push(...InlineSecrets.warnings(plugin.configSchema, written, ["sinks", i], context.resolved.referenced))
       const secrets = InlineSecrets.values(plugin.configSchema, written, own(rawSinks[i]))
-      const config = decode(plugin.configSchema, own(rawSinks[i]), ["sinks", i], "error", whole)
-      // The jsonl file, relative to the config file's directory (the daemon's own sink: it reads no host path).
-      const value =
-        config.ok && plugin === JsonlSink.sink && isRecord(config.value) && typeof config.value.path === "string"
-          ? {
-              ...config.value,
-              path: isAbsolute(config.value.path) ? config.value.path : resolvePath(baseDirectory, config.value.path)
-            }
-          : config.ok
-            ? config.value
-            : undefined
-      if (config.ok) configs.set(i, value)
+      // Its file paths (fields marked `ConfigField.path`), relative to the config file's directory.
+      const resolved = ConfigField.resolvePaths(plugin.configSchema, own(rawSinks[i]), baseDirectory)
+      const config = decode(plugin.configSchema, resolved, ["sinks", i], "error", whole)
+      if (config.ok) configs.set(i, config.value)
       else problems.push(...InlineSecrets.redact(config.problems, secrets))
     }
     names.forEach((name, i) => {

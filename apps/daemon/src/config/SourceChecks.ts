@@ -1,10 +1,10 @@
 /**
  * The `sources` section, source by source, so connectors are checked even when another part of the file
  * is broken: unique ids, rules, failure modes, analysis settings, then the source's connector (found,
- * its `config` decoded by its schema, its secrets warned about when inline, the actions and content
- * types its rules and settings ask for, and the source's shape).
+ * its `config` decoded by its schema with its file paths made absolute, its secrets warned about when
+ * inline, the actions and content types its rules and settings ask for, and the source's shape).
  */
-import type { Connector } from "@warden/connector"
+import { ConfigField, type Connector } from "@warden/connector"
 import { Duration, Effect } from "effect"
 import * as AnalysisChecks from "./AnalysisChecks.ts"
 import type { ConfigProblem } from "./ConfigError.ts"
@@ -125,7 +125,9 @@ export const check = (
         )
       )
 
-      const config = decode(connector.configSchema, source.config ?? {}, ["sources", i, "config"], "error", whole)
+      // Its file paths (fields marked `ConfigField.path`), relative to the config file's directory.
+      const written = ConfigField.resolvePaths(connector.configSchema, source.config ?? {}, baseDirectory)
+      const config = decode(connector.configSchema, written, ["sources", i, "config"], "error", whole)
       if (!config.ok) problems.push(...config.problems)
 
       const can = connector.capabilities.actions

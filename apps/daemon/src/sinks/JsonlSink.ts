@@ -11,7 +11,7 @@
  * and goes again.
  */
 import { type FileHandle, open } from "node:fs/promises"
-import { DeliveryResult, Sink as Plugin, SinkError } from "@warden/sink"
+import { ConfigField, DeliveryResult, Sink as Plugin, SinkError } from "@warden/sink"
 import { Effect, Schema } from "effect"
 import * as Directories from "../state/Directories.ts"
 import { codeOf, describeErrno } from "../state/Errno.ts"
@@ -49,8 +49,8 @@ const lastLineEnd = async (handle: FileHandle): Promise<number> => {
 
 /** The jsonl sink's config (besides `type`, `name` and `content`). */
 export const Config = Schema.Struct({
-  path: Schema.String.check(Schema.isNonEmpty()).annotate({
-    description: "The file verdicts are appended to (relative: to the config file's directory)"
+  path: ConfigField.path(Schema.String.check(Schema.isNonEmpty()), {
+    description: "The file verdicts are appended to"
   })
 })
 

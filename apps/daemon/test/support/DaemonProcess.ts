@@ -19,15 +19,20 @@ export interface DaemonProcess {
   readonly stop: (signal?: NodeJS.Signals) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** Starts `warden [...flags] run --config file` (`flags`: the global options, such as `--log-level`). */
+/**
+ * Starts `warden [...flags] run --config file` (`flags`: the global options, such as `--log-level`), in
+ * `options.cwd` (default: the test's).
+ */
 export const startDaemon = (
   configFile: string,
   env: Record<string, string> = {},
-  flags: ReadonlyArray<string> = []
+  flags: ReadonlyArray<string> = [],
+  options: { readonly cwd?: string } = {}
 ): DaemonProcess => {
   const child = spawn(process.execPath, ["--conditions=@warden/source", bin, ...flags, "run", "--config", configFile], {
     env: { ...process.env, ...env, NODE_NO_WARNINGS: "1" },
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd })
   })
   let err = ""
   child.stderr?.on("data", (d: Buffer) => {

@@ -4,9 +4,10 @@
  * daemon did survives a daemon crash. Used in-process (the `connector` object) and as a `module:`
  * plugin by the process tests (`test/support/test-platform-plugin.ts`).
  */
+import { writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Action, Connector, ConnectorError, type SourceEvent } from "@warden/connector"
+import { Action, ConfigField, Connector, ConnectorError, type SourceEvent } from "@warden/connector"
 import { Duration, Effect, Option, Schema, Stream } from "effect"
 import type { SourceSpec } from "../../src/engine/Pipeline.ts"
 import type { SourceSettings } from "../../src/domain/SourceSettings.ts"
@@ -114,7 +115,9 @@ export const TestPlatformConfig = Schema.Struct({
   url: Schema.String,
   pollMillis: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.succeed(100))),
   /** Say so when a poll finds nothing new (a `progress` event with the cursor), as RSS and YouTube do. */
-  progress: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(false)))
+  progress: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(false))),
+  /** A file written (the cursor it starts from) when the events start: where a `ConfigField.path` lands. */
+  startedFile: Schema.optionalKey(ConfigField.path(Schema.String))
 })
 
 const toSourceEvent = (e: PlatformEvent & { seq: number }): SourceEvent.ItemEvent =>
@@ -140,6 +143,7 @@ export const connector = Connector.make({
     Effect.succeed({
       events: (from: Option.Option<unknown>) => {
         let cursor = Option.isSome(from) ? Number(from.value) : 0
+        if (config.startedFile !== undefined) writeFileSync(config.startedFile, String(cursor))
         const poll = Effect.tryPromise({
           try: () => fetch(`${config.url}/events?after=${cursor}`).then((r) => r.json()),
           catch: (e) =>

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import { ConfigDuration, type Connector, ConnectorRegistry, Preview, SourceEvent } from "@warden/connector"
+import { ConfigDuration, ConfigField, type Connector, ConnectorRegistry, Preview, SourceEvent } from "@warden/connector"
 import { Console, Effect, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { parse } from "yaml"
@@ -132,6 +132,9 @@ const preview = Command.make(
           2
         )
       }
+      // Its file paths (fields marked `ConfigField.path`), relative to the config file's directory, as `warden run` has them.
+      if (Option.isSome(flags.config))
+        config = ConfigField.resolvePaths(connector.configSchema, config, dirname(resolve(flags.config.value)))
       const timeout = ConfigDuration.parse(flags.timeout)
       if (Option.isNone(timeout))
         return yield* refuse(`--timeout: ${ConfigDuration.expected}, not '${flags.timeout}'`, 2)
