@@ -4,30 +4,34 @@
  * `--quota` requests/s (100) that the daemon's limiter also knows.
  *
  * - `check`: `POST /v1/check` of a new item each time, at half the quota and at the quota: the latency
- *   the daemon adds over the API's own, p50 and p99, against the floor measured in the same run (the
- *   typed client calling the sandbox directly at the same rate, bench/support/check-floor.ts), and the
- *   daemon's CPU per check.
+ *   the daemon adds over the API's own, p50 and p99, against the floor measured in the same run (the same
+ *   load, from the same generator, on the sandbox's own `POST /analyze/v1/text`), and the daemon's CPU
+ *   per check.
  * - `items`: `POST /v1/items` (one item each) sustained at the quota for `--seconds`, with a burst of 10x
  *   the quota for 1 s in the middle: the 202s' p99 while the backlog drains at the quota, the time the
  *   backlog took to drain, and the daemon's peak RSS.
  *
+ * The load generator is autocannon at an even, fixed rate (support/paced-load.ts: why not its own
+ * `overallRate`).
+ *
  *   pnpm bench daemon-push
- *   node --conditions=@warden/source bench/daemon-push.ts [--source] [--case check|items] [--quota 100] [--latency 50] [--seconds 10] [--no-write]
+ *   node --conditions=@warden/source bench/daemon-push.ts [--source] [--case check|items] [--quota 100] [--latency 50] [--seconds 10] [--shares 0.5,0.97] [--no-write]
  */
 import { createServer } from "node:net"
 import { join } from "node:path"
-import autocannon from "autocannon"
 import {
   analyzeTextQuota,
   apiSection,
   CHANNEL,
-  childMessage,
   flag,
   has,
   loadAverage,
+  option,
   machine,
   progress,
   sleep,
+  cpuOf,
+  KEY,
   startDaemon,
   startSandbox,
   tempDir,
@@ -35,6 +39,7 @@ import {
   writeDocSection,
   writeResult
 } from "./support/common.ts"
+import { type PacedResult, paced, percentile } from "./support/paced-load.ts"
 import { DatabaseSync } from "node:sqlite"
 
 const quota = flag("quota", 100)
@@ -94,63 +99,72 @@ const pushDaemon = async (name: string) => {
   return { daemon, url, state: join(dir, "state.db") }
 }
 
-let sent = 0
-/** autocannon at `rate` requests/s for `duration` s on `path`, a new reference (and text) per request. */
-const load = (url: string, path: string, rate: number, duration: number) =>
-  autocannon({
+const ms = (n: number) => Number(n.toFixed(1))
+const json = { "content-type": "application/json" }
+
+/** The one load generator of both sides (support/paced-load.ts): `rate` requests/s on `path`, a new reference each. */
+const pushLoad = (url: string, path: string, rate: number, duration: number) =>
+  paced({
     url,
-    overallRate: rate,
-    connections: Math.max(8, Math.ceil((rate * 4 * latency) / 1000)),
-    duration,
-    requests: [
-      {
-        method: "POST",
-        path,
-        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-        setupRequest: (request) => {
-          const n = sent++
-          return { ...request, body: JSON.stringify({ reference: `r-${n}`, text: `a comment to check, number ${n}` }) }
-        }
-      }
-    ]
+    path,
+    rate,
+    seconds: duration,
+    headers: { authorization: `Bearer ${TOKEN}`, ...json },
+    body: (n) => JSON.stringify({ reference: `r-${n}`, text: `a comment to check, number ${n}` })
+  })
+/** The floor: the same load on the sandbox's own endpoint (the same body, the API key). */
+const floorLoad = (rate: number, duration: number) =>
+  paced({
+    url: sandbox.url,
+    path: "/analyze/v1/text",
+    rate,
+    seconds: duration,
+    headers: { authorization: `ApiKey ${KEY}`, ...json },
+    body: (n) => JSON.stringify({ channelId: CHANNEL, reference: `r-${n}`, text: `a comment to check, number ${n}` })
   })
 
-const ms = (n: number) => Number(n.toFixed(1))
-
-const checks: Array<Record<string, number>> = []
+const checks: Array<Record<string, number | string>> = []
 if (want("check")) {
-  // "At the quota": 0.97 of it, under the 2% margin both limiters (the floor's, the daemon's) keep below a
-  // configured quota; offered at exactly the quota both queue, by amounts that measure the queue.
-  for (const share of [0.5, 0.97]) {
+  // "At the quota": 0.97 of it, under the 2% margin the daemon's limiter keeps below a configured quota.
+  for (const share of (option("shares") ?? "0.5,0.97").split(",").map(Number)) {
     const rate = Math.round(quota * share)
-    const floor = await childMessage<{ calls: number; p50: number; p99: number; cpuMicrosPerCall: number }>(
-      "check-floor.ts",
-      [sandbox.url, String(rate), String(seconds), String(quota)],
-      ["--conditions=@warden/source"]
+    await floorLoad(rate, 2) // warm-up
+    const sandboxCpu0 = cpuOf(sandbox.pid)
+    const floor = await floorLoad(rate, seconds)
+    const floorCpu = cpuOf(sandbox.pid) - sandboxCpu0
+    progress(
+      `floor at ${rate}/s: p50 ${percentile(floor.latencies, 50)} ms, p99 ${percentile(floor.latencies, 99)} ms over ${floor.ok} calls (${floor.non2xx} not 2xx)`
     )
-    progress(`floor at ${rate}/s: p50 ${ms(floor.p50)} ms, p99 ${ms(floor.p99)} ms over ${floor.calls} calls`)
     const { daemon, url } = await pushDaemon("push-check")
-    await load(url, "/v1/check", rate, 2) // warm-up
+    await pushLoad(url, "/v1/check", rate, 2) // warm-up
     const cpu0 = daemon.cpu()
-    const result = await load(url, "/v1/check", rate, seconds)
+    const answers0 = await sandbox.answers()
+    const result = await pushLoad(url, "/v1/check", rate, seconds)
     const cpu = daemon.cpu() - cpu0
+    const answers = await sandbox.answers()
+    // the daemon's own calls the sandbox refused (429): a limiter that sent too early
+    const refused = (answers["429"] ?? 0) - (answers0["429"] ?? 0)
     await daemon.stop()
+    const p = (r: PacedResult, n: number) => percentile(r.latencies, n)
     const row = {
       rate,
-      checks: result.requests.total,
-      non2xx: result.non2xx,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      floorP50: ms(floor.p50),
-      floorP99: ms(floor.p99),
-      addedP50: ms(result.latency.p50 - floor.p50),
-      addedP99: ms(result.latency.p99 - floor.p99),
-      cpuMsPerCheck: Number((cpu / Math.max(1, result.requests.total)).toFixed(2)),
-      floorCpuMsPerCall: Number((floor.cpuMicrosPerCall / 1000).toFixed(2))
+      checks: result.ok,
+      non2xx: result.non2xx + result.errors,
+      late: result.late,
+      apiRefused: refused,
+      p50: p(result, 50),
+      p99: p(result, 99),
+      floorP50: p(floor, 50),
+      floorP99: p(floor, 99),
+      addedP50: ms(p(result, 50) - p(floor, 50)),
+      addedP99: ms(p(result, 99) - p(floor, 99)),
+      cpuMsPerCheck: Number((cpu / Math.max(1, result.ok)).toFixed(2)),
+      sandboxCpuMsPerCall: Number((floorCpu / Math.max(1, floor.ok)).toFixed(2)),
+      loadAverage: loadAverage()
     }
     checks.push(row)
     progress(
-      `check at ${rate}/s: p50 ${row.p50} ms (+${row.addedP50}), p99 ${row.p99} ms (+${row.addedP99}); ${row.checks} checks, ${row.non2xx} not 2xx; ${row.cpuMsPerCheck} ms CPU per check`
+      `check at ${rate}/s: p50 ${row.p50} ms (+${row.addedP50}), p99 ${row.p99} ms (+${row.addedP99}); ${row.checks} checks, ${row.non2xx} not 2xx, ${row.late} over 1 s, ${row.apiRefused} API calls refused (429); ${row.cpuMsPerCheck} ms CPU per check; load ${row.loadAverage}`
     )
   }
 }
@@ -167,16 +181,16 @@ if (want("items")) {
     }
   }
   const recorded = () => count("warden_items")
-  await load(url, "/v1/items", quota, 2) // warm-up, recorded before the measured window
+  await pushLoad(url, "/v1/items", quota, 2) // warm-up, recorded before the measured window
   while (count("warden_intake") > 0) await sleep(100)
   const before = recorded()
   const half = Math.floor(seconds / 2)
   // the sustained load for the whole window, and a 10x burst of 1 s in its middle
-  const sustained = load(url, "/v1/items", quota, seconds)
+  const sustained = pushLoad(url, "/v1/items", quota, seconds)
   await sleep(half * 1000)
-  const burst = await load(url, "/v1/items", quota * 10, 1)
+  const burst = await pushLoad(url, "/v1/items", quota * 10, 1)
   const steady = await sustained
-  const posted = steady["2xx"] + burst["2xx"]
+  const posted = steady.ok + burst.ok
   const drainStart = performance.now()
   // drained: nothing left in the intake (every item accepted is recorded)
   while (count("warden_intake") > 0 && performance.now() - drainStart < 120_000) await sleep(200)
@@ -184,17 +198,19 @@ if (want("items")) {
   items = {
     quota,
     sent: posted,
-    non2xx: steady.non2xx + burst.non2xx,
-    p50: steady.latency.p50,
-    p99: steady.latency.p99,
-    burstP99: burst.latency.p99,
+    non2xx: steady.non2xx + steady.errors + burst.non2xx + burst.errors,
+    p50: percentile(steady.latencies, 50),
+    p99: percentile(steady.latencies, 99),
+    burstP50: percentile(burst.latencies, 50),
+    burstP99: percentile(burst.latencies, 99),
     recorded: recorded() - before,
     drainedAfterSeconds: Number(drained.toFixed(1)),
-    peakRssMb: Math.round(daemon.peakRss() / 1024 / 1024)
+    peakRssMb: Math.round(daemon.peakRss() / 1024 / 1024),
+    loadAverage: Number(loadAverage())
   }
   await daemon.stop()
   progress(
-    `items at ${quota}/s with a 1 s burst at ${quota * 10}/s: 202 p50 ${items.p50} ms, p99 ${items.p99} ms (burst p99 ${items.burstP99} ms); ${items.recorded} recorded of ${posted} accepted (the backlog drained ${items.drainedAfterSeconds} s after the load); peak RSS ${items.peakRssMb} MB`
+    `items at ${quota}/s with a 1 s burst at ${quota * 10}/s: 202 p50 ${items.p50} ms, p99 ${items.p99} ms (burst p99 ${items.burstP99} ms); ${items.recorded} recorded of ${posted} accepted (the backlog drained ${items.drainedAfterSeconds} s after the load); peak RSS ${items.peakRssMb} MB; load ${items.loadAverage}`
   )
 }
 await sandbox.close()
@@ -219,22 +235,25 @@ if (!has("no-write") && !has("source") && checks.length > 0 && items !== undefin
     `## Daemon: the http push source (\`bench/daemon-push.ts\`)
 
 Command: \`pnpm bench daemon-push\`. The sandbox answers each analysis in ${latency} ms within a quota of ${quota}
-requests/s (the daemon's limiter set to it); autocannon sends each request with a new reference, at a fixed rate
-(latencies corrected for coordinated omission), for ${seconds} s after a 2 s warm-up. The floor is the typed client
-calling the sandbox directly at the same rate, measured in the same run. Measured ${result.date.slice(0, 10)} on
-${result.machine}, load average ${result.loadAverage} at the end (the machine shared with other work).
+requests/s (the daemon's limiter set to it). One load generator for both sides: autocannon at an even, fixed rate
+(bench/support/paced-load.ts: one connection per request a second, the connections started 1000/rate ms apart;
+autocannon's own \`overallRate\` sends each second's share in a burst and its coordinated-omission correction adds
+samples below each real one), a new reference per request, for ${seconds} s after a 2 s warm-up. The floor is the same
+load on the sandbox's own \`POST /analyze/v1/text\` (the same body, its API key), measured in the same run just before
+the check. Measured ${result.date.slice(0, 10)} on ${result.machine}; the 1-minute load average next to each figure
+(the machine is shared with other work).
 
-\`POST /v1/check\` (a new item each time), at half the quota and at the quota (0.97 of it: both limiters pace 2% under
-a configured quota, and offered at exactly the quota both would queue):
+\`POST /v1/check\` (a new item each time), at half the quota and at the quota (0.97 of it: the daemon's limiter paces
+2% under a configured quota):
 
-| rate | check p50 | floor p50 | added p50 (target <= 5 ms) | check p99 | floor p99 | added p99 (target <= 25 ms) | CPU per check (daemon) | CPU per call (floor) |
-|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-${checks.map((c) => `| ${c.rate}/s | ${c.p50} ms | ${c.floorP50} ms | ${c.addedP50} ms | ${c.p99} ms | ${c.floorP99} ms | ${c.addedP99} ms | ${c.cpuMsPerCheck} ms | ${c.floorCpuMsPerCall} ms |`).join("\n")}
+| rate | check p50 | floor p50 | added p50 (target <= 5 ms) | check p99 | floor p99 | added p99 (target <= 25 ms) | CPU per check (daemon) | CPU per call (sandbox) | load |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+${checks.map((c) => `| ${c.rate}/s | ${c.p50} ms | ${c.floorP50} ms | ${c.addedP50} ms | ${c.p99} ms | ${c.floorP99} ms | ${c.addedP99} ms | ${c.cpuMsPerCheck} ms | ${c.sandboxCpuMsPerCall} ms | ${c.loadAverage} |`).join("\n")}
 
 \`POST /v1/items\` (one item each) at ${quota}/s for ${seconds} s with a 1 s burst at ${quota * 10}/s in the middle: 202
-p50 ${i.p50} ms, p99 ${i.p99} ms (target < 20 ms; during the burst ${i.burstP99} ms); ${i.sent} items accepted (202), ${i.recorded}
-recorded in the window and after it (the warm-up's excluded), the backlog drained ${i.drainedAfterSeconds} s after the load ended; ${i.non2xx} answers not 2xx; the
-daemon's peak RSS ${i.peakRssMb} MB (budget 256 MB).`
+p50 ${i.p50} ms, p99 ${i.p99} ms (target < 20 ms; during the burst p50 ${i.burstP50} ms, p99 ${i.burstP99} ms); ${i.sent} items
+accepted (202), ${i.recorded} recorded in the window and after it (the warm-up's excluded), the backlog drained
+${i.drainedAfterSeconds} s after the load ended; ${i.non2xx} answers not 2xx; the daemon's peak RSS ${i.peakRssMb} MB (budget 256 MB); load ${i.loadAverage}.`
   )
 }
 process.exit(0)

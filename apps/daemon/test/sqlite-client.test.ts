@@ -224,6 +224,38 @@ describe("embedded SQLite client", () => {
       )
   )
 
+  it.live(
+    "durableThen: what follows the commit runs before the WAL's fsync starts (it sees the row); the answer waits for the fsync",
+    () =>
+      withTable((sql) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const syncs = yield* watchedDatasync
+            const seen: Array<{ readonly rows: number; readonly syncsStarted: number }> = []
+            yield* SqliteClient.durableThen(
+              sql,
+              sql.withTransaction(sql`INSERT INTO notes (id, body) VALUES (1, 'received')`),
+              Effect.gen(function* () {
+                const rows = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM notes`.pipe(Effect.orDie)
+                seen.push({ rows: rows[0]!.n, syncsStarted: syncs().started.length })
+              })
+            )
+            assert.deepStrictEqual(seen, [{ rows: 1, syncsStarted: 0 }])
+            assert.deepStrictEqual(syncs(), { started: ["s.db-wal"], ended: 1 })
+            // A write that fails commits nothing: what follows does not run, nothing is synced.
+            const failed = yield* SqliteClient.durableThen(
+              sql,
+              Effect.fail("boom" as const),
+              Effect.sync(() => seen.push({ rows: -1, syncsStarted: -1 }))
+            ).pipe(Effect.flip)
+            assert.strictEqual(failed, "boom")
+            assert.strictEqual(seen.length, 1)
+            assert.strictEqual(syncs().ended, 1)
+          })
+        )
+      )
+  )
+
   it.live("a database without a WAL (in memory) makes a durable write commit with FULL, then NORMAL again", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

@@ -5,7 +5,7 @@
  * checkpoint only once every partition acknowledged.
  */
 import type { Connector } from "@warden/connector"
-import { Context, Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
@@ -52,6 +52,16 @@ export const Process = Rpc.make("Process", {
 /** The entity that processes batches; its id is `<source>/<partition>`. */
 export const ItemBatch = Entity.make("ItemBatch", [Process])
 
+/**
+ * The same entity for push sources (`capabilities.push`): a client may be waiting on each of their
+ * items (a check), so their batches are small (sent on as soon as read) and each must start at once
+ * rather than wait in the mailbox behind batches already at work. It takes as many of a source's
+ * batches at once as the source has in flight (`PipelineOptions.inflight`), where `ItemBatch` takes
+ * `batchesAtOnce`: measured (bench/daemon-push.ts, docs/BENCHMARKS.md), a check at the quota waited
+ * ~190 ms (p50) in `ItemBatch`'s mailbox for one of its 4 slots.
+ */
+export const PushItemBatch = Entity.make("PushItemBatch", [Process])
+
 /** A configured source, ready to run. */
 export interface SourceSpec {
   readonly settings: SourceSettings
@@ -63,36 +73,48 @@ export interface SourceSpec {
 /** The sources by id, for the entity to find a batch's settings. */
 export class Sources extends Context.Service<Sources, ReadonlyMap<string, SourceSpec>>()("@warden/daemon/Sources") {}
 
-/** The entity's handlers: run each batch through the processor, `batchesAtOnce` messages at a time. */
-export const itemBatchLayer = (options: { readonly batchesAtOnce: number }) =>
-  ItemBatch.toLayer(
-    Effect.gen(function* () {
-      const processor = yield* BatchProcessor
-      const sources = yield* Sources
-      return ItemBatch.of({
-        Process: ({ payload }) => {
-          const spec = sources.get(payload.source)
-          if (spec === undefined) {
-            // A batch persisted before the source was removed from the config: nothing to do with it.
-            return Effect.logWarning("batch of an unconfigured source dropped").pipe(
-              Effect.annotateLogs({ source: payload.source }),
-              Effect.as({
-                analysed: 0,
-                failed: 0,
-                unanalysed: 0,
-                unchanged: 0,
-                skipped: BatchEvent.fromPayload(payload.events).length,
-                deleted: 0,
-                signals: 0
-              })
-            )
-          }
-          return processor.process(spec.settings, BatchEvent.fromPayload(payload.events), {
-            degraded: payload.degraded,
-            reanalysis: payload.reanalysis
+/** The handlers of both entities: run each batch through the processor. */
+const handlers = Effect.gen(function* () {
+  const processor = yield* BatchProcessor
+  const sources = yield* Sources
+  return {
+    Process: ({ payload }: { readonly payload: typeof Process.payloadSchema.Type }) => {
+      const spec = sources.get(payload.source)
+      if (spec === undefined) {
+        // A batch persisted before the source was removed from the config: nothing to do with it.
+        return Effect.logWarning("batch of an unconfigured source dropped").pipe(
+          Effect.annotateLogs({ source: payload.source }),
+          Effect.as({
+            analysed: 0,
+            failed: 0,
+            unanalysed: 0,
+            unchanged: 0,
+            skipped: BatchEvent.fromPayload(payload.events).length,
+            deleted: 0,
+            signals: 0
           })
-        }
+        )
+      }
+      return processor.process(spec.settings, BatchEvent.fromPayload(payload.events), {
+        degraded: payload.degraded,
+        reanalysis: payload.reanalysis
       })
-    }),
-    { concurrency: options.batchesAtOnce }
+    }
+  }
+})
+
+/**
+ * The entities' handlers: `ItemBatch` works on `batchesAtOnce` messages at a time, `PushItemBatch` on
+ * `inflight` (every batch a push source has in flight).
+ */
+export const itemBatchLayer = (options: { readonly batchesAtOnce: number; readonly inflight: number }) =>
+  Layer.mergeAll(
+    ItemBatch.toLayer(
+      Effect.map(handlers, (h) => ItemBatch.of(h)),
+      { concurrency: options.batchesAtOnce }
+    ),
+    PushItemBatch.toLayer(
+      Effect.map(handlers, (h) => PushItemBatch.of(h)),
+      { concurrency: Math.max(options.batchesAtOnce, options.inflight) }
+    )
   )

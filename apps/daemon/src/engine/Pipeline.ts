@@ -27,7 +27,7 @@ import * as ApiHealth from "./ApiHealth.ts"
 import * as BatchDispatch from "./BatchDispatch.ts"
 import * as BatchSender from "./BatchSender.ts"
 import * as CheckpointCommit from "./CheckpointCommit.ts"
-import { ItemBatch, type SourceSpec } from "./ItemBatch.ts"
+import { ItemBatch, PushItemBatch, type SourceSpec } from "./ItemBatch.ts"
 import * as ReanalysisSweep from "./ReanalysisSweep.ts"
 import * as ReferenceOrder from "./ReferenceOrder.ts"
 import * as SourceIntake from "./SourceIntake.ts"
@@ -209,7 +209,8 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     const id = spec.settings.id
     const checkpoints = yield* CheckpointStore
     const items = yield* ItemStore
-    const clientFor = yield* ItemBatch.client
+    // A push source's batches go to its own entity type, which takes every batch in flight at once.
+    const clientFor = yield* (spec.connector.capabilities.push === true ? PushItemBatch : ItemBatch).client
     const api = yield* ApiHealth.make(spec.settings.failure)
     const sender = BatchSender.make(id, options.partitions, (entityId, message) => clientFor(entityId).Process(message))
     const parts: SourceParts = {

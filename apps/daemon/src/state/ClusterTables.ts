@@ -12,8 +12,8 @@ import { MachineId, Snowflake } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
 
-/** The entity type whose messages the pipeline purges. */
-export const entityType = "ItemBatch"
+/** The entity types whose messages the pipeline purges (engine/ItemBatch.ts: `ItemBatch`, `PushItemBatch`). */
+export const entityTypes = ["ItemBatch", "PushItemBatch"]
 
 /**
  * Deletes the processed messages (and their replies) of the given entities that were sent before
@@ -31,7 +31,7 @@ export const purgeProcessed = Effect.fn("ClusterTables.purgeProcessed")(function
   const bound = sql.literal(
     String(Snowflake.make({ timestamp: sentBefore, machineId: MachineId.make(0), sequence: 0 }))
   )
-  const selected = sql`entity_type = ${entityType} AND ${sql.in("entity_id", entityIds)} AND processed = ${sql.onDialectOrElse(
+  const selected = sql`${sql.in("entity_type", entityTypes)} AND ${sql.in("entity_id", entityIds)} AND processed = ${sql.onDialectOrElse(
     { pg: () => sql.literal("TRUE"), orElse: () => sql.literal("1") }
   )} AND id < ${bound}`
   return yield* sql.withTransaction(

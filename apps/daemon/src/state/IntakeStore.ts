@@ -8,12 +8,13 @@
  * out of order, and a reader that went past seq 10 before seq 9 committed would never read 9. One
  * writer at a time keeps commit order and seq order the same; it is also a group commit, so a burst of
  * small requests costs one commit per round rather than one each. Each round is durable (on SQLite,
- * SqliteClient.durable's shared fsync) before its callers are answered.
+ * SqliteClient.durable's shared fsync) before its callers are answered; the source's stream is woken
+ * as soon as the round committed (SqliteClient.durableThen).
  */
-import { Array as Arr, Clock, Context, Deferred, Effect, Exit, Layer, Queue, Schema } from "effect"
+import { Array as Arr, Clock, Context, Deferred, Effect, Layer, Queue, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
-import { durable } from "./SqliteClient.ts"
+import { durableThen } from "./SqliteClient.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
 /** One item to keep: its source, reference, author, and its event as JSON text. */
@@ -95,11 +96,18 @@ const make = Effect.gen(function* () {
       Effect.gen(function* () {
         const round = yield* Queue.takeAll(queue)
         // Durable before the answer (a 202 survives a power loss, not only a killed process): on SQLite the
-        // WAL's group fsync, off the event loop, shared with the checkpoints' (SqliteClient.durable).
+        // WAL's group fsync, off the event loop, shared with the checkpoints' (SqliteClient.durable). The
+        // source's stream is woken once the rows are committed, while the fsync runs: a check's item is on
+        // its way to the API meanwhile (the stream's own commits follow these in the WAL).
         const rows = round.flatMap((p) => p.rows)
         const now = yield* Clock.currentTimeMillis
-        const exit = yield* Effect.exit(durable(sql, sql.withTransaction(insert(rows, now))))
-        if (Exit.isSuccess(exit)) signals.intake.ring()
+        const exit = yield* Effect.exit(
+          durableThen(
+            sql,
+            sql.withTransaction(insert(rows, now)),
+            Effect.sync(() => signals.intake.ring())
+          )
+        )
         for (const pending of round) Deferred.doneUnsafe(pending.done, exit)
       })
     )

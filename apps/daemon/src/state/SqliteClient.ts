@@ -218,6 +218,30 @@ export const durable = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect
   })
 
 /**
+ * {@link durable}, with `committed` run once `effect` has committed: in WAL mode before the fsync, so
+ * what it starts (a reader of the new rows) goes on while the WAL is synced, and only the caller waits
+ * for the fsync; otherwise after the durable commit. A reader may then act on rows not yet on disk:
+ * its own commits come after them in the WAL, so a power loss cannot keep its work without them.
+ */
+export const durableThen = <A, E, R, R2>(
+  sql: SqlClient.SqlClient,
+  effect: Effect.Effect<A, E, R>,
+  committed: Effect.Effect<void, never, R2>
+) =>
+  sql.onDialectOrElse({
+    sqlite: () => {
+      const walSync = walSyncs.get(sql)
+      if (walSync !== undefined)
+        return effect.pipe(
+          Effect.tap(() => committed),
+          Effect.tap(() => walSync)
+        )
+      return Effect.tap(durable(sql, effect), () => committed)
+    },
+    orElse: () => Effect.tap(effect, () => committed)
+  })
+
+/**
  * One `synchronous = FULL` write at a time: two interleaved (FULL, FULL, write, NORMAL, write) would let
  * the second commit without its fsync. Other writes in between only get an fsync they did not need.
  */
