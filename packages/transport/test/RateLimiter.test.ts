@@ -149,7 +149,10 @@ describe("RateLimiter: pacing (TestClock)", () => {
           out.push({ ticket, answerAt: ticket.sentAt + 300 })
           yield* TestClock.adjust(Duration.millis(125))
         }
-        assert.deepStrictEqual(waits, Array.from({ length: 32 }, () => 0))
+        assert.deepStrictEqual(
+          waits,
+          Array.from({ length: 32 }, () => 0)
+        )
       })
   )
 
