@@ -236,7 +236,7 @@ if (!has("no-write") && !has("source") && checks.length > 0 && items !== undefin
 
 Command: \`pnpm bench daemon-push\`. The sandbox answers each analysis in ${latency} ms within a quota of ${quota}
 requests/s (the daemon's limiter set to it). One load generator for both sides: autocannon at an even, fixed rate
-(bench/support/paced-load.ts: one connection per request a second, the connections started 1000/rate ms apart;
+(bench/support/paced-load.ts: as many connections as requests a second, each sending one a second, started 1000/rate ms apart;
 autocannon's own \`overallRate\` sends each second's share in a burst and its coordinated-omission correction adds
 samples below each real one), a new reference per request, for ${seconds} s after a 2 s warm-up. The floor is the same
 load on the sandbox's own \`POST /analyze/v1/text\` (the same body, its API key), measured in the same run just before
@@ -252,7 +252,8 @@ ${checks.map((c) => `| ${c.rate}/s | ${c.p50} ms | ${c.floorP50} ms | ${c.addedP
 
 \`POST /v1/items\` (one item each) at ${quota}/s for ${seconds} s with a 1 s burst at ${quota * 10}/s in the middle: 202
 p50 ${i.p50} ms, p99 ${i.p99} ms (target < 20 ms; during the burst p50 ${i.burstP50} ms, p99 ${i.burstP99} ms); ${i.sent} items
-accepted (202), ${i.recorded} recorded in the window and after it (the warm-up's excluded), the backlog drained
+accepted (202), ${i.recorded} recorded in the window and after it (the warm-up's excluded; more than accepted: autocannon does not count the answers
+still in flight when its duration ends), the backlog drained
 ${i.drainedAfterSeconds} s after the load ended; ${i.non2xx} answers not 2xx; the daemon's peak RSS ${i.peakRssMb} MB (budget 256 MB); load ${i.loadAverage}.`
   )
 }

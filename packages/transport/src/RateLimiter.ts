@@ -56,8 +56,11 @@
  * the requests paced on it arrive early (the CI flake of issue 17: the client's bucket started at
  * its first reservation, the server's 83 ms later, and the seventh request was refused; with the
  * burst's requests reaching the server over 150 ms, even the first answer was too early). So when a
- * burst starts from a full bucket, refill is credited only once every request then unanswered has
- * been answered: the server has counted them all by then. And the calls still unanswered when the
+ * burst starts from a full bucket, refill is credited only once every request then unanswered, and
+ * every request of the burst, has been answered: the server has counted them all by then. Not once
+ * nothing at all is out: a steady stream near the quota always has calls out, and refill held until
+ * none was (or for the 2 s timeout) spent the whole bucket and left it empty at 97% of the quota, every
+ * clump of calls queueing behind it (bench/daemon-push.ts, issue 39). And the calls still unanswered when the
  * burst starts (sent before a stall, say) may reach the server together with the burst, while its
  * bucket was full: each of them beyond the one the margin absorbs takes a token from the burst (seen
  * under CI load: two calls in flight across a stall, then a burst of four, six at once for a bucket
@@ -178,11 +181,17 @@ interface Bucket {
   /** Completed to make the head look again (the rate changed, refill was anchored). */
   poke: Deferred.Deferred<void>
   /**
-   * False from the start of a burst until every request then out (`pending`) is answered: no refill
-   * meanwhile.
+   * False from the start of a burst until every request then out, and every request of the burst, is
+   * answered (`held`): no refill meanwhile.
    */
   anchored: boolean
   pausedSince: number
+  /** Requests sent so far (each ticket's `seq`). */
+  sent: number
+  /** While not anchored: the requests refill waits for are those of `seq` up to this... */
+  holdThrough: number
+  /** ...and this many of them are not answered yet. */
+  held: number
   /** Requests that went out (with a ticket) and are not answered yet. */
   pending: number
   /** When the rate last changed (up or down): a 429 at the named value this soon after is no conclusion. */
@@ -242,6 +251,8 @@ export interface Ticket {
   readonly run: Run
   /** Set by the first `settle`: a ticket is settled once. */
   settled: boolean
+  /** Its place among the endpoint's calls (what a burst's refill waits for, see the module comment). */
+  readonly seq?: number | undefined
 }
 
 /**
@@ -340,6 +351,9 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
           poke: Deferred.makeUnsafe<void>(),
           anchored: true,
           pausedSince: now,
+          sent: 0,
+          holdThrough: 0,
+          held: 0,
           pending: 0,
           changedAt: Number.NEGATIVE_INFINITY,
           probe: "none",
@@ -543,6 +557,9 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         if (pausesBursts(b)) {
           b.anchored = false
           b.pausedSince = now
+          // refill waits for the requests out now and for the burst's own (added as they go, below)
+          b.holdThrough = b.sent
+          b.held = b.pending
           b.tokens = Math.min(b.tokens, Math.max(0, spare))
         } else {
           // a pair at most, and refill goes on: the server's spare token absorbs what it threw away
@@ -553,6 +570,12 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       if (b.tokens < 1) return false
       b.tokens -= 1
       b.pending++
+      b.sent++
+      if (!b.anchored && b.run.full) {
+        // a call of the burst that paused refill: refill waits for its answer too
+        b.holdThrough = b.sent
+        b.held++
+      }
       b.run.calls++
       b.runAt = now
       return true
@@ -562,6 +585,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       endpoint: b.endpoint,
       sentAt: now,
       waited: now - start,
+      seq: b.sent,
       epoch: b.epoch,
       paced,
       run: paced ? b.run : { full: false, calls: 1, out: 0, refused: 0 },
@@ -736,6 +760,7 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
       const b = buckets.get(ticket.endpoint)
       if (b === undefined) return
       b.pending = Math.max(0, b.pending - 1)
+      if (!b.anchored && ticket.seq !== undefined && ticket.seq <= b.holdThrough) b.held = Math.max(0, b.held - 1)
       // a run as large as the bucket got through: after a back-off, the bucket may grow back
       const run = ticket.run
       if (
@@ -757,7 +782,10 @@ export const make = (options: QuotaPolicy.Options): Effect.Effect<Shape> =>
         if (!Number.isFinite(b.rate) && b.queue.length > 0) b.window++
       }
       if (!Number.isFinite(b.rate)) pokeHead(b)
-      else if (!b.anchored && b.pending === 0) anchor(b, now)
+      // every request out when the burst started, and the burst's own, answered: the server has counted them
+      // all (calls sent after the burst, paced, may still be out: waiting for them held refill for good at a
+      // steady stream near the quota, which always has calls out)
+      else if (!b.anchored && (b.pending === 0 || b.held === 0)) anchor(b, now)
     }
 
     const settle = (ticket: Ticket, accepted: boolean): Effect.Effect<void> =>

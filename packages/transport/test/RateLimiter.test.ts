@@ -132,6 +132,30 @@ describe("RateLimiter: pacing (TestClock)", () => {
     })
   )
 
+  it.effect(
+    "a steady stream under the rate, with calls always out, never waits: refill waits for the burst's calls, not for nothing to be out",
+    () =>
+      Effect.gen(function* () {
+        // 8/s against 10/s, each call answered 300 ms after it went: two or three out at every call. Holding refill
+        // until none was out spent the bucket in 1.25 s and held the next calls to the 2 s timeout.
+        const limiter = yield* limiterAt(10, 10)
+        const out: Array<{ readonly ticket: RateLimiter.Ticket; readonly answerAt: number }> = []
+        const waits: Array<number> = []
+        for (let i = 0; i < 32; i++) {
+          const now = yield* Clock.currentTimeMillis
+          while (out.length > 0 && out[0]!.answerAt <= now) yield* limiter.settle(out.shift()!.ticket, true)
+          const ticket = yield* ticketOf(limiter)
+          waits.push(ticket.waited)
+          out.push({ ticket, answerAt: ticket.sentAt + 300 })
+          yield* TestClock.adjust(Duration.millis(125))
+        }
+        assert.deepStrictEqual(
+          waits,
+          Array.from({ length: 32 }, () => 0)
+        )
+      })
+  )
+
   it.effect("a burst with no answer at all is anchored after 2 s, so waiters never hang", () =>
     Effect.gen(function* () {
       const calls = callsOf(yield* limiterAt(10, 2))
