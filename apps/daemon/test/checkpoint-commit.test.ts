@@ -1,7 +1,8 @@
 /**
  * What follows an acknowledged batch, on the TestClock (engine/CheckpointCommit.ts): the checkpoint
  * stored as JSON; the source's acknowledge failing logged once and never failing the source; the purge
- * sparing every send still in flight, giving space back at most once a minute, and never failing.
+ * sparing every send still in flight, giving space back at most once a minute, and never failing; a
+ * push source's purge (its batches not persisted) once a minute.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger, Ref } from "effect"
@@ -39,7 +40,11 @@ const logged = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return { result, lines }
   })
 
-const commitsWith = (options: { readonly oldestInFlight?: number; readonly tables: CheckpointCommit.Tables<never> }) =>
+const commitsWith = (options: {
+  readonly oldestInFlight?: number
+  readonly tables: CheckpointCommit.Tables<never>
+  readonly batchesPersisted?: boolean
+}) =>
   Effect.gen(function* () {
     const stored: Array<string> = []
     const commits = yield* CheckpointCommit.make({
@@ -47,7 +52,8 @@ const commitsWith = (options: { readonly oldestInFlight?: number; readonly table
       partitions: 2,
       checkpoints: { commitCheckpoint: (_, text) => Effect.sync(() => void stored.push(text)) },
       oldestInFlight: Effect.succeed(options.oldestInFlight ?? 0),
-      tables: options.tables
+      tables: options.tables,
+      batchesPersisted: options.batchesPersisted ?? true
     })
     return { commits, stored }
   })
@@ -89,6 +95,24 @@ describe("CheckpointCommit", () => {
       yield* commits.purge
       assert.strictEqual(calls.reclaims, 1)
       assert.strictEqual(calls.purges.length, 4, "a purge after every commit")
+    }).pipe(Effect.provide(partsLayer))
+  )
+
+  it.effect("a source whose batches are not persisted purges at its first commit, then once a minute", () =>
+    Effect.gen(function* () {
+      const { calls, tables } = recordingTables()
+      const { commits } = yield* commitsWith({ tables, batchesPersisted: false })
+      yield* commits.purge
+      assert.strictEqual(calls.purges.length, 1, "what an older daemon persisted, at the first commit")
+      yield* TestClock.adjust("59 seconds")
+      yield* commits.purge
+      yield* commits.purge
+      assert.strictEqual(calls.purges.length, 1, "not at every commit")
+      yield* TestClock.adjust("1 second")
+      yield* commits.purge
+      yield* commits.purge
+      assert.strictEqual(calls.purges.length, 2)
+      assert.strictEqual(calls.reclaims, 1)
     }).pipe(Effect.provide(partsLayer))
   )
 

@@ -39,8 +39,9 @@ export interface CheckpointCommit<R> {
   ) => (checkpoint: Checkpoint.Checkpoint) => Effect.Effect<void>
   /**
    * Deletes this source's processed batch messages and replies after each commit (two statements on
-   * a handful of rows): everything sent before the oldest send still in flight has been acknowledged,
-   * and its verdicts are durable. Never fails: the next commit purges again.
+   * a handful of rows; once a minute when its batches are not persisted): everything sent before the
+   * oldest send still in flight has been acknowledged, and its verdicts are durable. Never fails: the
+   * next commit purges again.
    */
   readonly purge: Effect.Effect<void, never, R>
 }
@@ -52,6 +53,12 @@ export const make = Effect.fn("CheckpointCommit.make")(function* <R = never>(opt
   readonly checkpoints: Pick<CheckpointStoreShape, "commitCheckpoint">
   readonly oldestInFlight: Effect.Effect<number>
   readonly tables: Tables<R>
+  /**
+   * Whether the source's batch messages are persisted (a pull source's): each commit then purges what
+   * it acknowledged. A push source's are not (ItemBatch.ts, `ProcessVolatile`), so its purge runs at
+   * its first commit and then once a minute, for the messages an older daemon persisted.
+   */
+  readonly batchesPersisted: boolean
 }) {
   const { id, checkpoints, tables } = options
   const health = yield* StateHealth.StateHealth
@@ -62,6 +69,7 @@ export const make = Effect.fn("CheckpointCommit.make")(function* <R = never>(opt
   // (their messages left at an upgrade are processed after it, then purged like the others).
   const entityIds = Array.from({ length: Math.max(4, options.partitions) }, (_, p) => `${id}/${p}`)
   let lastReclaim = yield* Clock.currentTimeMillis
+  let lastPurge = Number.NEGATIVE_INFINITY
   let warnedLarge = false
 
   const store = (checkpoint: Checkpoint.Checkpoint) =>
@@ -92,6 +100,8 @@ export const make = Effect.fn("CheckpointCommit.make")(function* <R = never>(opt
 
   const purge = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
+    if (!options.batchesPersisted && now - lastPurge < RECLAIM_EVERY_MILLIS) return
+    lastPurge = now
     const deleted = yield* tables.purgeProcessed(entityIds, yield* options.oldestInFlight)
     if (deleted > 0) yield* Metric.update(Metric.withAttributes(Metrics.messagesPurged, { source: id }), deleted)
     if (now - lastReclaim >= RECLAIM_EVERY_MILLIS) {

@@ -13,11 +13,8 @@ import * as BatchEvent from "./BatchEvent.ts"
 import { BatchProcessor } from "./BatchProcessor.ts"
 import { ApiUnavailable, SourcePaused } from "./EngineError.ts"
 
-/**
- * Process one batch of a source's events. Persisted: accepted work survives a crash. The events carry
- * no checkpoint: the source commits the batch's checkpoint itself, once, after the acknowledgement.
- */
-export const Process = Rpc.make("Process", {
+/** A batch's message: its payload, its counts, the ways it is handed back. */
+const processFields = {
   payload: {
     source: Schema.String,
     /**
@@ -42,12 +39,30 @@ export const Process = Rpc.make("Process", {
     signals: Schema.Int
   }),
   error: Schema.Union([SourcePaused, ApiUnavailable])
-})
+}
+
+/**
+ * Process one batch of a source's events. Persisted: accepted work survives a crash. The events carry
+ * no checkpoint: the source commits the batch's checkpoint itself, once, after the acknowledgement.
+ */
+export const Process = Rpc.make("Process", processFields)
   .annotate(ClusterSchema.Persisted, true)
   // At shutdown a batch stops at once instead of working on for the cluster's 15 s grace period while the
   // sinks have stopped: the round records the answers it has (BatchProcessor) and the persisted message
   // is delivered again at the next start, where those items cost nothing (issue 19).
   .annotate(ClusterSchema.InterruptOnTermination, true)
+
+/**
+ * The same batch, not persisted: a push source's (`capabilities.push`). Its intake is already the
+ * durable log of its items, and its checkpoint moves only once every partition answered, so a batch
+ * lost with a runner is read from the intake again at the source's next start (and the dedupe makes
+ * what was recorded free). Persisting the message as well cost each batch (1-2 items at a check's
+ * rate) an insert, a poll, a reply and a purge: measured in bench/daemon-push.ts (docs/BENCHMARKS.md).
+ */
+export const ProcessVolatile = Rpc.make("ProcessVolatile", processFields).annotate(
+  ClusterSchema.InterruptOnTermination,
+  true
+)
 
 /** The entity that processes batches; its id is `<source>/<partition>`. */
 export const ItemBatch = Entity.make("ItemBatch", [Process])
@@ -60,7 +75,7 @@ export const ItemBatch = Entity.make("ItemBatch", [Process])
  * `batchesAtOnce`: measured (bench/daemon-push.ts, docs/BENCHMARKS.md), a check at the quota waited
  * ~190 ms (p50) in `ItemBatch`'s mailbox for one of its 4 slots.
  */
-export const PushItemBatch = Entity.make("PushItemBatch", [Process])
+export const PushItemBatch = Entity.make("PushItemBatch", [ProcessVolatile, Process])
 
 /** A configured source, ready to run. */
 export interface SourceSpec {
@@ -73,33 +88,31 @@ export interface SourceSpec {
 /** The sources by id, for the entity to find a batch's settings. */
 export class Sources extends Context.Service<Sources, ReadonlyMap<string, SourceSpec>>()("@warden/daemon/Sources") {}
 
-/** The handlers of both entities: run each batch through the processor. */
-const handlers = Effect.gen(function* () {
+/** The handler of every batch message, persisted or not: runs the batch through the processor. */
+const handler = Effect.gen(function* () {
   const processor = yield* BatchProcessor
   const sources = yield* Sources
-  return {
-    Process: ({ payload }: { readonly payload: typeof Process.payloadSchema.Type }) => {
-      const spec = sources.get(payload.source)
-      if (spec === undefined) {
-        // A batch persisted before the source was removed from the config: nothing to do with it.
-        return Effect.logWarning("batch of an unconfigured source dropped").pipe(
-          Effect.annotateLogs({ source: payload.source }),
-          Effect.as({
-            analysed: 0,
-            failed: 0,
-            unanalysed: 0,
-            unchanged: 0,
-            skipped: BatchEvent.fromPayload(payload.events).length,
-            deleted: 0,
-            signals: 0
-          })
-        )
-      }
-      return processor.process(spec.settings, BatchEvent.fromPayload(payload.events), {
-        degraded: payload.degraded,
-        reanalysis: payload.reanalysis
-      })
+  return ({ payload }: { readonly payload: typeof Process.payloadSchema.Type }) => {
+    const spec = sources.get(payload.source)
+    if (spec === undefined) {
+      // A batch persisted before the source was removed from the config: nothing to do with it.
+      return Effect.logWarning("batch of an unconfigured source dropped").pipe(
+        Effect.annotateLogs({ source: payload.source }),
+        Effect.as({
+          analysed: 0,
+          failed: 0,
+          unanalysed: 0,
+          unchanged: 0,
+          skipped: BatchEvent.fromPayload(payload.events).length,
+          deleted: 0,
+          signals: 0
+        })
+      )
     }
+    return processor.process(spec.settings, BatchEvent.fromPayload(payload.events), {
+      degraded: payload.degraded,
+      reanalysis: payload.reanalysis
+    })
   }
 })
 
@@ -110,11 +123,12 @@ const handlers = Effect.gen(function* () {
 export const itemBatchLayer = (options: { readonly batchesAtOnce: number; readonly inflight: number }) =>
   Layer.mergeAll(
     ItemBatch.toLayer(
-      Effect.map(handlers, (h) => ItemBatch.of(h)),
+      Effect.map(handler, (process) => ItemBatch.of({ Process: process })),
       { concurrency: options.batchesAtOnce }
     ),
     PushItemBatch.toLayer(
-      Effect.map(handlers, (h) => PushItemBatch.of(h)),
+      // `Process`: the messages a daemon before ProcessVolatile persisted for a push source.
+      Effect.map(handler, (process) => PushItemBatch.of({ ProcessVolatile: process, Process: process })),
       { concurrency: Math.max(options.batchesAtOnce, options.inflight) }
     )
   )

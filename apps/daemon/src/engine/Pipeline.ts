@@ -209,10 +209,15 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     const id = spec.settings.id
     const checkpoints = yield* CheckpointStore
     const items = yield* ItemStore
-    // A push source's batches go to its own entity type, which takes every batch in flight at once.
-    const clientFor = yield* (spec.connector.capabilities.push === true ? PushItemBatch : ItemBatch).client
     const api = yield* ApiHealth.make(spec.settings.failure)
-    const sender = BatchSender.make(id, options.partitions, (entityId, message) => clientFor(entityId).Process(message))
+    // A push source's batches go to their own entity type, which takes every batch in flight at once,
+    // and are not persisted: its intake is their durable log (ItemBatch.ts, ProcessVolatile).
+    const push = spec.connector.capabilities.push === true
+    const pushClient = yield* PushItemBatch.client
+    const pullClient = yield* ItemBatch.client
+    const sender = BatchSender.make(id, options.partitions, (entityId, message) =>
+      push ? pushClient(entityId).ProcessVolatile(message) : pullClient(entityId).Process(message)
+    )
     const parts: SourceParts = {
       checkpoints,
       supervisor: yield* SourceSupervisor.make({ id, pauseRetry: options.pauseRetry, checkpoints }),
@@ -223,7 +228,8 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         partitions: options.partitions,
         checkpoints,
         oldestInFlight: sender.oldestInFlight,
-        tables: CheckpointCommit.clusterTables
+        tables: CheckpointCommit.clusterTables,
+        batchesPersisted: !push
       }),
       sweep: yield* ReanalysisSweep.make({
         id,
