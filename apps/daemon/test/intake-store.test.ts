@@ -3,9 +3,11 @@
  * from many callers at once land whole, in seq order, each answered once committed; a source reads
  * only its own rows after a seq and forgets up to one; erasure by reference, author id, author key and
  * username deletes the rows of items received and not yet recorded, and is audited even when nothing
- * else of them is stored.
+ * else of them is stored. On SQLite, a round's callers wait for its fsync while the next round commits.
  */
-import { Effect } from "effect"
+import { open } from "node:fs/promises"
+import { fileURLToPath } from "node:url"
+import { Deferred, Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import { Erasure } from "../src/state/Erasure.ts"
 import { IntakeStore } from "../src/state/IntakeStore.ts"
@@ -91,3 +93,57 @@ for (const [backend, fresh] of stateBackends()) {
       ))
   })
 }
+
+/**
+ * Holds every `FileHandle.datasync` of the process (the WAL's group fsync) until `release`; counts the
+ * ones started. Undone with the scope.
+ */
+const heldDatasync = Effect.gen(function* () {
+  const handle = yield* Effect.promise(() => open(fileURLToPath(import.meta.url), "r"))
+  const proto = Object.getPrototypeOf(handle) as { datasync: () => Promise<void> }
+  yield* Effect.promise(() => handle.close())
+  const original = proto.datasync
+  const gate = Promise.withResolvers<void>()
+  let started = 0
+  proto.datasync = async function (this: unknown) {
+    started++
+    await gate.promise
+    return original.call(this)
+  }
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      gate.resolve()
+      proto.datasync = original
+    })
+  )
+  return { started: () => started, release: () => gate.resolve() }
+})
+
+describe("the intake's writer on SQLite", () => {
+  const [, fresh] = stateBackends()[0]!
+  it("commits the next round while the last round's fsync runs; each caller is answered after an fsync", () =>
+    Effect.runPromise(
+      onFreshState(
+        fresh,
+        Effect.gen(function* () {
+          const intake = yield* IntakeStore
+          const sync = yield* heldDatasync
+          const first = yield* Effect.forkChild(intake.append([row("a", "r-1")]))
+          yield* Effect.promise(() => expect.poll(() => sync.started()).toBe(1))
+          // The first round's fsync is held: the second round still commits (a reader sees its row).
+          const secondAnswered = yield* Deferred.make<void>()
+          const second = yield* Effect.forkChild(
+            Effect.andThen(intake.append([row("a", "r-2")]), Deferred.succeed(secondAnswered, undefined))
+          )
+          yield* Effect.promise(() =>
+            expect.poll(() => Effect.runPromise(Effect.map(intake.after("a", 0, 10), (rows) => rows.length))).toBe(2)
+          )
+          expect(yield* Deferred.isDone(secondAnswered), "answered before any fsync ended").toBe(false)
+          sync.release()
+          yield* Fiber.join(first)
+          yield* Fiber.join(second)
+          expect(sync.started()).toBe(2)
+        })
+      )
+    ))
+})

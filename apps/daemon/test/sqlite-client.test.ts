@@ -225,14 +225,14 @@ describe("embedded SQLite client", () => {
   )
 
   it.live(
-    "durableThen: what follows the commit runs before the WAL's fsync starts (it sees the row); the answer waits for the fsync",
+    "commitThenSync: what follows the commit runs before the WAL's fsync starts (it sees the row); the fsync is the answer's own wait",
     () =>
       withTable((sql) =>
         Effect.scoped(
           Effect.gen(function* () {
             const syncs = yield* watchedDatasync
             const seen: Array<{ readonly rows: number; readonly syncsStarted: number }> = []
-            yield* SqliteClient.durableThen(
+            const sync = yield* SqliteClient.commitThenSync(
               sql,
               sql.withTransaction(sql`INSERT INTO notes (id, body) VALUES (1, 'received')`),
               Effect.gen(function* () {
@@ -241,9 +241,13 @@ describe("embedded SQLite client", () => {
               })
             )
             assert.deepStrictEqual(seen, [{ rows: 1, syncsStarted: 0 }])
+            // Committed, and nothing synced until the caller waits for it: the writer's next write may go first.
+            assert.deepStrictEqual(syncs(), { started: [], ended: 0 })
+            yield* sql`INSERT INTO notes (id, body) VALUES (2, 'next round')`
+            yield* sync
             assert.deepStrictEqual(syncs(), { started: ["s.db-wal"], ended: 1 })
             // A write that fails commits nothing: what follows does not run, nothing is synced.
-            const failed = yield* SqliteClient.durableThen(
+            const failed = yield* SqliteClient.commitThenSync(
               sql,
               Effect.fail("boom" as const),
               Effect.sync(() => seen.push({ rows: -1, syncsStarted: -1 }))

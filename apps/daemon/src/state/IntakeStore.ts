@@ -9,12 +9,13 @@
  * writer at a time keeps commit order and seq order the same; it is also a group commit, so a burst of
  * small requests costs one commit per round rather than one each. Each round is durable (on SQLite,
  * SqliteClient.durable's shared fsync) before its callers are answered; the source's stream is woken
- * as soon as the round committed (SqliteClient.durableThen).
+ * as soon as the round committed, and the next round commits while this one's fsync runs
+ * (SqliteClient.commitThenSync).
  */
-import { Array as Arr, Clock, Context, Deferred, Effect, Layer, Queue, Schema } from "effect"
+import { Array as Arr, Clock, Context, Deferred, Effect, Exit, Layer, Queue, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
-import { durableThen } from "./SqliteClient.ts"
+import { commitThenSync } from "./SqliteClient.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
 /** One item to keep: its source, reference, author, and its event as JSON text. */
@@ -90,7 +91,11 @@ const make = Effect.gen(function* () {
       }
     })
 
-  /** The one writer: everything queued while the last round committed goes in the next one. */
+  /**
+   * The one writer: everything queued while the last round committed goes in the next one. A round's
+   * callers wait for its fsync on their own fiber, so the next round commits meanwhile (a check's item
+   * is not held behind the previous round's fsync on its way to the API).
+   */
   yield* Effect.forkScoped(
     Effect.forever(
       Effect.gen(function* () {
@@ -101,14 +106,19 @@ const make = Effect.gen(function* () {
         // its way to the API meanwhile (the stream's own commits follow these in the WAL).
         const rows = round.flatMap((p) => p.rows)
         const now = yield* Clock.currentTimeMillis
-        const exit = yield* Effect.exit(
-          durableThen(
+        const answer = (exit: Exit.Exit<void, SqlError.SqlError>) =>
+          Effect.sync(() => {
+            for (const pending of round) Deferred.doneUnsafe(pending.done, exit)
+          })
+        const committed = yield* Effect.exit(
+          commitThenSync(
             sql,
             sql.withTransaction(insert(rows, now)),
             Effect.sync(() => signals.intake.ring())
           )
         )
-        for (const pending of round) Deferred.doneUnsafe(pending.done, exit)
+        if (Exit.isFailure(committed)) return yield* answer(Exit.failCause(committed.cause))
+        yield* Effect.forkChild(Effect.flatMap(Effect.exit(committed.value), answer))
       })
     )
   )

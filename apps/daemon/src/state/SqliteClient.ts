@@ -218,27 +218,35 @@ export const durable = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect
   })
 
 /**
- * {@link durable}, with `committed` run once `effect` has committed: in WAL mode before the fsync, so
- * what it starts (a reader of the new rows) goes on while the WAL is synced, and only the caller waits
- * for the fsync; otherwise after the durable commit. A reader may then act on rows not yet on disk:
- * its own commits come after them in the WAL, so a power loss cannot keep its work without them.
+ * {@link durable} in two steps, for a writer that goes on to its next write while the fsync runs: runs
+ * `effect`, then `committed` once it has committed, and answers the wait for its durability (in WAL mode
+ * the group fsync, which only the callers of this write wait for; otherwise nothing left, the commit was
+ * durable). What `committed` starts (a reader of the new rows) may act on rows not yet on disk: its own
+ * commits come after them in the WAL, so a power loss cannot keep its work without them.
  */
-export const durableThen = <A, E, R, R2>(
+export const commitThenSync = <A, E, R, R2>(
   sql: SqlClient.SqlClient,
   effect: Effect.Effect<A, E, R>,
   committed: Effect.Effect<void, never, R2>
-) =>
+): Effect.Effect<Effect.Effect<void, SqlError.SqlError>, E | SqlError.SqlError, R | R2> =>
   sql.onDialectOrElse({
     sqlite: () => {
       const walSync = walSyncs.get(sql)
       if (walSync !== undefined)
         return effect.pipe(
           Effect.tap(() => committed),
-          Effect.tap(() => walSync)
+          Effect.as(walSync)
         )
-      return Effect.tap(durable(sql, effect), () => committed)
+      return durable(sql, effect).pipe(
+        Effect.tap(() => committed),
+        Effect.as(Effect.void)
+      )
     },
-    orElse: () => Effect.tap(effect, () => committed)
+    orElse: () =>
+      effect.pipe(
+        Effect.tap(() => committed),
+        Effect.as(Effect.void)
+      )
   })
 
 /**
