@@ -11,7 +11,7 @@ import type { SinkStore } from "@warden/sink"
 import { LegacyBatch } from "@warden/legacy"
 import { type ApiConfig, type RateLimiter, Transport } from "@warden/transport"
 import { AnalyzeV1, FeedbackV1 } from "@warden/v1"
-import { type Duration, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Admin from "./admin/AdminServer.ts"
 import * as ClusterRunner from "./ClusterRunner.ts"
@@ -111,14 +111,6 @@ export const defaultPipeline: Pipeline.PipelineOptions = {
  * the source ids (shards land on runners by a hash ring). Batches grow so each partition message still
  * holds ~12 events.
  */
-/**
- * The batching window of a push source (`capabilities.push`): its events are sent on as soon as read.
- * Measured (bench/daemon-push.ts): a check waited ~36 ms more than the API's own latency at p50 with
- * the 50 ms window, ~6 ms with this one; a read of the intake still takes every item waiting, so a
- * burst still goes in full batches.
- */
-export const pushMaxWait: Duration.Input = "1 millis"
-
 export const clusterPipeline: Partial<Pipeline.PipelineOptions> = {
   partitions: 32,
   batchSize: 400
@@ -196,21 +188,7 @@ export const layer = (spec: DaemonSpec) => {
   const work = Layer.mergeAll(
     Pipeline.itemBatchLayer(pipeline).pipe(Layer.provide(processor), Layer.provide(sources)),
     // Each source's connector gets its push host (PushIntake): a push connector's intake is the state's.
-    Layer.unwrap(
-      Effect.map(PushIntake.withHosts(spec.sources), (specs) =>
-        Layer.mergeAll(
-          Pipeline.sourcesLayer(
-            specs.filter((s) => s.connector.capabilities.push !== true),
-            pipeline
-          ),
-          // A push source's clients may be waiting on each item (a check): no batching window.
-          Pipeline.sourcesLayer(
-            specs.filter((s) => s.connector.capabilities.push === true),
-            { ...pipeline, maxWait: pushMaxWait }
-          )
-        )
-      )
-    ),
+    Layer.unwrap(Effect.map(PushIntake.withHosts(spec.sources), (specs) => Pipeline.sourcesLayer(specs, pipeline))),
     Layer.unwrap(
       Effect.gen(function* () {
         return SinkWorker.layer(yield* SinkList)

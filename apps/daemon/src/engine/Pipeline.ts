@@ -16,7 +16,7 @@
  * (ActionExecutor.ts) and the re-analysis sweep (ReanalysisSweep.ts).
  */
 import { Checkpoint, ConnectorError, SourceEvent } from "@warden/connector"
-import { type Array as Arr, type Duration, Effect, Layer, Option, Stream } from "effect"
+import { Array as Arr, type Duration, Effect, Layer, Option, Stream } from "effect"
 import { Singleton } from "effect/cluster"
 import { CheckpointStore, type CheckpointStoreShape } from "../state/CheckpointStore.ts"
 import { ItemStore, type ItemStoreShape } from "../state/ItemStore.ts"
@@ -41,7 +41,7 @@ export { itemBatchLayer, type SourceSpec, Sources } from "./ItemBatch.ts"
 export interface PipelineOptions {
   /** Events per batch (also the legacy micro-batch size). */
   readonly batchSize: number
-  /** Longest wait to fill a batch. */
+  /** Longest wait to fill a batch (a pull source's: a push source's has no window, see `batched`). */
   readonly maxWait: Duration.Input
   /** Batches of one source in flight at once; bounds memory whatever the backlog. */
   readonly inflight: number
@@ -143,6 +143,28 @@ const openSource = (spec: SourceSpec) =>
     return source
   })
 
+/**
+ * A source's sorted events as the batches it sends. A pull source's are grouped up to the batch size or
+ * `maxWait`; legacy mode sends a partition message's events in micro-batches of 100, 4 at once
+ * (LegacyAnalyzer), so enough are grouped that each partition's share nearly fills its requests. A push
+ * source's clients may be waiting on each item (a check): each read of its intake (every item waiting)
+ * is sent as it came, cut at the batch size, with no window at all. Even a 1 ms window (a timer, a
+ * race and a queue per batch) cost each check ~2 ms at p50 (bench/daemon-push.ts, docs/BENCHMARKS.md).
+ */
+const batched =
+  (spec: SourceSpec, options: PipelineOptions) =>
+  <E, R>(
+    reads: Stream.Stream<Arr.NonEmptyArray<SourceEvent.Positioned>, E, R>
+  ): Stream.Stream<ReadonlyArray<SourceEvent.Positioned>, E, R> => {
+    const size = legacyAwareBatchSize(spec.settings.mode, options)
+    return spec.connector.capabilities.push === true
+      ? reads.pipe(
+          Stream.map((kept) => Arr.chunksOf(kept, size)),
+          Stream.flattenIterable
+        )
+      : reads.pipe(Stream.flattenArray, Stream.groupedWithin(size, options.maxWait))
+  }
+
 /** The parts of a running source (each its own module), shared by its starts. */
 interface SourceParts {
   readonly checkpoints: Pick<CheckpointStoreShape, "getCheckpoint">
@@ -183,10 +205,7 @@ const startSource = (spec: SourceSpec, options: PipelineOptions, parts: SourcePa
     yield* source.events(from).pipe(
       Stream.mapArrayEffect((events) => Effect.map(parts.intake.sort(events), (kept) => [kept] as const)),
       Stream.filter((kept): kept is Arr.NonEmptyArray<SourceEvent.Positioned> => kept.length > 0),
-      Stream.flattenArray,
-      // Legacy mode sends a partition message's events in micro-batches of 100, 4 at once
-      // (LegacyAnalyzer): group enough events that each partition's share nearly fills its requests.
-      Stream.groupedWithin(legacyAwareBatchSize(spec.settings.mode, options), options.maxWait),
+      batched(spec, options),
       // Each batch's references claimed in stream order: one holding a reference of an earlier batch
       // not yet acknowledged (handed back, waiting to be sent again) is sent after it (ReferenceOrder.ts).
       Stream.map(
@@ -229,7 +248,7 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
         checkpoints,
         oldestInFlight: sender.oldestInFlight,
         tables: CheckpointCommit.clusterTables,
-        batchesPersisted: !push
+        itemsWaitIn: push ? "intake" : "upstream"
       }),
       sweep: yield* ReanalysisSweep.make({
         id,
