@@ -43,17 +43,19 @@ const logged = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const commitsWith = (options: {
   readonly oldestInFlight?: number
   readonly tables: CheckpointCommit.Tables<never>
-  readonly batchesPersisted?: boolean
+  readonly itemsWaitIn?: "upstream" | "intake"
 }) =>
   Effect.gen(function* () {
-    const stored: Array<string> = []
+    const stored: Array<{ readonly text: string; readonly durable: boolean }> = []
     const commits = yield* CheckpointCommit.make({
       id: "src",
       partitions: 2,
-      checkpoints: { commitCheckpoint: (_, text) => Effect.sync(() => void stored.push(text)) },
+      checkpoints: {
+        commitCheckpoint: (_, text, durable) => Effect.sync(() => void stored.push({ text, durable: durable ?? true }))
+      },
       oldestInFlight: Effect.succeed(options.oldestInFlight ?? 0),
       tables: options.tables,
-      batchesPersisted: options.batchesPersisted ?? true
+      itemsWaitIn: options.itemsWaitIn ?? "upstream"
     })
     return { commits, stored }
   })
@@ -66,7 +68,7 @@ describe("CheckpointCommit", () => {
       const { lines } = yield* logged(
         Effect.all([commits.store({ seq: 1 }), commits.store(large), commits.store(large)])
       )
-      assert.strictEqual(stored[0], '{"seq":1}')
+      assert.deepStrictEqual(stored[0], { text: '{"seq":1}', durable: true })
       assert.strictEqual(stored.length, 3)
       assert.strictEqual(lines.filter((l) => l.startsWith("checkpoint of")).length, 1)
     }).pipe(Effect.provide(partsLayer))
@@ -98,10 +100,18 @@ describe("CheckpointCommit", () => {
     }).pipe(Effect.provide(partsLayer))
   )
 
-  it.effect("a source whose batches are not persisted purges at its first commit, then once a minute", () =>
+  it.effect("a source whose items wait in the intake commits without an fsync of its own", () =>
+    Effect.gen(function* () {
+      const { commits, stored } = yield* commitsWith({ tables: recordingTables().tables, itemsWaitIn: "intake" })
+      yield* commits.store({ seq: 7 })
+      assert.deepStrictEqual(stored, [{ text: '{"seq":7}', durable: false }])
+    }).pipe(Effect.provide(partsLayer))
+  )
+
+  it.effect("a source whose items wait in the intake purges at its first commit, then once a minute", () =>
     Effect.gen(function* () {
       const { calls, tables } = recordingTables()
-      const { commits } = yield* commitsWith({ tables, batchesPersisted: false })
+      const { commits } = yield* commitsWith({ tables, itemsWaitIn: "intake" })
       yield* commits.purge
       assert.strictEqual(calls.purges.length, 1, "what an older daemon persisted, at the first commit")
       yield* TestClock.adjust("59 seconds")

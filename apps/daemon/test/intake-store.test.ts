@@ -103,20 +103,23 @@ const heldDatasync = Effect.gen(function* () {
   const proto = Object.getPrototypeOf(handle) as { datasync: () => Promise<void> }
   yield* Effect.promise(() => handle.close())
   const original = proto.datasync
-  const gate = Promise.withResolvers<void>()
+  let release = () => {}
+  const gate = new Promise<void>((resolve) => {
+    release = resolve
+  })
   let started = 0
   proto.datasync = async function (this: unknown) {
     started++
-    await gate.promise
+    await gate
     return original.call(this)
   }
   yield* Effect.addFinalizer(() =>
     Effect.sync(() => {
-      gate.resolve()
+      release()
       proto.datasync = original
     })
   )
-  return { started: () => started, release: () => gate.resolve() }
+  return { started: () => started, release: () => release() }
 })
 
 describe("the intake's writer on SQLite", () => {

@@ -54,13 +54,19 @@ export const make = Effect.fn("CheckpointCommit.make")(function* <R = never>(opt
   readonly oldestInFlight: Effect.Effect<number>
   readonly tables: Tables<R>
   /**
-   * Whether the source's batch messages are persisted (a pull source's): each commit then purges what
-   * it acknowledged. A push source's are not (ItemBatch.ts, `ProcessVolatile`), so its purge runs at
-   * its first commit and then once a minute, for the messages an older daemon persisted.
+   * Where the source's items wait until their batch is committed. `upstream` (a pull source: a feed, a
+   * gateway, a bus), which may not give them again: its batch messages are persisted, each commit
+   * purges what it acknowledged, and the checkpoint is durable before the source is told (a bus then
+   * forgets). `intake` (a push source: the state's own intake, ItemBatch.ts `ProcessVolatile`): no
+   * batch message is persisted, so the purge runs at the first commit and then once a minute (for the
+   * messages an older daemon persisted), and the checkpoint is committed without an fsync of its own. A
+   * power loss that takes it takes the intake's forgetting with it (one WAL, in order), so the items
+   * are read again, and the dedupe finds what was recorded.
    */
-  readonly batchesPersisted: boolean
+  readonly itemsWaitIn: "upstream" | "intake"
 }) {
   const { id, checkpoints, tables } = options
+  const fromIntake = options.itemsWaitIn === "intake"
   const health = yield* StateHealth.StateHealth
   /** This source's writes, as the state store's health counts them (StateHealth). */
   const writes = StateHealth.sourceWrites(id)
@@ -75,7 +81,7 @@ export const make = Effect.fn("CheckpointCommit.make")(function* <R = never>(opt
   const store = (checkpoint: Checkpoint.Checkpoint) =>
     Effect.suspend(() => {
       const text = Checkpoint.toJsonText(checkpoint)
-      const commitIt = checkpoints.commitCheckpoint(id, text).pipe(health.untilWritten(writes))
+      const commitIt = checkpoints.commitCheckpoint(id, text, !fromIntake).pipe(health.untilWritten(writes))
       if (warnedLarge || text.length <= Checkpoint.maxBytes) return commitIt
       warnedLarge = true
       return Effect.logWarning(
@@ -100,7 +106,7 @@ export const make = Effect.fn("CheckpointCommit.make")(function* <R = never>(opt
 
   const purge = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
-    if (!options.batchesPersisted && now - lastPurge < RECLAIM_EVERY_MILLIS) return
+    if (fromIntake && now - lastPurge < RECLAIM_EVERY_MILLIS) return
     lastPurge = now
     const deleted = yield* tables.purgeProcessed(entityIds, yield* options.oldestInFlight)
     if (deleted > 0) yield* Metric.update(Metric.withAttributes(Metrics.messagesPurged, { source: id }), deleted)

@@ -19,8 +19,15 @@ export interface CheckpointRow {
 export interface CheckpointStoreShape {
   /** The stored checkpoint of a source, as JSON text. */
   readonly getCheckpoint: (source: string) => Effect.Effect<Option.Option<string>, SqlError.SqlError>
-  /** Stores a source's checkpoint (replacing the previous one). */
-  readonly commitCheckpoint: (source: string, checkpoint: string) => Effect.Effect<void, SqlError.SqlError>
+  /**
+   * Stores a source's checkpoint (replacing the previous one); durable (on disk with every verdict
+   * recorded before it, not only committed) unless `durable` is `false`.
+   */
+  readonly commitCheckpoint: (
+    source: string,
+    checkpoint: string,
+    durable?: boolean
+  ) => Effect.Effect<void, SqlError.SqlError>
   /** The stored checkpoint with when it was written, for `warden source checkpoint show`. */
   readonly checkpointRow: (source: string) => Effect.Effect<Option.Option<CheckpointRow>, SqlError.SqlError>
   /** Forgets a source's checkpoint: its next start reads from where a new source would. `true` if there was one. */
@@ -57,12 +64,14 @@ const make = Effect.gen(function* () {
         Option.map((r) => r.checkpoint)
       ).pipe(Effect.withSpan("CheckpointStore.getCheckpoint")),
     // Durable (an fsync on SQLite's group commit): the verdicts recorded before it are on disk with it.
-    commitCheckpoint: Effect.fn("CheckpointStore.commitCheckpoint")(function* (source: string, checkpoint: string) {
-      yield* SqliteClient.durable(
-        sql,
-        sql`INSERT INTO warden_checkpoints (source, checkpoint, updated_at) VALUES (${source}, ${checkpoint}, ${yield* Clock.currentTimeMillis})
+    commitCheckpoint: Effect.fn("CheckpointStore.commitCheckpoint")(function* (
+      source: string,
+      checkpoint: string,
+      durable = true
+    ) {
+      const write = sql`INSERT INTO warden_checkpoints (source, checkpoint, updated_at) VALUES (${source}, ${checkpoint}, ${yield* Clock.currentTimeMillis})
           ON CONFLICT (source) DO UPDATE SET checkpoint = excluded.checkpoint, updated_at = excluded.updated_at`
-      )
+      yield* durable ? SqliteClient.durable(sql, write) : write
     }),
     checkpointRow,
     resetCheckpoint: Effect.fn("CheckpointStore.resetCheckpoint")(function* (source: string) {
