@@ -144,26 +144,23 @@ const openSource = (spec: SourceSpec) =>
   })
 
 /**
- * A source's sorted events as the batches it sends. A pull source's are grouped up to the batch size or
- * `maxWait`; legacy mode sends a partition message's events in micro-batches of 100, 4 at once
- * (LegacyAnalyzer), so enough are grouped that each partition's share nearly fills its requests. A push
+ * A source's sorted events (one array per read of the source) as the batches it sends, of at most
+ * `size` events (legacyAwareBatchSize). A pull source's are grouped up to `size` or `maxWait`. A push
  * source's clients may be waiting on each item (a check): each read of its intake (every item waiting)
  * is sent as it came, cut at the batch size, with no window at all. Even a 1 ms window (a timer, a
  * race and a queue per batch) cost each check ~2 ms at p50 (bench/daemon-push.ts, docs/BENCHMARKS.md).
  */
-const batched =
-  (spec: SourceSpec, options: PipelineOptions) =>
+export const batched =
+  (how: { readonly push: boolean; readonly size: number; readonly maxWait: Duration.Input }) =>
   <E, R>(
     reads: Stream.Stream<Arr.NonEmptyArray<SourceEvent.Positioned>, E, R>
-  ): Stream.Stream<ReadonlyArray<SourceEvent.Positioned>, E, R> => {
-    const size = legacyAwareBatchSize(spec.settings.mode, options)
-    return spec.connector.capabilities.push === true
+  ): Stream.Stream<ReadonlyArray<SourceEvent.Positioned>, E, R> =>
+    how.push
       ? reads.pipe(
-          Stream.map((kept) => Arr.chunksOf(kept, size)),
+          Stream.map((kept) => Arr.chunksOf(kept, how.size)),
           Stream.flattenIterable
         )
-      : reads.pipe(Stream.flattenArray, Stream.groupedWithin(size, options.maxWait))
-  }
+      : reads.pipe(Stream.flattenArray, Stream.groupedWithin(how.size, how.maxWait))
 
 /** The parts of a running source (each its own module), shared by its starts. */
 interface SourceParts {
@@ -205,7 +202,11 @@ const startSource = (spec: SourceSpec, options: PipelineOptions, parts: SourcePa
     yield* source.events(from).pipe(
       Stream.mapArrayEffect((events) => Effect.map(parts.intake.sort(events), (kept) => [kept] as const)),
       Stream.filter((kept): kept is Arr.NonEmptyArray<SourceEvent.Positioned> => kept.length > 0),
-      batched(spec, options),
+      batched({
+        push: spec.connector.capabilities.push === true,
+        size: legacyAwareBatchSize(spec.settings.mode, options),
+        maxWait: options.maxWait
+      }),
       // Each batch's references claimed in stream order: one holding a reference of an earlier batch
       // not yet acknowledged (handed back, waiting to be sent again) is sent after it (ReferenceOrder.ts).
       Stream.map(
