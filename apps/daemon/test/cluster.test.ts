@@ -23,7 +23,15 @@ import { Sandbox } from "@warden/sandbox"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type DaemonProcess, freePort, startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
+import * as ClusterAdmin from "./support/ClusterAdmin.ts"
+import {
+  type DaemonProcess,
+  freePort,
+  killAll,
+  startDaemon,
+  waitShowingLogs,
+  writeConfig
+} from "./support/DaemonProcess.ts"
 import { type FeedItem, startFeedServer } from "./support/FeedServer.ts"
 import { freshDatabase } from "./support/Postgres.ts"
 
@@ -35,20 +43,6 @@ const SHARDS = 300
 const SINK_BATCH = 64
 /** One source batch in cluster mode (Daemon.clusterPipeline): the bound on re-analysis at a leave. */
 const SOURCE_BATCH = 400
-
-interface RunnerView {
-  readonly address: string
-  readonly healthy: boolean | null
-  readonly stale: boolean
-  readonly shards: number
-  readonly singletons: ReadonlyArray<string>
-  readonly items: number
-}
-interface Overview {
-  readonly mode: string
-  readonly self: string
-  readonly runners: ReadonlyArray<RunnerView>
-}
 
 const items = (from: number, to: number): Array<FeedItem> =>
   Array.from({ length: to - from }, (_, k) => {
@@ -84,42 +78,15 @@ describe("three runners on one PostgreSQL database", () => {
     }
     return stats.byEndpoint.analyzeText?.["200"] ?? 0
   }
-  const overview = async (adminPort: number): Promise<Overview | undefined> => {
-    try {
-      const res = await fetch(`http://127.0.0.1:${adminPort}/api/cluster`, {
-        headers: { authorization: `Bearer ${TOKEN}` }
-      })
-      return res.ok ? ((await res.json()) as Overview) : undefined
-    } catch {
-      return undefined
-    }
-  }
-  /** A runner's own live entry (computed when asked, not its last report). */
-  const self = async (i: number) => {
-    const view = await overview(runners[i]!.admin)
-    return view?.runners.find((r) => r.address === view.self)
-  }
+  const view = ClusterAdmin.make({ token: TOKEN, shards: SHARDS, adminPort: (i) => runners[i]!.admin })
+  const self = view.self
   const running = (i: number) =>
     runners[i]!.daemon.child.exitCode === null && runners[i]!.daemon.child.signalCode === null
   /** The runners `live` hold every shard between them, each some, and one of them runs the source. */
-  const holdEverything = async (live: ReadonlyArray<number>) => {
-    const selves = await Promise.all(live.map(self))
-    return (
-      selves.every((s) => s !== undefined && s.shards > 0) &&
-      selves.reduce((a, s) => a + (s?.shards ?? 0), 0) === SHARDS &&
-      selves.filter((s) => s?.singletons.includes("source:feed")).length === 1
-    )
-  }
-  const sourceRunner = async (live: ReadonlyArray<number>) => {
-    for (const i of live) if ((await self(i))?.singletons.includes("source:feed")) return i
-    return -1
-  }
-  const logs = () => runners.map((r, i) => `runner ${i}:\n${r.daemon.stderr().slice(-2500)}`).join("\n---\n")
+  const holdEverything = (live: ReadonlyArray<number>) => view.holdEverything(live, "source:feed")
+  const sourceRunner = (live: ReadonlyArray<number>) => view.running(live, "source:feed")
   /** `waitFor`, its failure showing `what` as it is then and the runners' last log lines. */
-  const within = (check: () => Promise<boolean>, timeoutMs: number, what: () => string) =>
-    waitFor(check, timeoutMs, "").catch((e: Error) => {
-      throw new Error(`${e.message}${what()}\n${logs()}`)
-    })
+  const within = waitShowingLogs(() => runners.map((r) => r.daemon))
 
   beforeAll(async () => {
     sandbox = await Sandbox.startPromise({ requestLogSize: 10 })
@@ -168,9 +135,7 @@ describe("three runners on one PostgreSQL database", () => {
   }, 360_000)
 
   afterAll(async () => {
-    for (const r of runners)
-      if (r.daemon.child.exitCode === null && r.daemon.child.signalCode === null) r.daemon.child.kill("SIGKILL")
-    await Promise.all(runners.map((r) => r.daemon.exited))
+    await killAll(runners.map((r) => r.daemon))
     await pg?.dispose()
     await db?.drop()
     await new Promise<void>((resolve) => webhook.close(() => resolve()))
@@ -179,7 +144,7 @@ describe("three runners on one PostgreSQL database", () => {
   })
 
   it("shares one source's work: each runner does a real share while all three run", async () => {
-    const formed = (await overview(runners[0]!.admin))!
+    const formed = (await view.overview(0))!
     expect(formed.mode).toBe("cluster")
     expect(formed.runners.filter((r) => r.healthy === true && !r.stale)).toHaveLength(3)
     feed.setItems(items(0, N))

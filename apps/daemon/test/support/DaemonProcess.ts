@@ -79,3 +79,23 @@ export const freePort = () =>
       server.close(() => resolve(port))
     })
   })
+
+/** Kills with SIGKILL those of `daemons` still running, and waits for every one to exit. */
+export const killAll = async (daemons: ReadonlyArray<DaemonProcess>) => {
+  for (const d of daemons) if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL")
+  await Promise.all(daemons.map((d) => d.exited))
+}
+
+/**
+ * `waitFor` for tests of several daemons (`daemons()`: the current ones, restarts included): its
+ * failure shows `what` as it is then and each daemon's last log lines.
+ */
+export const waitShowingLogs =
+  (daemons: () => ReadonlyArray<DaemonProcess>) =>
+  (check: () => Promise<boolean>, timeoutMs: number, what: () => string) =>
+    waitFor(check, timeoutMs, "").catch((e: Error) => {
+      const logs = daemons()
+        .map((d, i) => `runner ${i}:\n${d.stderr().slice(-2500)}`)
+        .join("\n---\n")
+      throw new Error(`${e.message}${what()}\n${logs}`)
+    })
