@@ -67,13 +67,15 @@ export const make = (settings: SourceSettings) =>
       // A kind the source does not analyse (`analyse`) is never recorded: no verdict will come to wait for.
       if (!settings.analyse.has(item.content.type)) return CheckDecision.byFailureMode(settings, item.reference)
       const hash = ContentHash.of(item.content)
-      const look = recordOf(item.reference, hash)
       // The same content recorded before (by this runner or another): its decision, no second analysis.
-      const known = yield* look
-      if (Option.isNone(known)) yield* receive([item])
-      const record: Option.Option<LatestRecord> = Option.isSome(known)
-        ? known
-        : yield* signals.recorded.until(RecordedSignal.keyOf(source, item.reference), look, until, lookEveryMillis)
+      // Else the item is handed in after that first look, and the check waits for its record.
+      const record: Option.Option<LatestRecord> = yield* signals.recorded.until(
+        RecordedSignal.keyOf(source, item.reference),
+        recordOf(item.reference, hash),
+        until,
+        lookEveryMillis,
+        receive([item])
+      )
       return Option.isSome(record)
         ? CheckDecision.fromRecord(settings, item.reference, record.value)
         : CheckDecision.byFailureMode(settings, item.reference)
@@ -87,13 +89,18 @@ export const make = (settings: SourceSettings) =>
         Option.getOrElse(() => 0)
       )
       const waiting = signals.intake.listen()
+      /**
+       * Whether the last read took every row there was (fewer than a page): the next read then waits for
+       * a ring first (at once when one came meanwhile: the listener keeps it) instead of reading nothing
+       * once per batch, a statement per check at a check's rate.
+       */
+      let drained = false
       const read = (after: number) =>
         Effect.gen(function* () {
+          if (drained) yield* waiting.wait(signals.unannouncedLookMillis)
           const rows = yield* intake.after(source, after, page)
-          if (rows.length === 0) {
-            yield* waiting.wait(signals.unannouncedLookMillis)
-            return [[], Option.some(after)] as const
-          }
+          drained = rows.length < page
+          if (rows.length === 0) return [[], Option.some(after)] as const
           const out: Array<SourceEvent.SourceEvent> = []
           for (const row of rows) {
             const item = yield* decodeItem(row.event).pipe(

@@ -19,14 +19,17 @@ export interface RecordedSignal {
   /**
    * Runs `look` until it finds something or `untilMillis` (`Clock` milliseconds) passes: again at
    * once when the item is announced, else every `lookEveryMillis`. An announcement between a look and
-   * the wait after it is not lost (the waiter is registered before each look).
+   * the wait after it is not lost (the waiter is registered before each look). `onFirstMiss` runs once,
+   * after the first look found nothing and before any wait (a check hands its item in there: what
+   * announces it cannot come before, and the first look needs no second one).
    */
-  readonly until: <A, E, R>(
+  readonly until: <A, E, R, E2 = never, R2 = never>(
     key: string,
     look: Effect.Effect<Option.Option<A>, E, R>,
     untilMillis: number,
-    lookEveryMillis: number
-  ) => Effect.Effect<Option.Option<A>, E, R>
+    lookEveryMillis: number,
+    onFirstMiss?: Effect.Effect<void, E2, R2>
+  ) => Effect.Effect<Option.Option<A>, E | E2, R | R2>
 }
 
 /** A new signal, one per process. */
@@ -55,14 +58,20 @@ export const make = (): RecordedSignal => {
         for (const deferred of set) Deferred.doneUnsafe(deferred, Exit.void)
       }
     },
-    until: (key, look, untilMillis, lookEveryMillis) =>
+    until: (key, look, untilMillis, lookEveryMillis, onFirstMiss) =>
       Effect.gen(function* () {
+        let missed = false
         while (true) {
           const deferred = register(key)
           const next = yield* Effect.gen(function* () {
             const found = yield* look
+            if (Option.isSome(found)) return { done: true as const, found }
+            if (!missed) {
+              missed = true
+              if (onFirstMiss !== undefined) yield* onFirstMiss
+            }
             const left = untilMillis - (yield* Clock.currentTimeMillis)
-            if (Option.isSome(found) || left <= 0) return { done: true as const, found }
+            if (left <= 0) return { done: true as const, found }
             yield* Effect.raceFirst(Deferred.await(deferred), Effect.sleep(Math.min(left, lookEveryMillis)))
             return { done: false as const, found }
           }).pipe(Effect.ensuring(Effect.sync(() => unregister(key, deferred))))
