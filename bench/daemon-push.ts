@@ -8,8 +8,9 @@
  *   load, from the same generator, on the sandbox's own `POST /analyze/v1/text`), and the daemon's CPU
  *   per check.
  * - `items`: `POST /v1/items` (one item each) sustained at the quota for `--seconds`, with a burst of 10x
- *   the quota for 1 s in the middle: the 202s' p99 while the backlog drains at the quota, the time the
- *   backlog took to drain, and the daemon's peak RSS.
+ *   the quota for 1 s in the middle: the 202s' p99 while the backlog drains at the quota (beside its floor:
+ *   the same load on a server that answers 202 at once), the time the backlog took to drain, and the
+ *   daemon's peak RSS.
  *
  * The load generator is autocannon at an even, fixed rate (support/paced-load.ts: why not its own
  * `overallRate`).
@@ -17,6 +18,7 @@
  *   pnpm bench daemon-push
  *   node --conditions=@warden/source bench/daemon-push.ts [--source] [--case check|items] [--quota 100] [--latency 50] [--seconds 10] [--shares 0.5,0.97] [--no-write]
  */
+import { fork } from "node:child_process"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import {
@@ -169,8 +171,28 @@ if (want("check")) {
   }
 }
 
+/** The 202's floor: the same load on a server that answers 202 and does nothing else (support/accept-server.ts). */
+const acceptFloor = async (half: number) => {
+  const child = fork(new URL("./support/accept-server.ts", import.meta.url).pathname, [], {
+    execArgv: ["--conditions=@warden/source"]
+  })
+  const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)))
+  const url = `http://127.0.0.1:${port}`
+  await pushLoad(url, "/v1/items", quota, 2) // warm-up
+  const sustained = pushLoad(url, "/v1/items", quota, seconds)
+  await sleep(half * 1000)
+  const burst = await pushLoad(url, "/v1/items", quota * 10, 1)
+  const steady = await sustained
+  child.disconnect()
+  return { steady, burst }
+}
+
 let items: Record<string, number> | undefined
 if (want("items")) {
+  const floor = await acceptFloor(Math.floor(seconds / 2))
+  progress(
+    `202 floor (a server answering 202 at once, the same load): p50 ${percentile(floor.steady.latencies, 50)} ms, p99 ${percentile(floor.steady.latencies, 99)} ms (burst p99 ${percentile(floor.burst.latencies, 99)} ms)`
+  )
   const { daemon, url, state } = await pushDaemon("push-items")
   const count = (table: string) => {
     const db = new DatabaseSync(state, { readOnly: true })
@@ -203,6 +225,9 @@ if (want("items")) {
     p99: percentile(steady.latencies, 99),
     burstP50: percentile(burst.latencies, 50),
     burstP99: percentile(burst.latencies, 99),
+    floorP50: percentile(floor.steady.latencies, 50),
+    floorP99: percentile(floor.steady.latencies, 99),
+    floorBurstP99: percentile(floor.burst.latencies, 99),
     recorded: recorded() - before,
     drainedAfterSeconds: Number(drained.toFixed(1)),
     peakRssMb: Math.round(daemon.peakRss() / 1024 / 1024),
@@ -210,7 +235,7 @@ if (want("items")) {
   }
   await daemon.stop()
   progress(
-    `items at ${quota}/s with a 1 s burst at ${quota * 10}/s: 202 p50 ${items.p50} ms, p99 ${items.p99} ms (burst p99 ${items.burstP99} ms); ${items.recorded} recorded of ${posted} accepted (the backlog drained ${items.drainedAfterSeconds} s after the load); peak RSS ${items.peakRssMb} MB; load ${items.loadAverage}`
+    `items at ${quota}/s with a 1 s burst at ${quota * 10}/s: 202 p50 ${items.p50} ms, p99 ${items.p99} ms (burst p99 ${items.burstP99} ms; floor p99 ${items.floorP99} ms, burst ${items.floorBurstP99} ms); ${items.recorded} recorded of ${posted} accepted (the backlog drained ${items.drainedAfterSeconds} s after the load); peak RSS ${items.peakRssMb} MB; load ${items.loadAverage}`
   )
 }
 await sandbox.close()
@@ -251,7 +276,9 @@ the check. Measured ${result.date.slice(0, 10)} on ${result.machine}; the 1-minu
 ${checks.map((c) => `| ${c.rate}/s | ${c.p50} ms | ${c.floorP50} ms | ${c.addedP50} ms | ${c.p99} ms | ${c.floorP99} ms | ${c.addedP99} ms | ${c.cpuMsPerCheck} ms | ${c.sandboxCpuMsPerCall} ms | ${c.loadAverage} |`).join("\n")}
 
 \`POST /v1/items\` (one item each) at ${quota}/s for ${seconds} s with a 1 s burst at ${quota * 10}/s in the middle: 202
-p50 ${i.p50} ms, p99 ${i.p99} ms (target < 20 ms; during the burst p50 ${i.burstP50} ms, p99 ${i.burstP99} ms); ${i.sent} items
+p50 ${i.p50} ms, p99 ${i.p99} ms (target < 20 ms; during the burst p50 ${i.burstP50} ms, p99 ${i.burstP99} ms). The floor, the same
+load in the same run on a server that answers 202 at once and does nothing else (bench/support/accept-server.ts): p50
+${i.floorP50} ms, p99 ${i.floorP99} ms (burst p99 ${i.floorBurstP99} ms). ${i.sent} items
 accepted (202), ${i.recorded} recorded in the window and after it (the warm-up's excluded; more than accepted: autocannon does not count the answers
 still in flight when its duration ends), the backlog drained
 ${i.drainedAfterSeconds} s after the load ended; ${i.non2xx} answers not 2xx; the daemon's peak RSS ${i.peakRssMb} MB (budget 256 MB); load ${i.loadAverage}.`
