@@ -5,12 +5,11 @@
  * username deletes the rows of items received and not yet recorded, and is audited even when nothing
  * else of them is stored. On SQLite, a round's callers wait for its fsync while the next round commits.
  */
-import { open } from "node:fs/promises"
-import { fileURLToPath } from "node:url"
 import { Deferred, Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import { Erasure } from "../src/state/Erasure.ts"
 import { IntakeStore } from "../src/state/IntakeStore.ts"
+import { wrapDatasync } from "./support/Datasync.ts"
 import { onFreshState, stateBackends } from "./support/StateBackends.ts"
 
 const row = (source: string, reference: string, author?: string, authorName?: string) => ({
@@ -99,26 +98,21 @@ for (const [backend, fresh] of stateBackends()) {
  * ones started. Undone with the scope.
  */
 const heldDatasync = Effect.gen(function* () {
-  const handle = yield* Effect.promise(() => open(fileURLToPath(import.meta.url), "r"))
-  const proto = Object.getPrototypeOf(handle) as { datasync: () => Promise<void> }
-  yield* Effect.promise(() => handle.close())
-  const original = proto.datasync
   let release = () => {}
   const gate = new Promise<void>((resolve) => {
     release = resolve
   })
   let started = 0
-  proto.datasync = async function (this: unknown) {
-    started++
-    await gate
-    return original.call(this)
-  }
-  yield* Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      release()
-      proto.datasync = original
-    })
+  yield* wrapDatasync(
+    (original) =>
+      async function () {
+        started++
+        await gate
+        return original.call(this)
+      }
   )
+  // Let a held sync end at the scope's close, whatever the test did.
+  yield* Effect.addFinalizer(() => Effect.sync(() => release()))
   return { started: () => started, release: () => release() }
 })
 

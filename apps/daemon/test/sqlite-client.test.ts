@@ -3,14 +3,13 @@
  * effect/cluster's SQL storage rely on, against a real database file.
  */
 import { mkdtempSync, readlinkSync } from "node:fs"
-import { open } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as SqliteClient from "../src/state/SqliteClient.ts"
+import { wrapDatasync } from "./support/Datasync.ts"
 
 const fileLayer = () => SqliteClient.layer({ filename: join(mkdtempSync(join(tmpdir(), "warden-sqlite-")), "s.db") })
 
@@ -26,21 +25,15 @@ const withTable = <A, E>(body: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>
  * the files whose sync started, and how many syncs had ended.
  */
 const watchedDatasync = Effect.gen(function* () {
-  const handle = yield* Effect.promise(() => open(fileURLToPath(import.meta.url), "r"))
-  const proto = Object.getPrototypeOf(handle) as { datasync: () => Promise<void> }
-  yield* Effect.promise(() => handle.close())
-  const original = proto.datasync
   const started: Array<string> = []
   let ended = 0
-  proto.datasync = async function (this: { readonly fd: number }) {
-    started.push(basename(readlinkSync(`/proc/self/fd/${this.fd}`)))
-    await original.call(this)
-    ended++
-  }
-  yield* Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      proto.datasync = original
-    })
+  yield* wrapDatasync(
+    (original) =>
+      async function () {
+        started.push(basename(readlinkSync(`/proc/self/fd/${this.fd}`)))
+        await original.call(this)
+        ended++
+      }
   )
   return () => ({ started: [...started], ended })
 })
