@@ -223,6 +223,18 @@ const startSource = (spec: SourceSpec, options: PipelineOptions, parts: SourcePa
     return yield* Effect.never
   }).pipe(Effect.scoped)
 
+/** How a source's batch messages are sent: a push source's to `PushItemBatch`, a pull source's to `ItemBatch`. */
+const deliveryOf = (push: boolean) =>
+  push
+    ? Effect.map(
+        PushItemBatch.client,
+        (client) => (entityId: string, message: BatchSender.BatchMessage) => client(entityId).ProcessVolatile(message)
+      )
+    : Effect.map(
+        ItemBatch.client,
+        (client) => (entityId: string, message: BatchSender.BatchMessage) => client(entityId).Process(message)
+      )
+
 /** Runs one source forever: its parts made once, then started again and again by its supervisor. */
 const runSource = (spec: SourceSpec, options: PipelineOptions) =>
   Effect.gen(function* () {
@@ -230,14 +242,10 @@ const runSource = (spec: SourceSpec, options: PipelineOptions) =>
     const checkpoints = yield* CheckpointStore
     const items = yield* ItemStore
     const api = yield* ApiHealth.make(spec.settings.failure)
+    const push = spec.connector.capabilities.push === true
     // A push source's batches go to their own entity type, which takes every batch in flight at once,
     // and are not persisted: its intake is their durable log (ItemBatch.ts, ProcessVolatile).
-    const push = spec.connector.capabilities.push === true
-    const pushClient = yield* PushItemBatch.client
-    const pullClient = yield* ItemBatch.client
-    const sender = BatchSender.make(id, options.partitions, (entityId, message) =>
-      push ? pushClient(entityId).ProcessVolatile(message) : pullClient(entityId).Process(message)
-    )
+    const sender = BatchSender.make(id, options.partitions, yield* deliveryOf(push))
     const parts: SourceParts = {
       checkpoints,
       supervisor: yield* SourceSupervisor.make({ id, pauseRetry: options.pauseRetry, checkpoints }),
