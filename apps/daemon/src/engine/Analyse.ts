@@ -12,7 +12,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import type { ItemStatus } from "../domain/ItemVersion.ts"
 import type { Outcome } from "../domain/Outcome.ts"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
-import { StateHealth } from "../state/StateHealth.ts"
+import { StateHealth, warnUnlessOutage } from "../state/StateHealth.ts"
 import { analyseV1, failedOutcome } from "./Analyzer.ts"
 import type { Work } from "./Dedupe.ts"
 import type { EngineError } from "./EngineError.ts"
@@ -41,10 +41,7 @@ const thenRecord = (
             Effect.catchCause((cause) =>
               // The state store down (its shards let go, the batch stops): its outage's line says so.
               Effect.flatMap(Effect.serviceOption(StateHealth), (health) =>
-                (Option.isSome(health) && health.value.isProblem(cause) ? Effect.logDebug : Effect.logWarning)(
-                  "recording a round's answers at shutdown failed",
-                  cause
-                )
+                warnUnlessOutage(Option.getOrUndefined(health), "recording a round's answers at shutdown failed", cause)
               )
             )
           )

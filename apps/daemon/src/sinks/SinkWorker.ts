@@ -17,7 +17,7 @@ import { BatchesInFlight } from "../engine/BatchesInFlight.ts"
 import * as Metrics from "../engine/Metrics.ts"
 import * as OutboxDrainer from "../engine/OutboxDrainer.ts"
 import { OutboxStore } from "../state/OutboxStore.ts"
-import { StateHealth } from "../state/StateHealth.ts"
+import { StateHealth, warnUnlessOutage } from "../state/StateHealth.ts"
 import { DEFAULT_RETRY_WINDOW_MILLIS, type Sink } from "./Sink.ts"
 import * as SinkOutage from "./SinkOutage.ts"
 
@@ -92,7 +92,7 @@ export const run = (sink: Sink) =>
     yield* measure.pipe(
       Effect.catchCause((cause) => {
         stale = true
-        return (health.isProblem(cause) ? Effect.logDebug : Effect.logWarning)("sink backlog not measured", cause)
+        return warnUnlessOutage(health, "sink backlog not measured", cause)
       })
     )
     // Delivering and marking the rows delivered go together: a stop between the two left the rows in

@@ -89,6 +89,16 @@ export const sourceWrites = (source: string): string => `source ${source}`
  */
 export const retryBackoff: Backoff.Backoff = { initial: Duration.millis(200), max: Duration.seconds(5) }
 
+/**
+ * Logs `message` with `cause` as a warning, or as a debug line when the cause is a problem of the state
+ * store (`health`, when there is one): that outage's one line says it already.
+ */
+export const warnUnlessOutage = (
+  health: Pick<StateHealthShape, "isProblem"> | undefined,
+  message: string,
+  cause: unknown
+): Effect.Effect<void> => (health?.isProblem(cause) === true ? Effect.logDebug : Effect.logWarning)(message, cause)
+
 /** A health tracker of the store named by `setting`. */
 export const make = (setting: StateProblem.StateSetting): StateHealthShape => {
   const outage = Outage.make({
