@@ -12,7 +12,7 @@
  */
 import type { PushHost } from "@warden/connector"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
-import type { LatestRecord } from "../state/IntakeStore.ts"
+import type { LatestRecord } from "../state/LatestRecord.ts"
 
 /** Actions that take an item out of view (as Policy's OUT_OF_VIEW): the check answers `reject`. */
 const REJECTING = new Set(["hide", "reject", "delete"])

@@ -11,7 +11,8 @@
 import { type Checkpoint, type ConnectorError, PushHost, type SourceEvent } from "@warden/connector"
 import { Clock, Effect, Option, Schema, Stream } from "effect"
 import type { SourceSettings } from "../domain/SourceSettings.ts"
-import { IntakeStore, type LatestRecord } from "../state/IntakeStore.ts"
+import { IntakeStore } from "../state/IntakeStore.ts"
+import type { LatestRecord } from "../state/LatestRecord.ts"
 import * as RecordedSignal from "../state/RecordedSignal.ts"
 import { WriteSignals } from "../state/WriteSignals.ts"
 import * as CheckDecision from "./CheckDecision.ts"
@@ -55,10 +56,14 @@ export const make = (settings: SourceSettings) =>
         )
         .pipe(Effect.mapError(unavailable))
 
-    /** The newest record of the item when it holds this content (an edit not yet recorded is not it). */
+    /** The record when it holds this content (an edit not yet recorded is not it). */
+    const holding = (hash: string) => (record: LatestRecord) =>
+      record.content_hash === hash ? Option.some(record) : Option.none()
+
+    /** The newest record of the item when it holds this content. */
     const recordOf = (reference: string, hash: string) =>
       intake.latestRecord(source, reference).pipe(
-        Effect.map((rows) => Option.fromNullishOr(rows.find((r) => r.content_hash === hash))),
+        Effect.map((rows) => Option.flatMap(Option.fromNullishOr(rows[0]), holding(hash))),
         Effect.mapError(unavailable)
       )
 
@@ -68,13 +73,17 @@ export const make = (settings: SourceSettings) =>
       if (!settings.analyse.has(item.content.type)) return CheckDecision.byFailureMode(settings, item.reference)
       const hash = ContentHash.of(item.content)
       // The same content recorded before (by this runner or another): its decision, no second analysis.
-      // Else the item is handed in after that first look, and the check waits for its record.
+      // Else the item is handed in after that first look, and the check waits for its record, which
+      // the record transaction hands over as it announces it.
       const record: Option.Option<LatestRecord> = yield* signals.recorded.until(
         RecordedSignal.keyOf(source, item.reference),
-        recordOf(item.reference, hash),
-        until,
-        lookEveryMillis,
-        receive([item])
+        {
+          look: recordOf(item.reference, hash),
+          accept: holding(hash),
+          untilMillis: until,
+          lookEveryMillis,
+          onFirstMiss: receive([item])
+        }
       )
       return Option.isSome(record)
         ? CheckDecision.fromRecord(settings, item.reference, record.value)

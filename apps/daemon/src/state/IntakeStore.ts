@@ -15,6 +15,7 @@
 import { Array as Arr, Clock, Context, Deferred, Effect, Exit, Layer, Queue, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Rows from "./internal/Rows.ts"
+import * as LatestRecord from "./LatestRecord.ts"
 import { commitThenSync } from "./SqliteClient.ts"
 import { WriteSignals } from "./WriteSignals.ts"
 
@@ -34,19 +35,6 @@ export type Intaken = typeof Intaken.Type
 
 const decodeIntaken = Rows.decode("warden_intake", Intaken)
 
-/** The newest recorded version of an item, as a check reads its decision. */
-export const LatestRecord = Schema.Struct({
-  version: Rows.Int,
-  content_hash: Schema.String,
-  status: Schema.String,
-  verdict: Rows.JsonText,
-  rule: Schema.optionalKey(Rows.Text)
-})
-/** @see {@link LatestRecord} */
-export type LatestRecord = typeof LatestRecord.Type
-
-const decodeLatest = Rows.decode("warden_items", LatestRecord)
-
 /** See the module documentation. */
 export interface IntakeStoreShape {
   /** Commits the rows (in order, after every row appended before); succeeds once they are durable. */
@@ -61,7 +49,7 @@ export interface IntakeStoreShape {
   readonly latestRecord: (
     source: string,
     reference: string
-  ) => Effect.Effect<ReadonlyArray<LatestRecord>, SqlError.SqlError>
+  ) => Effect.Effect<ReadonlyArray<LatestRecord.LatestRecord>, SqlError.SqlError>
   /** Forgets a source's rows up to `seq` (included). */
   readonly forget: (source: string, seq: number) => Effect.Effect<void, SqlError.SqlError>
 }
@@ -137,7 +125,7 @@ const make = Effect.gen(function* () {
       )
     }),
     latestRecord: Effect.fn("IntakeStore.latestRecord")(function* (source: string, reference: string) {
-      return yield* decodeLatest(
+      return yield* LatestRecord.decodeRows(
         yield* sql`SELECT version, content_hash, status, verdict, rule FROM warden_items
           WHERE source = ${source} AND reference = ${reference} ORDER BY version DESC LIMIT 1`
       )

@@ -14,6 +14,7 @@ import type { AuthorStoreShape, RecentItem } from "./AuthorStore.ts"
 import * as Rows from "./internal/Rows.ts"
 import { authorOf } from "./ItemAuthor.ts"
 import * as OutboxStore from "./OutboxStore.ts"
+import { ofWrittenRow } from "./LatestRecord.ts"
 import * as RecordedSignal from "./RecordedSignal.ts"
 import * as ReviewStore from "./ReviewStore.ts"
 import type { Strike, StrikeRecord, StrikeStoreShape } from "./StrikeStore.ts"
@@ -123,8 +124,9 @@ export const make = (
     Effect.gen(function* () {
       const inserted = new Set<string>()
       const key = (reference: string, version: number) => `${reference}\u001f${version}`
-      for (let i = 0; i < entries.length; i += 100) {
-        const chunk = entries.slice(i, i + 100).map(({ item }) => itemRow(item))
+      const itemRows = entries.map(({ item }) => itemRow(item))
+      for (let i = 0; i < itemRows.length; i += 100) {
+        const chunk = itemRows.slice(i, i + 100)
         if (!Arr.isArrayNonEmpty(chunk)) continue
         const rows = yield* decodeInserted(
           yield* sql`${insertInto} warden_items ${sql.insert(chunk)} ON CONFLICT DO NOTHING RETURNING reference, version`
@@ -181,6 +183,7 @@ export const make = (
       }
       return {
         entries,
+        itemRows,
         inserted: entries.map(({ item }) => inserted.has(key(item.reference, item.version))),
         queuedOutbox: outbox.length > 0,
         queuedActions: actions.length > 0,
@@ -195,7 +198,9 @@ export const make = (
       if (recorded.queuedActions) signals.actions.ring()
       signals.recorded.announce(
         recorded.entries.flatMap(({ item }, i) =>
-          recorded.inserted[i] === true ? [RecordedSignal.keyOf(item.source, item.reference)] : []
+          recorded.inserted[i] === true
+            ? [[RecordedSignal.keyOf(item.source, item.reference), () => ofWrittenRow(recorded.itemRows[i])] as const]
+            : []
         )
       )
     })

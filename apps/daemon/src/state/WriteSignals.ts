@@ -14,6 +14,7 @@
  */
 import { Clock, Context, Deferred, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import type { LatestRecord } from "./LatestRecord.ts"
 import * as RecordedSignal from "./RecordedSignal.ts"
 
 /** A poller's side of a doorbell. */
@@ -71,7 +72,7 @@ export interface Queues {
   readonly outbox: Doorbell
   readonly actions: Doorbell
   /** The items recorded, announced to the checks waiting on their decision (RecordedSignal). */
-  readonly recorded: RecordedSignal.RecordedSignal
+  readonly recorded: RecordedSignal.RecordedSignal<LatestRecord>
   /** The intake of the push sources (their streams wait on it). */
   readonly intake: Doorbell
   /** The longest a poller waits without a ring: for writes no doorbell of this process announces. */
@@ -91,7 +92,7 @@ export class WriteSignals extends Context.Service<WriteSignals, Queues>()("@ward
       return {
         outbox: make(),
         actions: make(),
-        recorded: RecordedSignal.make(),
+        recorded: RecordedSignal.make<LatestRecord>(),
         intake: make(),
         unannouncedLookMillis: sql.onDialectOrElse({
           sqlite: () => unannouncedLook.singleProcess,
