@@ -4,9 +4,10 @@
  * `--quota` requests/s (100) that the daemon's limiter also knows.
  *
  * - `check`: `POST /v1/check` of a new item each time, at half the quota and at the quota: the latency
- *   the daemon adds over the API's own, p50 and p99, against the floor measured in the same run (the same
- *   load, from the same generator, on the sandbox's own `POST /analyze/v1/text`), and the daemon's CPU
- *   per check.
+ *   the daemon adds over the typed client calling the API, p50 and p99, against the floor measured in the
+ *   same run (the same load, from the same generator, on a server calling the Warden v1 client:
+ *   support/client-floor-server.ts), beside the API's own (the same load on the sandbox's
+ *   `POST /analyze/v1/text`), and the daemon's CPU per check.
  * - `items`: `POST /v1/items` (one item each) sustained at the quota for `--seconds`, with a burst of 10x
  *   the quota for 1 s in the middle: the 202s' p99 while the backlog drains at the quota (beside its floor:
  *   the same load on a server that answers 202 at once), the time the backlog took to drain, and the
@@ -125,6 +126,37 @@ const floorLoad = (rate: number, duration: number) =>
     body: (n) => JSON.stringify({ channelId: CHANNEL, reference: `r-${n}`, text: `a comment to check, number ${n}` })
   })
 
+/**
+ * The typed client's floor (the issue's "the typed client calling the sandbox directly"): the same load
+ * on a server whose every request calls the Warden v1 client on the sandbox, its limiter at the same
+ * quota (support/client-floor-server.ts). Returns the load's result and the server's CPU per call.
+ */
+const clientFloorLoad = async (rate: number, duration: number) => {
+  const child = fork(
+    new URL("./support/client-floor-server.ts", import.meta.url).pathname,
+    [sandbox.url, String(quota)],
+    {
+      execArgv: ["--conditions=@warden/source"]
+    }
+  )
+  const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)))
+  const load = (seconds: number) =>
+    paced({
+      url: `http://127.0.0.1:${port}`,
+      path: "/analyze",
+      rate,
+      seconds,
+      headers: json,
+      body: (n) => JSON.stringify({ channelId: CHANNEL, reference: `r-${n}`, text: `a comment to check, number ${n}` })
+    })
+  await load(2) // warm-up
+  const cpu0 = cpuOf(child.pid!)
+  const result = await load(duration)
+  const cpu = cpuOf(child.pid!) - cpu0
+  child.disconnect()
+  return { result, cpuMsPerCall: Number((cpu / Math.max(1, result.ok)).toFixed(2)) }
+}
+
 const checks: Array<Record<string, number | string>> = []
 if (want("check")) {
   // "At the quota": 0.97 of it, under the 2% margin the daemon's limiter keeps below a configured quota.
@@ -135,7 +167,11 @@ if (want("check")) {
     const floor = await floorLoad(rate, seconds)
     const floorCpu = cpuOf(sandbox.pid) - sandboxCpu0
     progress(
-      `floor at ${rate}/s: p50 ${percentile(floor.latencies, 50)} ms, p99 ${percentile(floor.latencies, 99)} ms over ${floor.ok} calls (${floor.non2xx} not 2xx)`
+      `API floor at ${rate}/s: p50 ${percentile(floor.latencies, 50)} ms, p99 ${percentile(floor.latencies, 99)} ms over ${floor.ok} calls (${floor.non2xx} not 2xx)`
+    )
+    const client = await clientFloorLoad(rate, seconds)
+    progress(
+      `typed client floor at ${rate}/s: p50 ${percentile(client.result.latencies, 50)} ms, p99 ${percentile(client.result.latencies, 99)} ms over ${client.result.ok} calls (${client.result.non2xx + client.result.errors} not 2xx); ${client.cpuMsPerCall} ms CPU per call`
     )
     const { daemon, url } = await pushDaemon("push-check")
     await pushLoad(url, "/v1/check", rate, 2) // warm-up
@@ -156,17 +192,22 @@ if (want("check")) {
       apiRefused: refused,
       p50: p(result, 50),
       p99: p(result, 99),
-      floorP50: p(floor, 50),
-      floorP99: p(floor, 99),
-      addedP50: ms(p(result, 50) - p(floor, 50)),
-      addedP99: ms(p(result, 99) - p(floor, 99)),
+      apiP50: p(floor, 50),
+      apiP99: p(floor, 99),
+      floorP50: p(client.result, 50),
+      floorP99: p(client.result, 99),
+      addedP50: ms(p(result, 50) - p(client.result, 50)),
+      addedP99: ms(p(result, 99) - p(client.result, 99)),
+      overApiP50: ms(p(result, 50) - p(floor, 50)),
+      overApiP99: ms(p(result, 99) - p(floor, 99)),
+      clientCpuMsPerCall: client.cpuMsPerCall,
       cpuMsPerCheck: Number((cpu / Math.max(1, result.ok)).toFixed(2)),
       sandboxCpuMsPerCall: Number((floorCpu / Math.max(1, floor.ok)).toFixed(2)),
       loadAverage: loadAverage()
     }
     checks.push(row)
     progress(
-      `check at ${rate}/s: p50 ${row.p50} ms (+${row.addedP50}), p99 ${row.p99} ms (+${row.addedP99}); ${row.checks} checks, ${row.non2xx} not 2xx, ${row.late} over 1 s, ${row.apiRefused} API calls refused (429); ${row.cpuMsPerCheck} ms CPU per check; load ${row.loadAverage}`
+      `check at ${rate}/s: p50 ${row.p50} ms (+${row.addedP50} over the typed client, +${row.overApiP50} over the API), p99 ${row.p99} ms (+${row.addedP99}, +${row.overApiP99}); ${row.checks} checks, ${row.non2xx} not 2xx, ${row.late} over 1 s, ${row.apiRefused} API calls refused (429); ${row.cpuMsPerCheck} ms CPU per check; load ${row.loadAverage}`
     )
   }
 }
@@ -263,17 +304,20 @@ Command: \`pnpm bench daemon-push\`. The sandbox answers each analysis in ${late
 requests/s (the daemon's limiter set to it). One load generator for both sides: autocannon at an even, fixed rate
 (bench/support/paced-load.ts: as many connections as requests a second, each sending one a second, started 1000/rate ms apart;
 autocannon's own \`overallRate\` sends each second's share in a burst and its coordinated-omission correction adds
-samples below each real one), a new reference per request, for ${seconds} s after a 2 s warm-up. The floor is the same
-load on the sandbox's own \`POST /analyze/v1/text\` (the same body, its API key), measured in the same run just before
-the check. Measured ${result.date.slice(0, 10)} on ${result.machine}; the 1-minute load average next to each figure
+samples below each real one), a new reference per request, for ${seconds} s after a 2 s warm-up. The floor is the
+issue's: the typed client calling the sandbox directly, that is the same load on a \`node:http\` server whose every
+request calls \`AnalyzeV1.text\` of the Warden v1 client, its limiter at the same quota (bench/support/client-floor-server.ts:
+what a service calling the API itself costs behind the same kind of HTTP hop as the daemon's listener). Beside it, the API
+alone: the same load on the sandbox's own \`POST /analyze/v1/text\` (the same body, its API key). Both measured in the
+same run just before the check. Measured ${result.date.slice(0, 10)} on ${result.machine}; the 1-minute load average next to each figure
 (the machine is shared with other work).
 
 \`POST /v1/check\` (a new item each time), at half the quota and at the quota (0.97 of it: the daemon's limiter paces
 2% under a configured quota):
 
-| rate | check p50 | floor p50 | added p50 (target <= 5 ms) | check p99 | floor p99 | added p99 (target <= 25 ms) | CPU per check (daemon) | CPU per call (sandbox) | load |
-|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-${checks.map((c) => `| ${c.rate}/s | ${c.p50} ms | ${c.floorP50} ms | ${c.addedP50} ms | ${c.p99} ms | ${c.floorP99} ms | ${c.addedP99} ms | ${c.cpuMsPerCheck} ms | ${c.sandboxCpuMsPerCall} ms | ${c.loadAverage} |`).join("\n")}
+| rate | check p50 | floor p50 (typed client) | added p50 (target <= 5 ms) | API p50 | check p99 | floor p99 | added p99 (target <= 25 ms) | API p99 | CPU per check (daemon) | CPU per call (typed client) | CPU per call (sandbox) | load |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+${checks.map((c) => `| ${c.rate}/s | ${c.p50} ms | ${c.floorP50} ms | ${c.addedP50} ms | ${c.apiP50} ms | ${c.p99} ms | ${c.floorP99} ms | ${c.addedP99} ms | ${c.apiP99} ms | ${c.cpuMsPerCheck} ms | ${c.clientCpuMsPerCall} ms | ${c.sandboxCpuMsPerCall} ms | ${c.loadAverage} |`).join("\n")}
 
 \`POST /v1/items\` (one item each) at ${quota}/s for ${seconds} s with a 1 s burst at ${quota * 10}/s in the middle: 202
 p50 ${i.p50} ms, p99 ${i.p99} ms (target < 20 ms; during the burst p50 ${i.burstP50} ms, p99 ${i.burstP99} ms). The floor, the same
