@@ -145,7 +145,11 @@ describe("a NATS source and sink through kill -9 of the daemon and a restart of 
 
     // First run: killed -9 once it has made progress.
     const first = start()
-    await waitFor(() => recorded() >= 100, 60_000, `progress of the first run\n${first.stderr().slice(-2000)}`)
+    await waitFor(
+      () => recorded() >= 100,
+      60_000,
+      () => `progress of the first run\n${first.stderr().slice(-2000)}`
+    )
     first.child.kill("SIGKILL")
     await first.exited
     const atKill = recorded()
@@ -156,7 +160,7 @@ describe("a NATS source and sink through kill -9 of the daemon and a restart of 
     await waitFor(
       () => recorded() >= atKill + 100,
       60_000,
-      `progress of the second run\n${second.stderr().slice(-2000)}`
+      () => `progress of the second run (have ${recorded()}, ${atKill} at the kill)\n${second.stderr().slice(-2000)}`
     )
     await nats.stop("SIGTERM")
     const atRestart = recorded()
