@@ -73,7 +73,7 @@ describe("plugin file paths", () => {
     await waitFor(
       () => lines(records).length > 0 && lines(jsonl).length > 0,
       45_000,
-      `both sinks' files under the config's directory\n${daemon.stderr().slice(-2000)}`
+      () => `both sinks' files under the config's directory\n${daemon.stderr().slice(-2000)}`
     )
     expect((await daemon.stop("SIGTERM")).code).toBe(0)
     expect(JSON.parse(lines(records)[0]!).reference).toBe("p/1")

@@ -111,7 +111,7 @@ describe("kill -9 during a run", () => {
     await waitFor(
       () => new Set(jsonl(out).map((l) => l.reference)).size >= N,
       180_000,
-      `all ${N} verdicts in the sink\n${daemon.stderr().slice(-2000)}`
+      () => `all ${N} verdicts in the sink\n${daemon.stderr().slice(-2000)}`
     )
     const { code } = await daemon.stop("SIGTERM")
     expect(code).toBe(0)

@@ -46,7 +46,7 @@ describe("the http push source, from Python and curl", () => {
     await waitFor(
       () => daemon.stderr().includes("push source listening"),
       60_000,
-      `the listener\n${daemon.stderr().slice(-2000)}`
+      () => `the listener\n${daemon.stderr().slice(-2000)}`
     )
     return daemon
   }
@@ -146,7 +146,7 @@ describe("the http push source, from Python and curl", () => {
     await waitFor(
       () => recorded().length >= N && intake() === 0,
       120_000,
-      `every item recorded (have ${recorded().length}, intake ${intake()})\n${again.stderr().slice(-2000)}`
+      () => `every item recorded (have ${recorded().length}, intake ${intake()})\n${again.stderr().slice(-2000)}`
     )
     const rows = recorded()
     expect(rows.length).toBe(N)

@@ -65,7 +65,11 @@ describe("SIGTERM under load", () => {
     )
     const callsBefore = (await Effect.runPromise(sandbox.requests)).length
     const again = startDaemon(config)
-    await waitFor(() => count() >= N, 60_000, `the rest\n${again.stderr().slice(-1500)}`)
+    await waitFor(
+      () => count() >= N,
+      60_000,
+      () => `the rest\n${again.stderr().slice(-1500)}`
+    )
     expect((await again.stop("SIGTERM")).code).toBe(0)
     const repeated = (await Effect.runPromise(sandbox.requests))
       .slice(callsBefore)

@@ -283,7 +283,7 @@ describe("SIGTERM ends the daemon within the grace whatever is failing", () => {
         await waitFor(
           () => logLines(daemon.stderr()).some((l) => l.annotations.setting === "state.postgres"),
           30_000,
-          `the outage's line\n${daemon.stderr().slice(-2000)}`
+          () => `the outage's line\n${daemon.stderr().slice(-2000)}`
         )
       }
     )
@@ -330,7 +330,7 @@ describe("SIGTERM ends the daemon within the grace whatever is failing", () => {
             return logLines(daemon.stderr()).some((l) => l.annotations.setting === "state.postgres")
           },
           30_000,
-          `the outage's line\n${daemon.stderr().slice(-2000)}`
+          () => `the outage's line\n${daemon.stderr().slice(-2000)}`
         )
       }
     )

@@ -109,7 +109,8 @@ describe("OpenTelemetry export", () => {
       await waitFor(
         () => wanted.every((n) => receiver.spanNames().includes(n)),
         30_000,
-        `spans ${wanted.join(", ")}; got ${[...new Set(receiver.spanNames())].join(", ")}\n${daemon.stderr().slice(-3000)}`
+        () =>
+          `spans ${wanted.join(", ")}; got ${[...new Set(receiver.spanNames())].join(", ")}\n${daemon.stderr().slice(-3000)}`
       )
       await waitFor(
         () =>

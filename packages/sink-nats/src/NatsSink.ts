@@ -15,13 +15,14 @@
  *     token: ${env:NATS_TOKEN}
  * ```
  *
- * Failures: no answer, a timeout, a connection lost or refused are retryable (the client reconnects by
- * itself); a subject no stream takes, a stream other than `stream` storing it, a permission or
- * authorization refused, a message the stream refuses (too large) are permanent.
+ * Failures: no answer, a timeout, a connection lost or refused, a server whose JetStream does not answer
+ * (stopping, starting, not enabled) are retryable (the client reconnects by itself); a subject JetStream
+ * says no stream takes, a stream other than `stream` storing it, a permission or authorization refused, a
+ * message the stream refuses (too large) are permanent.
  *
  * @since 0.1.0
  */
-import { JetStreamApiError, jetstream, jetstreamManager } from "@nats-io/jetstream"
+import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from "@nats-io/jetstream"
 import {
   AuthorizationError,
   connect,
@@ -78,9 +79,13 @@ const refused = (error: unknown) =>
   error instanceof PermissionViolationError
 
 /**
- * A failed publish as a result. No responders is a subject no stream takes (permanent) unless the
- * server still lists a stream for it (then it was one moment: retryable); an API error is permanent
- * but for a 5xx.
+ * A failed publish as a result. No responders is a subject no stream takes (permanent) only when the
+ * JetStream API answers so; a server that still lists a stream for it, or whose JetStream does not answer
+ * at all, is retryable. The second is a nats-server shutting down: it stops JetStream (the streams'
+ * subscriptions gone, a publish answered "no responders") before it closes the connections, and the
+ * lookup then times out or finds no JetStream. Taken as "no stream takes this subject", it dead-lettered
+ * the whole batch in flight at a restart (the daemon's nats-crash test: 20 of 2,000 verdict records).
+ * An API error is permanent but for a 5xx.
  */
 const failed = (nc: NatsConnection, subject: string, error: unknown): Effect.Effect<DeliveryResult.DeliveryResult> => {
   const what = `publish to ${subject}: ${messageOf(error)}`
@@ -93,8 +98,12 @@ const failed = (nc: NatsConnection, subject: string, error: unknown): Effect.Eff
   return Effect.tryPromise(async () => (await jetstreamManager(nc)).streams.find(subject)).pipe(
     Effect.match({
       onSuccess: (stream) => DeliveryResult.retryable(`publish to ${subject}: stream ${stream} did not answer`),
-      onFailure: (lookup) =>
-        DeliveryResult.permanent(`publish to ${subject}: no stream takes this subject (${messageOf(lookup.cause)})`)
+      onFailure: ({ cause }) =>
+        cause instanceof JetStreamApiError && cause.code === JetStreamApiCodes.StreamNotFound
+          ? DeliveryResult.permanent(`publish to ${subject}: no stream takes this subject (${messageOf(cause)})`)
+          : DeliveryResult.retryable(
+              `publish to ${subject}: no stream answered, and JetStream did not say which takes it (${messageOf(cause)})`
+            )
     })
   )
 }

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { NatsServer } from "@warden/connector-nats/testing"
 import { DeliveryResult, Sink, type SinkRecord } from "@warden/sink"
 import { Effect } from "effect"
 import { NatsSink, sink } from "../src/index.ts"
@@ -60,6 +61,27 @@ describe("NATS sink against nats-server", () => {
         const [result] = yield* deliverer.deliver([record(1)])
         assert.strictEqual(result?._tag, "Permanent")
         assert.include(DeliveryResult.reasonOf(result!), "conformance.verdicts")
+      }).pipe(Effect.scoped),
+    20_000
+  )
+
+  it.live(
+    "a server whose JetStream does not answer is retryable, not 'no stream takes this subject'",
+    () =>
+      Effect.gen(function* () {
+        // What a nats-server shutting down looks like for a moment: it stops JetStream before it closes the
+        // connections, so a publish is answered "no responders" and the stream lookup gets no answer. Taken
+        // for a subject no stream takes, the batch in flight was dead-lettered whole (20 verdict records
+        // of the daemon's nats-crash test, once in CI). Here the server runs without JetStream.
+        const server = yield* NatsServer.scoped(["-js=false"])
+        const deliverer = yield* Sink.makeDeliverer(
+          sink,
+          { servers: [server.url], subject: "{source}.verdicts", timeout: "1 second" },
+          host
+        )
+        const results = yield* deliverer.deliver([record(1), record(2)])
+        assert.deepStrictEqual(tags(results), ["Retryable", "Retryable"])
+        assert.include(DeliveryResult.reasonOf(results[0]!), "JetStream did not say")
       }).pipe(Effect.scoped),
     20_000
   )

@@ -60,14 +60,21 @@ export const writeConfig = (dir: string, config: unknown): string => {
   return file
 }
 
-/** Polls `check` every 50 ms until it holds or `timeoutMs` passes. */
-export const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) => {
+/**
+ * Polls `check` every 50 ms until it holds or `timeoutMs` passes. `what` as a function is read at the
+ * timeout: a daemon's output then, not the empty output of when the wait began.
+ */
+export const waitFor = async (
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string | (() => string)
+) => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (await check()) return
     await new Promise((r) => setTimeout(r, 50))
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`)
 }
 
 /** A free loopback port (listened on and closed), for a daemon whose admin address the test must know. */

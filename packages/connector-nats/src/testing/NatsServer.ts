@@ -26,6 +26,11 @@ export interface NatsServer {
   readonly start: () => Promise<void>
   /** Stops it and removes its store. */
   readonly close: () => Promise<void>
+  /**
+   * What the server wrote (stdout and stderr) since its first start, each start and stop marked with the
+   * time: for a failing test's message (JetStream's "Restored N messages" lines say what the store kept).
+   */
+  readonly output: () => string
 }
 
 /** The `nats-server` binary: the first on `PATH`, else Debian's `/usr/sbin/nats-server`. */
@@ -55,8 +60,14 @@ const freePort = () =>
     })
   })
 
-/** Starts the process and waits for "Server is ready" (JetStream recovered); rejects with its output if it exits. */
-const launch = (file: string, port: number, store: string, args: ReadonlyArray<string>) =>
+/** The most of a server's output kept (its first and last part beyond that). */
+const OUTPUT_LIMIT = 200_000
+
+/**
+ * Starts the process and waits for "Server is ready" (JetStream recovered); rejects with its output if it
+ * exits. All it writes goes to `log` too, and its exit.
+ */
+const launch = (file: string, port: number, store: string, args: ReadonlyArray<string>, log: (line: string) => void) =>
   new Promise<ChildProcess>((resolve, reject) => {
     const child = spawn(file, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", store, ...args], {
       stdio: ["ignore", "pipe", "pipe"]
@@ -67,8 +78,6 @@ const launch = (file: string, port: number, store: string, args: ReadonlyArray<s
       if (output.includes("Server is ready")) {
         child.stdout!.removeListener("data", onData)
         child.stderr!.removeListener("data", onData)
-        child.stdout!.resume()
-        child.stderr!.resume()
         child.removeListener("exit", onExit)
         resolve(child)
       }
@@ -76,7 +85,10 @@ const launch = (file: string, port: number, store: string, args: ReadonlyArray<s
     const onExit = (code: number | null) => reject(new Error(`nats-server exited ${code} at start:\n${output}`))
     child.stdout!.on("data", onData)
     child.stderr!.on("data", onData)
+    child.stdout!.on("data", (chunk: Buffer) => log(chunk.toString()))
+    child.stderr!.on("data", (chunk: Buffer) => log(chunk.toString()))
     child.once("exit", onExit)
+    child.once("exit", (code, signal) => log(`[test ${new Date().toISOString()}] exited ${code ?? signal}\n`))
   })
 
 /**
@@ -87,12 +99,21 @@ export const start = async (args: ReadonlyArray<string> = []): Promise<NatsServe
   const file = binary()
   const store = mkdtempSync(join(tmpdir(), "warden-nats-"))
   const port = await freePort()
-  let child: ChildProcess | undefined = await launch(file, port, store, args)
+  let output = ""
+  const log = (text: string) => {
+    output += text
+    if (output.length > OUTPUT_LIMIT)
+      output = `${output.slice(0, OUTPUT_LIMIT / 2)}\n[...]\n${output.slice(-OUTPUT_LIMIT / 2)}`
+  }
+  const mark = (what: string) => log(`[test ${new Date().toISOString()}] ${what}\n`)
+  mark("start")
+  let child: ChildProcess | undefined = await launch(file, port, store, args, log)
   const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
     const running = child
     child = undefined
     if (running === undefined || running.exitCode !== null || running.signalCode !== null) return
     const exited = new Promise<void>((resolve) => running.once("exit", () => resolve()))
+    mark(`stop (${signal})`)
     running.kill(signal)
     await exited
   }
@@ -101,12 +122,15 @@ export const start = async (args: ReadonlyArray<string> = []): Promise<NatsServe
     port,
     stop,
     start: async () => {
-      if (child === undefined) child = await launch(file, port, store, args)
+      if (child !== undefined) return
+      mark("start")
+      child = await launch(file, port, store, args, log)
     },
     close: async () => {
       await stop("SIGKILL")
       rmSync(store, { recursive: true, force: true })
-    }
+    },
+    output: () => output
   }
 }
 
@@ -183,3 +207,7 @@ export const messages = (url: string, stream: string, token?: string): Promise<R
     },
     token
   )
+
+/** A stream's state as the server reports it (`first_seq`, `last_seq`, `messages`, `num_deleted`...). */
+export const streamState = (url: string, stream: string, token?: string) =>
+  withConnection(url, async (nc) => (await (await jetstreamManager(nc)).streams.info(stream)).state, token)
