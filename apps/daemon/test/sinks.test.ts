@@ -39,7 +39,7 @@ const draining = <A, E, R>(
   sink: Sink,
   test: (outbox: Outbox) => Effect.Effect<A, E, R>,
   before: (start: number) => Effect.Effect<unknown, unknown, SqlClient.SqlClient | StateHealth> = () => Effect.void,
-  markDelivered?: (real: OutboxStore["Service"]["markDelivered"]) => OutboxStore["Service"]["markDelivered"]
+  wrap: (real: OutboxStore["Service"]) => OutboxStore["Service"] = (real) => real
 ) =>
   Effect.gen(function* () {
     yield* atWallTime
@@ -59,14 +59,7 @@ const draining = <A, E, R>(
     yield* before(start)
     const outbox = yield* OutboxStore
     const services = yield* Effect.context<OutboxStore | StateHealth | WriteSignals | Scope.Scope>()
-    let worker = yield* Effect.forkScoped(
-      SinkWorker.run(sink).pipe(
-        Effect.provideService(
-          OutboxStore,
-          markDelivered === undefined ? outbox : { ...outbox, markDelivered: markDelivered(outbox.markDelivered) }
-        )
-      )
-    )
+    let worker = yield* Effect.forkScoped(SinkWorker.run(sink).pipe(Effect.provideService(OutboxStore, wrap(outbox))))
     return yield* test({
       restart: Effect.gen(function* () {
         yield* Fiber.interrupt(worker)
@@ -250,6 +243,34 @@ describe("the sink worker, on the TestClock", () => {
     )
   })
 
+  it.effect("after fewer records than its batch it waits for the next write, with no look that finds nothing", () => {
+    const { handed, sink } = acceptingSink()
+    let reads = 0
+    return draining(
+      sink,
+      (outbox) =>
+        Effect.gen(function* () {
+          yield* eventually(
+            Effect.map(outbox.left, (left) => left.length === 0),
+            "the three delivered"
+          )
+          for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+          assert.deepStrictEqual(handed, ["ok", "flaky", "always-fails"])
+          // Three records, a batch of 10: the one read took every record due; none was written since.
+          assert.strictEqual(reads, 1)
+        }),
+      () => Effect.void,
+      (real) => ({
+        ...real,
+        pendingOutbox: (sinkName, limit) =>
+          Effect.suspend(() => {
+            reads++
+            return real.pendingOutbox(sinkName, limit)
+          })
+      })
+    )
+  })
+
   it.effect("looks at a retry an earlier process scheduled when it falls due, not at its next unasked look", () => {
     const { handed, sink } = acceptingSink()
     // "flaky" failed once in the process before this one, which scheduled its retry 2 s after this start.
@@ -325,8 +346,13 @@ describe("the sink worker while the state store refuses writes, on the TestClock
             assert.strictEqual(health.problem(), undefined)
           }),
         () => Effect.void,
-        (real) => (ids) =>
-          Effect.suspend(() => (ids.length > 0 && refusals-- > 0 ? Effect.fail(databaseFull()) : real(ids)))
+        (real) => ({
+          ...real,
+          markDelivered: (ids) =>
+            Effect.suspend(() =>
+              ids.length > 0 && refusals-- > 0 ? Effect.fail(databaseFull()) : real.markDelivered(ids)
+            )
+        })
       )
     }
   )
@@ -357,7 +383,11 @@ describe("the sink worker while the state store refuses writes, on the TestClock
             assert.deepStrictEqual(handed, ["ok", "flaky", "always-fails"])
           }),
         () => Effect.void,
-        (real) => (ids) => Effect.suspend(() => (refusing ? Effect.fail(databaseFull()) : real(ids)))
+        (real) => ({
+          ...real,
+          markDelivered: (ids) =>
+            Effect.suspend(() => (refusing ? Effect.fail(databaseFull()) : real.markDelivered(ids)))
+        })
       )
     }
   )

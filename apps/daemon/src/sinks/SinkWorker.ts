@@ -181,7 +181,10 @@ export const run = (sink: Sink) =>
         }
         yield* Metric.update(Metric.withAttributes(Metrics.sinkDelivered, { sink: sink.name }), delivered.length)
         yield* measureAfter(rows.length >= sink.batchSize && delivered.length === rows.length)
-        return delivered.length > 0 || expired
+        // Fewer than a batch read: every record due then was in it, and one written since rang (the
+        // pacer's wait ends at once), so the worker waits instead of a look that would find nothing
+        // (one query per record at 100 checks/s, where every record had a step of its own).
+        return (delivered.length > 0 && rows.length >= sink.batchSize) || expired
       })
     )
     const inFlight = yield* BatchesInFlight
