@@ -16,6 +16,13 @@
  * in the stream's sequences); the sink now retries unless JetStream answers (sink-nats test "a server
  * whose JetStream does not answer"). On such a mismatch the failure lists the missing ids, the dead
  * letters, the stream's state and nats-server's output around the restart.
+ *
+ * Once (1 run in 34) the second run recorded nothing for 60 s, its output lost. The likely cause: it
+ * never started. Its first statements on the state file had no busy timeout, and this test reads the
+ * file every 50 ms: a daemon opening it while the test's connection closed it (the last connection of
+ * a WAL database checkpoints under an exclusive lock) stopped with "cannot start: database is locked"
+ * (3 of 29 starts beside a reader every millisecond; the connection now waits, sqlite-client test).
+ * The waits now fail as soon as the daemon exits, with its output.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -24,7 +31,7 @@ import { NatsConnector } from "@warden/connector-nats"
 import { NatsServer } from "@warden/connector-nats/testing"
 import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
-import { startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
+import { startDaemon, waitWhileRunning, writeConfig } from "./support/DaemonProcess.ts"
 import * as StateDb from "./support/StateDb.ts"
 
 const N = 2000
@@ -145,7 +152,8 @@ describe("a NATS source and sink through kill -9 of the daemon and a restart of 
 
     // First run: killed -9 once it has made progress.
     const first = start()
-    await waitFor(
+    await waitWhileRunning(
+      first,
       () => recorded() >= 100,
       60_000,
       () => `progress of the first run\n${first.stderr().slice(-2000)}`
@@ -157,7 +165,8 @@ describe("a NATS source and sink through kill -9 of the daemon and a restart of 
 
     // Second run: nats-server restarted under it once it has made progress again.
     const second = start()
-    await waitFor(
+    await waitWhileRunning(
+      second,
       () => recorded() >= atKill + 100,
       60_000,
       () => `progress of the second run (have ${recorded()}, ${atKill} at the kill)\n${second.stderr().slice(-2000)}`
@@ -167,7 +176,8 @@ describe("a NATS source and sink through kill -9 of the daemon and a restart of 
     expect(atRestart, "nats-server restarted mid-run").toBeLessThan(N)
     await nats.start()
 
-    await waitFor(
+    await waitWhileRunning(
+      second,
       async () => {
         if (recorded() < N) return false
         const info = await consumer()
@@ -175,7 +185,7 @@ describe("a NATS source and sink through kill -9 of the daemon and a restart of 
         return info.num_pending === 0 && info.num_ack_pending === 0 && outbox === 0
       },
       180_000,
-      `all ${N} items recorded and acknowledged (have ${recorded()})\n${second.stderr().slice(-2000)}`
+      () => `all ${N} items recorded and acknowledged (have ${recorded()})\n${second.stderr().slice(-2000)}`
     )
     const { code } = await second.stop("SIGTERM")
     expect(code).toBe(0)

@@ -2,6 +2,7 @@
  * The embedded SQLite client (our own over `node:sqlite`, no patched driver): what the state store and
  * effect/cluster's SQL storage rely on, against a real database file.
  */
+import { spawn } from "node:child_process"
 import { mkdtempSync, readlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
@@ -10,6 +11,19 @@ import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as SqliteClient from "../src/state/SqliteClient.ts"
 import { wrapDatasync } from "./support/Datasync.ts"
+
+/**
+ * A process that takes an exclusive lock on the database file `argv[1]`, says "held", and lets it go
+ * after `argv[2]` ms.
+ */
+const holdFile = `
+const { DatabaseSync } = require("node:sqlite")
+const [file, ms] = process.argv.slice(1)
+const db = new DatabaseSync(file)
+db.exec("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE held (x)")
+process.stdout.write("held")
+setTimeout(() => { db.exec("COMMIT"); db.close() }, Number(ms))
+`
 
 const fileLayer = () => SqliteClient.layer({ filename: join(mkdtempSync(join(tmpdir(), "warden-sqlite-")), "s.db") })
 
@@ -157,6 +171,37 @@ describe("embedded SQLite client", () => {
       }).pipe(Effect.provide(Layer.fresh(layer)))
       assert.deepStrictEqual(rows, [{ v: "persisted" }])
     })
+  )
+
+  it.live("opening waits for another process's lock on the file instead of failing at once", () =>
+    Effect.gen(function* () {
+      const filename = join(mkdtempSync(join(tmpdir(), "warden-sqlite-")), "s.db")
+      yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE t (v TEXT)`
+        yield* sql`INSERT INTO t ${sql.insert({ v: "there" })}`
+      }).pipe(Effect.provide(SqliteClient.layer({ filename })))
+      // Another process holds the file for 400 ms, as the last connection closing a WAL database does
+      // while it checkpoints (a reader of the state after a kill -9): the first statements of a
+      // connection opened then met "database is locked" and the daemon did not start.
+      const holder = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          spawn(process.execPath, ["-e", holdFile, filename, "400"], { stdio: ["ignore", "pipe", "inherit"] })
+        ),
+        (child) => Effect.sync(() => child.kill("SIGKILL"))
+      )
+      yield* Effect.callback<void>((resume) => {
+        holder.stdout.once("data", () => resume(Effect.void))
+      })
+      const started = Date.now()
+      const rows = yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ v: string }>`SELECT v FROM t`
+      }).pipe(Effect.provide(SqliteClient.layer({ filename })))
+      assert.deepStrictEqual(rows, [{ v: "there" }])
+      // It waited for the lock, not past it.
+      assert.isAtLeast(Date.now() - started, 200)
+    }).pipe(Effect.scoped)
   )
 
   it.live("an interrupted waiter does not hold the connection", () =>

@@ -123,11 +123,23 @@ const makeConnection = (db: DatabaseSync, prepareCacheSize: number): SqlConnecti
   }
 }
 
+/**
+ * How long a statement waits for another process's lock on the file (an operator's `sqlite3`, a backup,
+ * a `warden` command, a test reading the state) before failing with "database is locked". Set when the
+ * file is opened, so it covers the connection's very first statements (`PRAGMA journal_mode = WAL`):
+ * `node:sqlite` opens with no wait at all, and the store's own `PRAGMA busy_timeout` (StateStore.ts)
+ * comes after them. Without it a daemon started while another process opened or closed the file failed
+ * at once, "cannot start: database is locked" (3 of 29 starts beside a process reading the file every
+ * millisecond): the last connection to close a WAL database takes an exclusive lock to checkpoint and
+ * remove the WAL, as a test's or an operator's reader does after a kill -9.
+ */
+export const busyTimeoutMillis = 10_000
+
 /** Opens the database in the current scope (closed with it) and builds the `SqlClient` over it. */
 export const make = Effect.fn("SqliteClient.make")(function* (options: SqliteClientOptions) {
   const db = yield* Effect.acquireRelease(
     Effect.try({
-      try: () => new DatabaseSync(options.filename),
+      try: () => new DatabaseSync(options.filename, { timeout: busyTimeoutMillis }),
       catch: (cause) => sqlError(cause, `Failed to open ${options.filename}`, "connect")
     }),
     (db) => Effect.sync(() => db.close())

@@ -77,6 +77,30 @@ export const waitFor = async (
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`)
 }
 
+/**
+ * `waitFor` on the work of `daemon`: fails as soon as the daemon has exited instead of waiting out
+ * `timeoutMs` for a process that is gone (a second run of nats-crash that could not start, "database
+ * is locked", looked like a 60 s stall).
+ */
+export const waitWhileRunning = (
+  daemon: DaemonProcess,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: () => string
+) =>
+  waitFor(
+    async () => {
+      if (await check()) return true
+      const { exitCode, signalCode } = daemon.child
+      if (exitCode !== null || signalCode !== null) {
+        throw new Error(`the daemon exited (${exitCode ?? signalCode}) while waiting for ${what()}`)
+      }
+      return false
+    },
+    timeoutMs,
+    what
+  )
+
 /** A free loopback port (listened on and closed), for a daemon whose admin address the test must know. */
 export const freePort = () =>
   new Promise<number>((resolve) => {
