@@ -8,9 +8,8 @@
  * out of order, and a reader that went past seq 10 before seq 9 committed would never read 9. One
  * writer at a time keeps commit order and seq order the same; it is also a group commit, so a burst of
  * small requests costs one commit per round rather than one each. Each round is durable (on SQLite,
- * SqliteClient.durable's shared fsync) before its callers are answered; the source's stream is woken
- * as soon as the round committed, and the next round commits while this one's fsync runs
- * (SqliteClient.commitThenSync).
+ * the WAL's shared fsync) before its callers are answered; the source's stream is woken as soon as the
+ * round committed, and the next round commits while this one's fsync runs (SqliteClient.commitThenSync).
  */
 import { Array as Arr, Clock, Context, Deferred, Effect, Exit, Layer, Queue, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"

@@ -127,8 +127,8 @@ const makeConnection = (db: DatabaseSync, prepareCacheSize: number): SqlConnecti
  * How long a statement waits for another process's lock on the file (an operator's `sqlite3`, a backup,
  * a `warden` command, a test reading the state) before failing with "database is locked". Set when the
  * file is opened, so it covers the connection's very first statements (`PRAGMA journal_mode = WAL`):
- * `node:sqlite` opens with no wait at all, and the store's own `PRAGMA busy_timeout` (StateStore.ts)
- * comes after them. Without it a daemon started while another process opened or closed the file failed
+ * `node:sqlite` opens with no wait at all, and a `PRAGMA busy_timeout` (the state store's, until
+ * 2026-11-29) comes after them. Without it a daemon started while another process opened or closed the file failed
  * at once, "cannot start: database is locked" (3 of 29 starts beside a process reading the file every
  * millisecond): the last connection to close a WAL database takes an exclusive lock to checkpoint and
  * remove the WAL, as a test's or an operator's reader does after a kill -9.

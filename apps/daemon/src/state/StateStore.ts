@@ -31,8 +31,8 @@ import { WriteSignals } from "./WriteSignals.ts"
 /** The connection's settings on SQLite (none elsewhere), set before any table is created. */
 export const pragmas = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  // SQLite: wait for another process's lock (an operator's sqlite3, a backup) instead of failing.
-  yield* sql.onDialectOrElse({ sqlite: () => sql`PRAGMA busy_timeout = 10000`, orElse: () => Effect.void })
+  // SQLite waits for another process's lock (an operator's sqlite3, a backup) instead of failing: set
+  // when the connection opens (SqliteClient.busyTimeoutMillis), so it covers its first statements too.
   // SQLite: let the file shrink when space is freed (purged batch messages; ClusterTables.reclaimSpace).
   // Takes effect on a new database only (this runs before any table is created); an older file keeps
   // its mode until a `VACUUM` (docs/operations.md, "Disk").
