@@ -191,18 +191,25 @@ export const make = (
       }
     })
 
+  /**
+   * The items a record transaction inserted, each with its record as written: a generator, so that a
+   * transaction no check waits on (every one of a pull source) builds nothing (RecordedSignal.announce
+   * returns before reading it).
+   */
+  function* announced(recorded: Effect.Success<ReturnType<typeof write>>) {
+    for (let i = 0; i < recorded.entries.length; i++) {
+      if (recorded.inserted[i] !== true) continue
+      const { item } = recorded.entries[i]!
+      yield [RecordedSignal.keyOf(item.source, item.reference), () => ofWrittenRow(recorded.itemRows[i])] as const
+    }
+  }
+
   /** Once committed: wake the sinks', the actions' and the review queue's pollers for what it queued, and the checks waiting on the items. */
   const rung = (recorded: Effect.Success<ReturnType<typeof write>>) =>
     Effect.sync(() => {
       if (recorded.queuedOutbox) signals.outbox.ring()
       if (recorded.queuedActions) signals.actions.ring()
-      signals.recorded.announce(
-        recorded.entries.flatMap(({ item }, i) =>
-          recorded.inserted[i] === true
-            ? [[RecordedSignal.keyOf(item.source, item.reference), () => ofWrittenRow(recorded.itemRows[i])] as const]
-            : []
-        )
-      )
+      signals.recorded.announce(announced(recorded))
     })
 
   const recordDecided = Effect.fn("ItemStore.recordDecided")(
