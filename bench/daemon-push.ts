@@ -103,6 +103,8 @@ const pushDaemon = async (name: string) => {
 }
 
 const ms = (n: number) => Number(n.toFixed(1))
+/** A difference with its sign (a check can beat the floor's p99 in a short run). */
+const signed = (n: number) => (n < 0 ? `${n}` : `+${n}`)
 const json = { "content-type": "application/json" }
 
 /** The one load generator of both sides (support/paced-load.ts): `rate` requests/s on `path`, a new reference each. */
@@ -126,23 +128,25 @@ const floorLoad = (rate: number, duration: number) =>
     body: (n) => JSON.stringify({ channelId: CHANNEL, reference: `r-${n}`, text: `a comment to check, number ${n}` })
   })
 
+/** A floor's server (bench/support/NAME) in its own process, once it listens: it sends its port. */
+const floorServer = async (name: string, args: ReadonlyArray<string> = []) => {
+  const child = fork(new URL(`./support/${name}`, import.meta.url).pathname, args, {
+    execArgv: ["--conditions=@warden/source"]
+  })
+  const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)))
+  return { child, url: `http://127.0.0.1:${port}` }
+}
+
 /**
  * The typed client's floor (the issue's "the typed client calling the sandbox directly"): the same load
  * on a server whose every request calls the Warden v1 client on the sandbox, its limiter at the same
  * quota (support/client-floor-server.ts). Returns the load's result and the server's CPU per call.
  */
 const clientFloorLoad = async (rate: number, duration: number) => {
-  const child = fork(
-    new URL("./support/client-floor-server.ts", import.meta.url).pathname,
-    [sandbox.url, String(quota)],
-    {
-      execArgv: ["--conditions=@warden/source"]
-    }
-  )
-  const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)))
+  const { child, url } = await floorServer("client-floor-server.ts", [sandbox.url, String(quota)])
   const load = (seconds: number) =>
     paced({
-      url: `http://127.0.0.1:${port}`,
+      url,
       path: "/analyze",
       rate,
       seconds,
@@ -207,18 +211,14 @@ if (want("check")) {
     }
     checks.push(row)
     progress(
-      `check at ${rate}/s: p50 ${row.p50} ms (+${row.addedP50} over the typed client, +${row.overApiP50} over the API), p99 ${row.p99} ms (+${row.addedP99}, +${row.overApiP99}); ${row.checks} checks, ${row.non2xx} not 2xx, ${row.late} over 1 s, ${row.apiRefused} API calls refused (429); ${row.cpuMsPerCheck} ms CPU per check; load ${row.loadAverage}`
+      `check at ${rate}/s: p50 ${row.p50} ms (${signed(row.addedP50)} over the typed client, ${signed(row.overApiP50)} over the API), p99 ${row.p99} ms (${signed(row.addedP99)}, ${signed(row.overApiP99)}); ${row.checks} checks, ${row.non2xx} not 2xx, ${row.late} over 1 s, ${row.apiRefused} API calls refused (429); ${row.cpuMsPerCheck} ms CPU per check; load ${row.loadAverage}`
     )
   }
 }
 
 /** The 202's floor: the same load on a server that answers 202 and does nothing else (support/accept-server.ts). */
 const acceptFloor = async (half: number) => {
-  const child = fork(new URL("./support/accept-server.ts", import.meta.url).pathname, [], {
-    execArgv: ["--conditions=@warden/source"]
-  })
-  const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)))
-  const url = `http://127.0.0.1:${port}`
+  const { child, url } = await floorServer("accept-server.ts")
   await pushLoad(url, "/v1/items", quota, 2) // warm-up
   const sustained = pushLoad(url, "/v1/items", quota, seconds)
   await sleep(half * 1000)
