@@ -12,12 +12,16 @@
  *   the quota for 1 s in the middle: the 202s' p99 while the backlog drains at the quota (beside its floor:
  *   the same load on a server that answers 202 at once), the time the backlog took to drain, and the
  *   daemon's peak RSS.
+ * - `accept` (only with `--case accept`, a diagnosis): the same load as `items` on a daemon whose limiter
+ *   lets one analysis a second through, so that it accepts and hardly drains: the 202's own path (read,
+ *   authenticate, decode, the intake's commit and fsync, answer) without the backlog's work beside it,
+ *   and its CPU per 202.
  *
  * The load generator is autocannon at an even, fixed rate (support/paced-load.ts: why not its own
  * `overallRate`).
  *
  *   pnpm bench daemon-push
- *   node --conditions=@warden/source bench/daemon-push.ts [--source] [--case check|items] [--quota 100] [--latency 50] [--seconds 10] [--shares 0.5,0.97] [--no-write]
+ *   node --conditions=@warden/source bench/daemon-push.ts [--source] [--case check|items|accept] [--quota 100] [--latency 50] [--seconds 10] [--shares 0.5,0.97] [--no-write]
  */
 import { fork } from "node:child_process"
 import { createServer } from "node:net"
@@ -64,12 +68,12 @@ const sandbox = await startSandbox({ quotas: analyzeTextQuota(quota) })
 await sandbox.setFaults({ stall: 1, stallMs: latency })
 progress(`sandbox: quota ${quota} requests/s on analyzeText, answering in ${latency} ms; ${machine()}`)
 
-/** A daemon with one `http` source on a free port, its limiter at the quota. */
-const pushDaemon = async (name: string) => {
+/** A daemon with one `http` source on a free port, its limiter at the quota (or at `limiterRate`). */
+const pushDaemon = async (name: string, limiterRate = quota) => {
   const dir = tempDir(name)
   const port = await freePort()
   const daemon = startDaemon(dir, {
-    api: apiSection(sandbox.url, { analyzeText: { requestsPerSecond: quota } }),
+    api: apiSection(sandbox.url, { analyzeText: { requestsPerSecond: limiterRate } }),
     state: { sqlite: join(dir, "state.db") },
     sources: [
       {
@@ -279,6 +283,32 @@ if (want("items")) {
     `items at ${quota}/s with a 1 s burst at ${quota * 10}/s: 202 p50 ${items.p50} ms, p99 ${items.p99} ms (burst p99 ${items.burstP99} ms; floor p99 ${items.floorP99} ms, burst ${items.floorBurstP99} ms); ${items.recorded} recorded of ${posted} accepted (the backlog drained ${items.drainedAfterSeconds} s after the load); peak RSS ${items.peakRssMb} MB; load ${items.loadAverage}`
   )
 }
+let accept: Record<string, number> | undefined
+// Only when asked: a diagnosis of the 202's path, not one of the issue's figures.
+if (option("case") === "accept") {
+  const { daemon, url } = await pushDaemon("push-accept", 1)
+  await pushLoad(url, "/v1/items", quota, 2) // warm-up
+  const cpu0 = daemon.cpu()
+  const sustained = pushLoad(url, "/v1/items", quota, seconds)
+  await sleep(Math.floor(seconds / 2) * 1000)
+  const burst = await pushLoad(url, "/v1/items", quota * 10, 1)
+  const steady = await sustained
+  const cpu = daemon.cpu() - cpu0
+  await daemon.stop()
+  const accepted = steady.ok + burst.ok
+  accept = {
+    accepted,
+    p50: percentile(steady.latencies, 50),
+    p99: percentile(steady.latencies, 99),
+    burstP50: percentile(burst.latencies, 50),
+    burstP99: percentile(burst.latencies, 99),
+    cpuMsPer202: Number((cpu / Math.max(1, accepted)).toFixed(2)),
+    loadAverage: Number(loadAverage())
+  }
+  progress(
+    `the 202's path alone (the limiter at 1/s: no drain), ${quota}/s with a 1 s burst at ${quota * 10}/s: p50 ${accept.p50} ms, p99 ${accept.p99} ms (burst p50 ${accept.burstP50} ms, p99 ${accept.burstP99} ms); ${accepted} accepted; ${accept.cpuMsPer202} ms CPU per 202; load ${accept.loadAverage}`
+  )
+}
 await sandbox.close()
 
 const result = {
@@ -290,7 +320,8 @@ const result = {
   latency,
   seconds,
   checks,
-  items
+  items,
+  ...(accept === undefined ? {} : { accept })
 }
 console.log(JSON.stringify(result))
 writeResult("daemon-push", result)
