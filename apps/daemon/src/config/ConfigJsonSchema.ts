@@ -42,28 +42,38 @@ export const make = (
   const root = structuredClone(doc.schema) as Json
   const defs: Json = { ...(structuredClone(doc.definitions) as Json) }
 
+  /** A plugin's own definitions, shared by name: the same one twice (one plugin under two names) is fine; two different ones under one name are not. */
+  const addDefinitions = (definitions: Json | undefined, owner: string) => {
+    for (const [def, body] of Object.entries(definitions ?? {})) {
+      if (def in defs && JSON.stringify(defs[def]) !== JSON.stringify(body))
+        throw new Error(`JSON Schema definition ${def} of ${owner} clashes with another of the same name`)
+      defs[def] = body
+    }
+  }
+
   root.required = without(root.required, "api")
   if (root.required.length === 0) delete root.required
   const api = root.properties.api as Json
   api.required = without(api.required, "apiKey")
   if (api.required.length === 0) delete api.required
-  root.properties.state.not = { required: ["sqlite", "postgres"] }
+  // A `required` whose properties are defined beside it (as `true`: no constraint added), as Ajv's strict
+  // mode (strictRequired) asks of a schema; the rule itself is unchanged.
+  const requires = (...keys: Array<string>): Json => ({
+    properties: Object.fromEntries(keys.map((k) => [k, true])),
+    required: keys
+  })
+  root.properties.state.not = requires("sqlite", "postgres")
 
   const source = root.properties.sources.items as Json
-  source.oneOf = [{ required: ["type"] }, { required: ["module"] }]
+  source.oneOf = [requires("type"), requires("module")]
   source.properties.failureMode.if = { properties: { mode: { const: "reject" } }, required: ["mode"] }
   // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword
-  source.properties.failureMode.then = { required: ["action"] }
+  source.properties.failureMode.then = requires("action")
 
   const branches: Array<Json> = []
   const add = (connector: Connector.Connector, key: "type" | "module", value: string, name: string) => {
     const { $schema: _, $defs, ...schema } = Connector.configJsonSchema(connector) as Json
-    for (const [def, body] of Object.entries(($defs ?? {}) as Json)) {
-      // The same definition twice (one connector under two names) is fine; two different ones are not.
-      if (def in defs && JSON.stringify(defs[def]) !== JSON.stringify(body))
-        throw new Error(`JSON Schema definition ${def} of connector ${connector.type} clashes`)
-      defs[def] = body
-    }
+    addDefinitions($defs, `connector ${connector.type}`)
     defs[name] = { description: `Config of a source with ${key}: ${value}`, ...schema }
     branches.push({
       if: { properties: { [key]: { const: value } }, required: [key] },
@@ -84,7 +94,7 @@ export const make = (
   )
   const variant = (sink: SinkPlugin.Sink, key: "type" | "module", value: string): Json => {
     const { $schema: _, $defs, ...schema } = SinkPlugin.configJsonSchema(sink) as Json
-    for (const [def, body] of Object.entries(($defs ?? {}) as Json)) defs[def] = body
+    addDefinitions($defs, `sink ${sink.type}`)
     return {
       type: "object",
       properties: { [key]: { type: "string", enum: [value] }, ...base, ...(schema.properties ?? {}) },
@@ -102,7 +112,7 @@ export const make = (
         properties: { module: entry.properties.module, ...base },
         required: ["module"],
         not: {
-          anyOf: [{ required: ["type"] }, ...(known.length > 0 ? [{ properties: { module: { enum: known } } }] : [])]
+          anyOf: [requires("type"), ...(known.length > 0 ? [{ properties: { module: { enum: known } } }] : [])]
         }
       }
     ]
