@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `warden` executable: the compile cache and the heap budget first, then the program. The program
+ * The `warden` executable: V8's worker pool sized to the machine (`warden run` starts again once with
+ * it, before anything else: V8Pool.ts), the compile cache and the heap budget, then the program. The program
  * is imported dynamically so that both are in place before its ~740 modules are parsed (loading them
  * would otherwise grow V8's young generation to its maximum before any of them runs).
  *
@@ -12,7 +13,9 @@
  */
 import { enableCompileCache, flushCompileCache } from "node:module"
 import * as HeapBudget from "./HeapBudget.ts"
+import * as V8Pool from "./V8Pool.ts"
 
+V8Pool.apply()
 enableCompileCache()
 HeapBudget.install()
 await import("./Executable.ts")
