@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort, startDaemon, waitFor } from "./support/DaemonProcess.ts"
+import { freePort, idleFeedSource, startDaemon, waitFor } from "./support/DaemonProcess.ts"
 import { warden } from "./support/WardenCli.ts"
 
 let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
@@ -25,14 +25,7 @@ const config = (extra: Record<string, unknown> = {}) => {
     JSON.stringify({
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a secret reference of the config file
       api: { apiKey: "${env:KEY}", baseUrl: sandbox.url },
-      sources: [
-        {
-          id: "feed",
-          type: "rss",
-          channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-          config: { feeds: ["http://127.0.0.1:9/feed.xml"], pollInterval: "5m" }
-        }
-      ],
+      sources: [idleFeedSource],
       admin: { listen: "127.0.0.1:0" },
       log: { format: "json", level: "debug" },
       ...extra

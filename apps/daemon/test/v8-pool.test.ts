@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { Sandbox } from "@warden/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as V8Pool from "../src/V8Pool.ts"
-import { startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
+import { idleFeedSource, startDaemon, waitFor, writeConfig } from "./support/DaemonProcess.ts"
 
 let sandbox: Awaited<ReturnType<typeof Sandbox.startPromise>>
 beforeAll(async () => {
@@ -74,14 +74,7 @@ describe("V8Pool", () => {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: a secret reference of the config file
         api: { apiKey: "${env:KEY}", baseUrl: sandbox.url },
         state: { dir },
-        sources: [
-          {
-            id: "feed",
-            type: "rss",
-            channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
-            config: { feeds: ["http://127.0.0.1:9/feed.xml"], pollInterval: "5m" }
-          }
-        ],
+        sources: [idleFeedSource],
         admin: { listen: "127.0.0.1:0" },
         log: { format: "json" }
       })

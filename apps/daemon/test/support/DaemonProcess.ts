@@ -53,6 +53,14 @@ export const startDaemon = (
   return { child, stderr: () => err, exited, stop }
 }
 
+/** A source polling a feed nobody serves, every 5 minutes: a daemon that runs and has nothing to do. */
+export const idleFeedSource = {
+  id: "feed",
+  type: "rss",
+  channelId: "0b5d4c1e-8a4f-4f5e-9c43-1d2e3f4a5b6c",
+  config: { feeds: ["http://127.0.0.1:9/feed.xml"], pollInterval: "5m" }
+}
+
 /** Writes a YAML config (JSON is YAML) into `dir` and returns its path. */
 export const writeConfig = (dir: string, config: unknown): string => {
   const file = join(dir, "warden.yaml")
