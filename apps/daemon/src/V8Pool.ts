@@ -6,9 +6,9 @@
  * scavenge's parallel tasks, concurrent marking and background compilation on them. On a 2-core machine
  * shared with the API client's peers (a sandbox, a load generator, a database), the daemon's main thread
  * waits in each scavenge for tasks that compete with it and with each other for the 2 cores. With a pool
- * of 1 (the main thread and one worker), a check's added p99 at the quota was lower in 8 of 9
- * interleaved runs and at most 19.8 ms in all 9 (25.2 ms median, up to 89 ms, with 4), the 202's p99
- * lower in 4 of 5, CPU per check and peak RSS the same within the noise (docs/BENCHMARKS.md, "V8's
+ * of 1 (the main thread and one worker), a check's added p99 at the quota was lower in 10 of 11
+ * interleaved pairs and at most 19.8 ms in all 11 (median 25.2 ms, up to 89 ms, with 4), the 202's own
+ * path's p99 lower in 3 of 3 pairs, CPU per check the same or a little more (docs/BENCHMARKS.md, "V8's
  * worker pool").
  *
  * The pool's size is read only when Node starts, so `warden run` starts again, once, with the flag:
