@@ -91,14 +91,27 @@ const launch = (file: string, port: number, store: string, args: ReadonlyArray<s
     child.once("exit", (code, signal) => log(`[test ${new Date().toISOString()}] exited ${code ?? signal}\n`))
   })
 
+/** How many free ports a first start tries (see {@link start}). */
+const PORT_ATTEMPTS = 5
+
+const portTaken = (error: unknown) => error instanceof Error && error.message.includes("address already in use")
+
+/** Options of {@link start}. */
+export interface StartOptions {
+  /** Picks the port to try (default: one the system gives on loopback, then let go). */
+  readonly freePort?: () => Promise<number>
+}
+
 /**
  * Starts a server with JetStream on a free port, in a fresh store directory; `args` are more
- * `nats-server` flags (`["--auth", "s3cret"]` for token authentication).
+ * `nats-server` flags (`["--auth", "s3cret"]` for token authentication). The port is free when picked
+ * but let go before nats-server binds it, and another process (another package's tests, run beside
+ * these) can take it in between: then the start is tried again on another port, up to 5 ports.
  */
-export const start = async (args: ReadonlyArray<string> = []): Promise<NatsServer> => {
+export const start = async (args: ReadonlyArray<string> = [], options: StartOptions = {}): Promise<NatsServer> => {
   const file = binary()
   const store = mkdtempSync(join(tmpdir(), "warden-nats-"))
-  const port = await freePort()
+  const pickPort = options.freePort ?? freePort
   let output = ""
   const log = (text: string) => {
     output += text
@@ -106,8 +119,20 @@ export const start = async (args: ReadonlyArray<string> = []): Promise<NatsServe
       output = `${output.slice(0, OUTPUT_LIMIT / 2)}\n[...]\n${output.slice(-OUTPUT_LIMIT / 2)}`
   }
   const mark = (what: string) => log(`[test ${new Date().toISOString()}] ${what}\n`)
-  mark("start")
-  let child: ChildProcess | undefined = await launch(file, port, store, args, log)
+  let port = 0
+  let child: ChildProcess | undefined
+  for (let attempt = 1; child === undefined; attempt++) {
+    port = await pickPort()
+    mark(`start on port ${port}`)
+    try {
+      child = await launch(file, port, store, args, log)
+    } catch (error) {
+      if (attempt >= PORT_ATTEMPTS || !portTaken(error)) {
+        rmSync(store, { recursive: true, force: true })
+        throw error
+      }
+    }
+  }
   const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
     const running = child
     child = undefined
