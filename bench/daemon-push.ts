@@ -220,21 +220,26 @@ if (want("check")) {
   }
 }
 
+/** The items load: `POST /v1/items` at the quota for the whole window, and a 10x burst of 1 s in its middle. */
+const itemsWithBurst = async (url: string) => {
+  const sustained = pushLoad(url, "/v1/items", quota, seconds)
+  await sleep(Math.floor(seconds / 2) * 1000)
+  const burst = await pushLoad(url, "/v1/items", quota * 10, 1)
+  return { steady: await sustained, burst }
+}
+
 /** The 202's floor: the same load on a server that answers 202 and does nothing else (support/accept-server.ts). */
-const acceptFloor = async (half: number) => {
+const acceptFloor = async () => {
   const { child, url } = await floorServer("accept-server.ts")
   await pushLoad(url, "/v1/items", quota, 2) // warm-up
-  const sustained = pushLoad(url, "/v1/items", quota, seconds)
-  await sleep(half * 1000)
-  const burst = await pushLoad(url, "/v1/items", quota * 10, 1)
-  const steady = await sustained
+  const result = await itemsWithBurst(url)
   child.disconnect()
-  return { steady, burst }
+  return result
 }
 
 let items: Record<string, number> | undefined
 if (want("items")) {
-  const floor = await acceptFloor(Math.floor(seconds / 2))
+  const floor = await acceptFloor()
   progress(
     `202 floor (a server answering 202 at once, the same load): p50 ${percentile(floor.steady.latencies, 50)} ms, p99 ${percentile(floor.steady.latencies, 99)} ms (burst p99 ${percentile(floor.burst.latencies, 99)} ms)`
   )
@@ -251,12 +256,7 @@ if (want("items")) {
   await pushLoad(url, "/v1/items", quota, 2) // warm-up, recorded before the measured window
   while (count("warden_intake") > 0) await sleep(100)
   const before = recorded()
-  const half = Math.floor(seconds / 2)
-  // the sustained load for the whole window, and a 10x burst of 1 s in its middle
-  const sustained = pushLoad(url, "/v1/items", quota, seconds)
-  await sleep(half * 1000)
-  const burst = await pushLoad(url, "/v1/items", quota * 10, 1)
-  const steady = await sustained
+  const { steady, burst } = await itemsWithBurst(url)
   const posted = steady.ok + burst.ok
   const drainStart = performance.now()
   // drained: nothing left in the intake (every item accepted is recorded)
@@ -289,10 +289,7 @@ if (option("case") === "accept") {
   const { daemon, url } = await pushDaemon("push-accept", 1)
   await pushLoad(url, "/v1/items", quota, 2) // warm-up
   const cpu0 = daemon.cpu()
-  const sustained = pushLoad(url, "/v1/items", quota, seconds)
-  await sleep(Math.floor(seconds / 2) * 1000)
-  const burst = await pushLoad(url, "/v1/items", quota * 10, 1)
-  const steady = await sustained
+  const { steady, burst } = await itemsWithBurst(url)
   const cpu = daemon.cpu() - cpu0
   await daemon.stop()
   const accepted = steady.ok + burst.ok
