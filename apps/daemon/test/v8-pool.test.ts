@@ -66,8 +66,9 @@ describe("V8Pool", () => {
     expect(V8Pool.restartArguments(started({ execArgv: again.slice(0, 2) }))).toBeUndefined()
   })
 
-  it.runIf(process.platform === "linux" && availableParallelism() < 5)(
-    "a real `warden --log-level info run` here is one process with the sized pool: the same PID, its V8 workers counted, exit 0 on SIGTERM",
+  // /proc is Linux's; on 5 cores or more the same test asserts that nothing changed.
+  it.runIf(process.platform === "linux")(
+    "a real `warden --log-level info run` here is one process with the pool sized to this machine: its command line, its V8 workers counted, exit 0 on SIGTERM",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "warden-v8pool-"))
       const file = writeConfig(dir, {
@@ -84,8 +85,10 @@ describe("V8Pool", () => {
         await waitFor(() => daemon.stderr().includes("warden running"), 60_000, "the daemon to start")
         const pid = daemon.child.pid!
         const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
-        expect(args.slice(1, 3)).toEqual([`--v8-pool-size=${size}`, "--conditions=@warden/source"])
-        expect(args.slice(4)).toEqual(["--log-level", "info", "run", "--config", file, ""])
+        // Started again with the flag where the size is not Node's own 4; as started otherwise.
+        const flag = size < 4 ? [`--v8-pool-size=${size}`] : []
+        expect(args.slice(1, 2 + flag.length)).toEqual([...flag, "--conditions=@warden/source"])
+        expect(args.slice(3 + flag.length)).toEqual(["--log-level", "info", "run", "--config", file, ""])
         const workers = readdirSync(`/proc/${pid}/task`).filter(
           (t) => readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim() === "V8Worker"
         )
